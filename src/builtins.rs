@@ -1,0 +1,469 @@
+//! The one table of built-in functions. The type checker reads each entry's
+//! signature, the evaluator calls its `eval`, and `grammar/README.md` lists them.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use crate::types::Type;
+use crate::value::{python_strip, SetItem, Value};
+
+/// What an argument must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Param {
+    Any,
+    Bool,
+    Int,
+    Num,
+    Str,
+    List,
+    /// A list or a string (`len`).
+    Sized,
+}
+
+impl Param {
+    pub fn accepts(self, ty: &Type) -> bool {
+        let expected = match self {
+            Param::Any => return true,
+            Param::Bool => Type::Bool,
+            Param::Int => Type::Int,
+            Param::Num => Type::Float,
+            Param::Str => Type::Str,
+            Param::List => Type::list_of(Type::Any),
+            Param::Sized => return Type::Str.accepts(ty) || Type::list_of(Type::Any).accepts(ty),
+        };
+        expected.accepts(ty)
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            Param::Any => "any value",
+            Param::Bool => "a bool",
+            Param::Int => "an integer",
+            Param::Num => "a number",
+            Param::Str => "a string",
+            Param::List => "a list",
+            Param::Sized => "a list or a string",
+        }
+    }
+
+    /// The run-time check matching [`Param::accepts`]; null is always let through
+    /// to the function, which decides what null means.
+    fn check(self, value: &Value) -> bool {
+        match (self, value) {
+            (Param::Any, _) | (_, Value::Null) => true,
+            (Param::Bool, Value::Bool(_))
+            | (Param::Str, Value::String(_))
+            | (Param::List, Value::List(_)) => true,
+            (Param::Num, Value::Number(_)) => true,
+            (Param::Int, Value::Number(n)) => n.fract() == 0.0,
+            (Param::Sized, Value::String(_) | Value::List(_)) => true,
+            _ => false,
+        }
+    }
+}
+
+/// The result type of a call, from its argument types.
+#[derive(Debug, Clone, Copy)]
+pub enum Returns {
+    Bool,
+    Int,
+    Num,
+    Str,
+    ListOfStr,
+    Any,
+    /// The type of argument `n`.
+    Arg(usize),
+    /// The join of the types of arguments `a` and `b`.
+    Join(usize, usize),
+    /// A list of argument 0's elements.
+    SameList,
+}
+
+/// An entry of the table; its signature drives type checking, `eval` evaluation.
+pub struct Builtin {
+    pub name: &'static str,
+    pub params: &'static [Param],
+    /// How many trailing params may be left out.
+    pub optional: usize,
+    pub returns: Returns,
+    pub eval: fn(&[Value]) -> Result<Value, String>,
+    pub summary: &'static str,
+    pub example: &'static str,
+}
+
+impl std::fmt::Debug for Builtin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.name)
+    }
+}
+
+impl Builtin {
+    pub fn return_type(&self, args: &[Type]) -> Type {
+        let arg = |i: usize| args.get(i).cloned().unwrap_or(Type::Any);
+        match self.returns {
+            Returns::Bool => Type::Bool,
+            Returns::Int => Type::Int,
+            Returns::Num => Type::Float,
+            Returns::Str => Type::Str,
+            Returns::ListOfStr => Type::list_of(Type::Str),
+            Returns::Any => Type::Any,
+            Returns::Arg(i) => arg(i),
+            Returns::Join(a, b) => arg(a).join(&arg(b)),
+            Returns::SameList => match arg(0) {
+                Type::List(element) => Type::List(element),
+                _ => Type::list_of(Type::Any),
+            },
+        }
+    }
+
+    /// Checks the arguments' run-time types, then applies the function.
+    pub fn call(&self, args: &[Value]) -> Result<Value, String> {
+        for (i, (param, value)) in self.params.iter().zip(args).enumerate() {
+            if !param.check(value) {
+                return Err(format!(
+                    "argument {} of `{}` must be {}, found {} {}",
+                    i + 1,
+                    self.name,
+                    param.describe(),
+                    value.type_name(),
+                    value.preview()
+                ));
+            }
+        }
+        (self.eval)(args)
+    }
+}
+
+pub fn lookup(name: &str) -> Option<&'static Builtin> {
+    BUILTINS.iter().find(|b| b.name == name)
+}
+
+use Param as P;
+
+pub static BUILTINS: &[Builtin] = &[
+    Builtin { name: "lower", params: &[P::Str], optional: 0, returns: Returns::Str, eval: lower, summary: "lower-cases a string (Unicode, as Python's `str.lower`); null stays null", example: "lower(\"Not In Context\") == \"not in context\"" },
+    Builtin { name: "upper", params: &[P::Str], optional: 0, returns: Returns::Str, eval: upper, summary: "upper-cases a string; null stays null", example: "upper(\"ok\") == \"OK\"" },
+    Builtin { name: "trim", params: &[P::Str], optional: 0, returns: Returns::Str, eval: trim, summary: "removes leading and trailing whitespace (Python's `str.strip`); null stays null", example: "trim(\"  x \") == \"x\"" },
+    Builtin { name: "len", params: &[P::Sized], optional: 0, returns: Returns::Int, eval: len, summary: "number of list elements, or of characters in a string; null has length 0", example: "len([1, 2]) == 2" },
+    Builtin { name: "take", params: &[P::List, P::Int], optional: 0, returns: Returns::SameList, eval: take, summary: "the first n elements, as Python's `xs[:n]` (a negative n drops elements from the end); null is an empty list", example: "take([\"a\", \"b\", \"c\"], 2) == [\"a\", \"b\"]" },
+    Builtin { name: "subset", params: &[P::List, P::List], optional: 0, returns: Returns::Bool, eval: subset, summary: "every element of the first list is in the second (null is an empty list)", example: "subset([\"p1\"], [\"p1\", \"p2\"])" },
+    Builtin { name: "overlap", params: &[P::List, P::List], optional: 0, returns: Returns::Bool, eval: overlap, summary: "the lists share at least one element", example: "overlap([\"p1\", \"p3\"], [\"p3\"])" },
+    Builtin { name: "intersect", params: &[P::List, P::List], optional: 0, returns: Returns::SameList, eval: intersect, summary: "distinct elements of the first list that are in the second, in first-list order", example: "intersect([\"a\", \"b\"], [\"b\"]) == [\"b\"]" },
+    Builtin { name: "union", params: &[P::List, P::List], optional: 0, returns: Returns::SameList, eval: union, summary: "distinct elements of both lists, first list first", example: "union([\"a\"], [\"b\", \"a\"]) == [\"a\", \"b\"]" },
+    Builtin { name: "unique", params: &[P::List], optional: 0, returns: Returns::SameList, eval: unique, summary: "distinct elements, in first-seen order", example: "unique([1, 1, 2]) == [1, 2]" },
+    Builtin { name: "set_equal", params: &[P::List, P::List], optional: 0, returns: Returns::Bool, eval: set_equal, summary: "the lists hold the same distinct elements, in any order", example: "set_equal([\"b\", \"a\"], [\"a\", \"b\"])" },
+    Builtin { name: "contains", params: &[P::Str, P::Str], optional: 0, returns: Returns::Bool, eval: contains, summary: "the string contains the substring (case-sensitive)", example: "contains(\"example.com\", \".com\")" },
+    Builtin { name: "starts_with", params: &[P::Str, P::Str], optional: 0, returns: Returns::Bool, eval: starts_with, summary: "the string starts with the prefix", example: "starts_with(\"p1#2\", \"p1\")" },
+    Builtin { name: "ends_with", params: &[P::Str, P::Str], optional: 0, returns: Returns::Bool, eval: ends_with, summary: "the string ends with the suffix", example: "ends_with(\"p1#2\", \"#2\")" },
+    Builtin { name: "split", params: &[P::Str, P::Str], optional: 0, returns: Returns::ListOfStr, eval: split, summary: "splits a string on a separator", example: "split(\"a,b\", \",\") == [\"a\", \"b\"]" },
+    Builtin { name: "join", params: &[P::List, P::Str], optional: 0, returns: Returns::Str, eval: join, summary: "joins strings with a separator", example: "join([\"a\", \"b\"], \"+\") == \"a+b\"" },
+    Builtin { name: "str", params: &[P::Any], optional: 0, returns: Returns::Str, eval: to_str, summary: "a value as text (strings unchanged, others as JSON)", example: "str(3) == \"3\"" },
+    Builtin { name: "num", params: &[P::Any], optional: 0, returns: Returns::Num, eval: to_num, summary: "a number, or a string parsed as one; null stays null", example: "num(\"2.5\") == 2.5" },
+    Builtin { name: "abs", params: &[P::Num], optional: 0, returns: Returns::Arg(0), eval: abs, summary: "absolute value", example: "abs(-2) == 2" },
+    Builtin { name: "round", params: &[P::Num, P::Int], optional: 1, returns: Returns::Num, eval: round, summary: "rounds half to even to the given number of decimals (default 0), as Python's `round`", example: "round(0.125, 2) == 0.12" },
+    Builtin { name: "least", params: &[P::Num, P::Num], optional: 0, returns: Returns::Join(0, 1), eval: least, summary: "the smaller of two numbers", example: "least(3, 5) == 3" },
+    Builtin { name: "greatest", params: &[P::Num, P::Num], optional: 0, returns: Returns::Join(0, 1), eval: greatest, summary: "the larger of two numbers", example: "greatest(3, 5) == 5" },
+    Builtin { name: "is_list", params: &[P::Any], optional: 0, returns: Returns::Bool, eval: is_list, summary: "the value is a list", example: "is_list(trace.citations)" },
+    Builtin { name: "is_string", params: &[P::Any], optional: 0, returns: Returns::Bool, eval: is_string, summary: "the value is a string", example: "is_string(trace.answer)" },
+    Builtin { name: "is_number", params: &[P::Any], optional: 0, returns: Returns::Bool, eval: is_number, summary: "the value is a number", example: "is_number(trace.latency_ms)" },
+    Builtin { name: "is_bool", params: &[P::Any], optional: 0, returns: Returns::Bool, eval: is_bool, summary: "the value is true or false", example: "is_bool(gold.answerable)" },
+    Builtin { name: "is_null", params: &[P::Any], optional: 0, returns: Returns::Bool, eval: is_null, summary: "the value is null or missing", example: "is_null(trace)" },
+    Builtin { name: "truthy", params: &[P::Any], optional: 0, returns: Returns::Bool, eval: truthy, summary: "Python truthiness: false for null, false, 0, \"\", [] and {}", example: "truthy(trace.citations)" },
+    Builtin { name: "truthy_or", params: &[P::Any, P::Any], optional: 0, returns: Returns::Join(0, 1), eval: truthy_or, summary: "the first value if it is truthy, else the second (Python's `a or b`)", example: "truthy_or(trace.qid, trace.q_id)" },
+];
+
+/// `if(condition, then, else)` is evaluated lazily, so it is not in the table; the
+/// compiler handles it by name.
+pub const IF: &str = "if";
+
+fn null_or<F: FnOnce(&str) -> Value>(value: &Value, f: F) -> Value {
+    match value {
+        Value::String(s) => f(s),
+        _ => Value::Null,
+    }
+}
+
+fn list(value: &Value) -> &[Value] {
+    match value {
+        Value::List(items) => items,
+        _ => &[],
+    }
+}
+
+fn string(value: &Value) -> &str {
+    match value {
+        Value::String(s) => s,
+        _ => "",
+    }
+}
+
+fn number(value: &Value) -> Option<f64> {
+    match value {
+        Value::Number(n) => Some(*n),
+        _ => None,
+    }
+}
+
+fn lower(a: &[Value]) -> Result<Value, String> {
+    Ok(null_or(&a[0], |s| Value::from(s.to_lowercase().as_str())))
+}
+fn upper(a: &[Value]) -> Result<Value, String> {
+    Ok(null_or(&a[0], |s| Value::from(s.to_uppercase().as_str())))
+}
+fn trim(a: &[Value]) -> Result<Value, String> {
+    Ok(match &a[0] {
+        Value::String(s) if python_strip(s).len() == s.len() => a[0].clone(),
+        other => null_or(other, |s| Value::from(python_strip(s))),
+    })
+}
+fn len(a: &[Value]) -> Result<Value, String> {
+    Ok(Value::Number(match &a[0] {
+        Value::String(s) => s.chars().count() as f64,
+        other => list(other).len() as f64,
+    }))
+}
+fn take(a: &[Value]) -> Result<Value, String> {
+    let items = list(&a[0]);
+    let n = number(&a[1]).unwrap_or(0.0);
+    let end = if n >= 0.0 {
+        (n as usize).min(items.len())
+    } else {
+        items.len().saturating_sub((-n) as usize)
+    };
+    Ok(Value::List(Arc::from(&items[..end])))
+}
+
+/// Membership in `haystack`, by Python equality; hashing only pays off for long lists.
+fn member_test(haystack: &[Value]) -> impl Fn(&Value) -> bool + '_ {
+    let set: Option<HashSet<SetItem<'_>>> =
+        (haystack.len() > 16).then(|| haystack.iter().map(SetItem).collect());
+    move |needle| match &set {
+        Some(set) => set.contains(&SetItem(needle)),
+        None => haystack.iter().any(|h| h == needle),
+    }
+}
+
+fn distinct(items: impl Iterator<Item = Value>) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    for item in items {
+        if !out.contains(&item) {
+            out.push(item);
+        }
+    }
+    out
+}
+
+fn subset(a: &[Value]) -> Result<Value, String> {
+    let within = member_test(list(&a[1]));
+    Ok(Value::Bool(list(&a[0]).iter().all(within)))
+}
+fn overlap(a: &[Value]) -> Result<Value, String> {
+    let within = member_test(list(&a[1]));
+    Ok(Value::Bool(list(&a[0]).iter().any(within)))
+}
+fn intersect(a: &[Value]) -> Result<Value, String> {
+    let within = member_test(list(&a[1]));
+    Ok(Value::list(distinct(
+        list(&a[0]).iter().filter(|v| within(v)).cloned(),
+    )))
+}
+fn union(a: &[Value]) -> Result<Value, String> {
+    Ok(Value::list(distinct(
+        list(&a[0]).iter().chain(list(&a[1])).cloned(),
+    )))
+}
+fn unique(a: &[Value]) -> Result<Value, String> {
+    Ok(Value::list(distinct(list(&a[0]).iter().cloned())))
+}
+fn set_equal(a: &[Value]) -> Result<Value, String> {
+    let (x, y) = (list(&a[0]), list(&a[1]));
+    Ok(Value::Bool(
+        x.iter().all(member_test(y)) && y.iter().all(member_test(x)),
+    ))
+}
+fn contains(a: &[Value]) -> Result<Value, String> {
+    Ok(Value::Bool(string(&a[0]).contains(string(&a[1]))))
+}
+fn starts_with(a: &[Value]) -> Result<Value, String> {
+    Ok(Value::Bool(string(&a[0]).starts_with(string(&a[1]))))
+}
+fn ends_with(a: &[Value]) -> Result<Value, String> {
+    Ok(Value::Bool(string(&a[0]).ends_with(string(&a[1]))))
+}
+fn split(a: &[Value]) -> Result<Value, String> {
+    if a[0].is_null() {
+        return Ok(Value::list(Vec::new()));
+    }
+    let separator = string(&a[1]);
+    if separator.is_empty() {
+        return Err("`split` needs a non-empty separator".into());
+    }
+    Ok(Value::list(
+        string(&a[0]).split(separator).map(Value::from).collect(),
+    ))
+}
+fn join(a: &[Value]) -> Result<Value, String> {
+    let parts: Result<Vec<&str>, String> = list(&a[0])
+        .iter()
+        .map(|v| match v {
+            Value::String(s) => Ok(&**s),
+            other => Err(format!(
+                "`join` needs a list of strings, found {} {}",
+                other.type_name(),
+                other.preview()
+            )),
+        })
+        .collect();
+    Ok(Value::from(parts?.join(string(&a[1])).as_str()))
+}
+fn to_str(a: &[Value]) -> Result<Value, String> {
+    Ok(match &a[0] {
+        Value::String(_) => a[0].clone(),
+        other => Value::from(other.to_string().as_str()),
+    })
+}
+fn to_num(a: &[Value]) -> Result<Value, String> {
+    Ok(match &a[0] {
+        Value::Null => Value::Null,
+        Value::Number(_) => a[0].clone(),
+        Value::Bool(b) => Value::Number(f64::from(u8::from(*b))),
+        Value::String(s) => s
+            .trim()
+            .parse::<f64>()
+            .map(Value::Number)
+            .map_err(|_| format!("`num` cannot read {} as a number", a[0].preview()))?,
+        other => return Err(format!("`num` cannot convert a {}", other.type_name())),
+    })
+}
+fn abs(a: &[Value]) -> Result<Value, String> {
+    Ok(number(&a[0]).map_or(Value::Null, |n| Value::Number(n.abs())))
+}
+fn round(a: &[Value]) -> Result<Value, String> {
+    let digits = a.get(1).and_then(number).unwrap_or(0.0) as i32;
+    Ok(number(&a[0]).map_or(Value::Null, |n| Value::Number(round_half_even(n, digits))))
+}
+
+/// Python's `round(x, digits)`: the exact binary value rounded half to even.
+/// Rust's fixed-precision formatting rounds exactly that way, so it does the work.
+pub fn round_half_even(x: f64, digits: i32) -> f64 {
+    if !x.is_finite() {
+        return x;
+    }
+    if digits < 0 {
+        let scale = 10f64.powi(-digits);
+        return round_half_even(x / scale, 0) * scale;
+    }
+    format!("{:.*}", digits as usize, x).parse().unwrap_or(x)
+}
+
+fn least(a: &[Value]) -> Result<Value, String> {
+    Ok(match (number(&a[0]), number(&a[1])) {
+        (Some(x), Some(y)) => Value::Number(x.min(y)),
+        _ => Value::Null,
+    })
+}
+fn greatest(a: &[Value]) -> Result<Value, String> {
+    Ok(match (number(&a[0]), number(&a[1])) {
+        (Some(x), Some(y)) => Value::Number(x.max(y)),
+        _ => Value::Null,
+    })
+}
+fn is_list(a: &[Value]) -> Result<Value, String> {
+    Ok(Value::Bool(matches!(a[0], Value::List(_))))
+}
+fn is_string(a: &[Value]) -> Result<Value, String> {
+    Ok(Value::Bool(matches!(a[0], Value::String(_))))
+}
+fn is_number(a: &[Value]) -> Result<Value, String> {
+    Ok(Value::Bool(matches!(a[0], Value::Number(_))))
+}
+fn is_bool(a: &[Value]) -> Result<Value, String> {
+    Ok(Value::Bool(matches!(a[0], Value::Bool(_))))
+}
+fn is_null(a: &[Value]) -> Result<Value, String> {
+    Ok(Value::Bool(a[0].is_null()))
+}
+fn truthy(a: &[Value]) -> Result<Value, String> {
+    Ok(Value::Bool(a[0].truthy()))
+}
+fn truthy_or(a: &[Value]) -> Result<Value, String> {
+    Ok(if a[0].truthy() {
+        a[0].clone()
+    } else {
+        a[1].clone()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(name: &str, args: Vec<Value>) -> Value {
+        lookup(name).unwrap().call(&args).unwrap()
+    }
+
+    fn strs(items: &[&str]) -> Value {
+        Value::list(items.iter().map(|s| Value::from(*s)).collect())
+    }
+
+    #[test]
+    fn take_follows_python_slicing() {
+        let xs = strs(&["a", "b", "c"]);
+        assert_eq!(
+            call("take", vec![xs.clone(), 2.0.into()]),
+            strs(&["a", "b"])
+        );
+        assert_eq!(call("take", vec![xs.clone(), 9.0.into()]), xs);
+        assert_eq!(
+            call("take", vec![xs.clone(), (-1.0).into()]),
+            strs(&["a", "b"])
+        );
+        assert_eq!(call("take", vec![Value::Null, 2.0.into()]), strs(&[]));
+    }
+
+    #[test]
+    fn set_functions_use_python_equality() {
+        assert_eq!(
+            call("subset", vec![strs(&[]), Value::Null]),
+            Value::Bool(true)
+        );
+        assert_eq!(
+            call("overlap", vec![strs(&["a", "b"]), strs(&["b"])]),
+            Value::Bool(true)
+        );
+        let many: Vec<Value> = (0..40).map(|i| Value::Number(f64::from(i))).collect();
+        assert_eq!(
+            call(
+                "subset",
+                vec![Value::list(vec![Value::Bool(true)]), Value::list(many)]
+            ),
+            Value::Bool(true)
+        );
+        assert_eq!(
+            call("set_equal", vec![strs(&["a", "b", "a"]), strs(&["b", "a"])]),
+            Value::Bool(true)
+        );
+        assert_eq!(
+            call("intersect", vec![strs(&["a", "b", "a"]), strs(&["a"])]),
+            strs(&["a"])
+        );
+    }
+
+    #[test]
+    fn runtime_argument_types_are_checked() {
+        let err = lookup("trim")
+            .unwrap()
+            .call(&[Value::Number(5.0)])
+            .unwrap_err();
+        assert_eq!(err, "argument 1 of `trim` must be a string, found number 5");
+    }
+
+    #[test]
+    fn round_is_half_even_on_exact_values() {
+        assert_eq!(round_half_even(0.125, 2), 0.12);
+        assert_eq!(round_half_even(0.375, 2), 0.38);
+        assert_eq!(round_half_even(2.675, 2), 2.67); // 2.675 is 2.67499999… in binary
+        assert_eq!(round_half_even(2.5, 0), 2.0);
+        assert_eq!(round_half_even(-0.125, 2), -0.12);
+    }
+}

@@ -1,0 +1,20 @@
+//! Reading datasets: JSONL or JSON-array files into projected records, validated
+//! against the spec's schema rules, with file:line:column errors.
+
+mod json_array;
+mod project;
+mod reader;
+mod validate;
+
+pub use project::json_to_value;
+pub use reader::{read_dataset, ReadStats};
+pub use validate::validate;
+
+use crate::value::Value;
+
+/// One record: the projected fields in their slots, and the line it came from.
+#[derive(Debug, Clone)]
+pub struct Record {
+    pub slots: Box<[Value]>,
+    pub line: u32,
+}

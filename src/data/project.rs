@@ -1,0 +1,291 @@
+//! Parsing a JSON object straight into projected slots. Fields the plan does not
+//! read are skipped without building values; keys are matched without allocating.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use crate::plan::{ProjectedField, Projection};
+use crate::value::Value;
+
+/// Parses one JSON document into `slots` according to `projection`.
+pub fn parse_into(
+    text: &str,
+    projection: &Projection,
+    slots: &mut [Value],
+) -> Result<(), serde_json::Error> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    RecordSeed { projection, slots }.deserialize(&mut deserializer)?;
+    deserializer.end()
+}
+
+struct RecordSeed<'a> {
+    projection: &'a Projection,
+    slots: &'a mut [Value],
+}
+
+impl<'de> DeserializeSeed<'de> for RecordSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        match self.projection.whole {
+            Some(slot) => {
+                let value = ValueSeed.deserialize(deserializer)?;
+                if !matches!(value, Value::Object(_)) {
+                    return Err(de::Error::custom(format!(
+                        "expected a JSON object, found a {}",
+                        value.type_name()
+                    )));
+                }
+                self.slots[slot] = value;
+                Ok(())
+            }
+            None => deserializer.deserialize_any(FieldsVisitor {
+                fields: &self.projection.fields,
+                slots: self.slots,
+                parent: None,
+            }),
+        }
+    }
+}
+
+struct FieldsVisitor<'a> {
+    fields: &'a [(String, ProjectedField)],
+    slots: &'a mut [Value],
+    /// The enclosing field's name, for messages; `None` at the top level.
+    parent: Option<&'a str>,
+}
+
+impl FieldsVisitor<'_> {
+    fn wrong_type<E: de::Error>(&self, found: &str) -> E {
+        match self.parent {
+            None => E::custom(format!("expected a JSON object, found {found}")),
+            Some(parent) => {
+                let reads: Vec<String> = self
+                    .fields
+                    .iter()
+                    .map(|(n, _)| format!("`{parent}.{n}`"))
+                    .collect();
+                E::custom(format!(
+                    "field `{parent}` must be an object (the spec reads {}), found {found}",
+                    reads.join(", ")
+                ))
+            }
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for FieldsVisitor<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(index) = map.next_key_seed(KeySeed {
+            fields: self.fields,
+        })? {
+            match index.map(|i| &self.fields[i]) {
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+                Some((_, ProjectedField::Slot(slot))) => {
+                    self.slots[*slot] = map.next_value_seed(ValueSeed)?;
+                }
+                Some((name, ProjectedField::Nested(inner))) => {
+                    // A repeated key replaces the whole object, as the last one wins.
+                    clear(inner, self.slots);
+                    map.next_value_seed(NestedSeed {
+                        fields: inner,
+                        slots: self.slots,
+                        name,
+                    })?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        match self.parent {
+            Some(_) => Ok(()),
+            None => Err(self.wrong_type("null")),
+        }
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        Err(self.wrong_type("a bool"))
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        Err(self.wrong_type("a number"))
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        Err(self.wrong_type("a number"))
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        Err(self.wrong_type("a number"))
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        Err(self.wrong_type("a string"))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<(), A::Error> {
+        Err(self.wrong_type("a list"))
+    }
+}
+
+fn clear(fields: &[(String, ProjectedField)], slots: &mut [Value]) {
+    for (_, field) in fields {
+        match field {
+            ProjectedField::Slot(slot) => slots[*slot] = Value::Null,
+            ProjectedField::Nested(inner) => clear(inner, slots),
+        }
+    }
+}
+
+struct NestedSeed<'a> {
+    fields: &'a [(String, ProjectedField)],
+    slots: &'a mut [Value],
+    name: &'a str,
+}
+
+impl<'de> DeserializeSeed<'de> for NestedSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(FieldsVisitor {
+            fields: self.fields,
+            slots: self.slots,
+            parent: Some(self.name),
+        })
+    }
+}
+
+/// Matches an object key against the projected names without allocating.
+struct KeySeed<'a> {
+    fields: &'a [(String, ProjectedField)],
+}
+
+impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
+    type Value = Option<usize>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Option<usize>, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed<'_> {
+    type Value = Option<usize>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a field name")
+    }
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Option<usize>, E> {
+        Ok(self.fields.iter().position(|(name, _)| name == key))
+    }
+}
+
+/// Builds a [`Value`] for a field the plan reads whole.
+struct ValueSeed;
+
+impl<'de> DeserializeSeed<'de> for ValueSeed {
+    type Value = Value;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(ValueVisitor)
+    }
+}
+
+struct ValueVisitor;
+
+impl<'de> Visitor<'de> for ValueVisitor {
+    type Value = Value;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v as f64))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v as f64))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::Number(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(Arc::from(v)))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(4));
+        while let Some(item) = seq.next_element_seed(ValueSeed)? {
+            items.push(item);
+        }
+        Ok(Value::list(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut fields: Vec<(Arc<str>, Value)> = Vec::new();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            let value = map.next_value_seed(ValueSeed)?;
+            match fields.iter_mut().find(|(k, _)| **k == *key) {
+                Some(existing) => existing.1 = value,
+                None => fields.push((Arc::from(&*key), value)),
+            }
+        }
+        Ok(Value::Object(Arc::from(fields)))
+    }
+}
+
+/// Converts an already-parsed JSON value (used for `--param` lists).
+pub fn json_to_value(json: &serde_json::Value) -> Value {
+    match json {
+        serde_json::Value::Null => Value::Null,
+        serde_json::Value::Bool(b) => Value::Bool(*b),
+        serde_json::Value::Number(n) => Value::Number(n.as_f64().unwrap_or(f64::NAN)),
+        serde_json::Value::String(s) => Value::from(s.as_str()),
+        serde_json::Value::Array(items) => Value::list(items.iter().map(json_to_value).collect()),
+        serde_json::Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .map(|(k, v)| (Arc::from(k.as_str()), json_to_value(v)))
+                .collect(),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn projection(paths: &[&str]) -> Projection {
+        let paths: Vec<Vec<String>> = paths
+            .iter()
+            .map(|p| p.split('.').map(str::to_string).collect())
+            .collect();
+        Projection::build(paths.iter().map(Vec::as_slice))
+    }
+
+    #[test]
+    fn reads_only_projected_fields_last_key_wins() {
+        let p = projection(&["qid", "answer_json.claim"]);
+        let mut slots = vec![Value::Null; p.slot_count];
+        let line = r#"{"qid":"A1","big":[1,2,{"x":3}],"answer_json":{"claim":"old","n":1},"answer_json":{"claim":"new"}}"#;
+        parse_into(line, &p, &mut slots).unwrap();
+        let qid = p.resolve(&["qid".into()]).slot;
+        let claim = p.resolve(&["answer_json".into(), "claim".into()]).slot;
+        assert_eq!(slots[qid], Value::from("A1"));
+        assert_eq!(slots[claim], Value::from("new"));
+    }
+
+    #[test]
+    fn a_non_object_where_fields_are_read_is_an_error() {
+        let p = projection(&["answer_json.claim"]);
+        let mut slots = vec![Value::Null; p.slot_count];
+        let err = parse_into(r#"{"answer_json":"oops"}"#, &p, &mut slots).unwrap_err();
+        assert!(err.to_string().contains("field `answer_json` must be an object (the spec reads `answer_json.claim`), found a string"), "{err}");
+        parse_into(r#"{"answer_json":null}"#, &p, &mut slots).unwrap();
+        assert!(parse_into("[1]", &p, &mut slots).is_err());
+        assert!(parse_into(r#"{"a":1} x"#, &p, &mut slots).is_err());
+    }
+}

@@ -1,0 +1,222 @@
+//! Errors and warnings as data: where, what, and how to fix it. Rendered in one place.
+
+use std::fmt::{self, Write as _};
+use std::sync::Arc;
+
+use crate::source::SourceFile;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Error,
+    Warning,
+}
+
+/// A position in a user's file; `snippet` is present when the file is a spec or
+/// template whose text we hold, so the line can be shown with a caret.
+#[derive(Debug, Clone)]
+pub struct Location {
+    pub file: String,
+    pub line: usize,
+    pub column: Option<usize>,
+    pub snippet: Option<Snippet>,
+    /// For a spec, the YAML key path of the value (`metrics.precision.expr`).
+    pub key_path: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Snippet {
+    pub line_text: String,
+    /// Width of the caret underline, in characters (at least 1).
+    pub width: usize,
+}
+
+impl Location {
+    /// A location inside a source file we hold, covering `len` bytes from `offset`.
+    pub fn in_source(source: &Arc<SourceFile>, offset: usize, len: usize) -> Self {
+        let (line, column) = source.line_col(offset);
+        let line_text = source.line_text(line).to_string();
+        let end = (offset + len).min(source.text.len());
+        let (end_line, end_col) = source.line_col(end);
+        let width = if end_line == line {
+            end_col.saturating_sub(column)
+        } else {
+            0
+        };
+        let width = width.clamp(
+            1,
+            line_text.chars().count().saturating_sub(column - 1).max(1),
+        );
+        Self {
+            file: source.display.clone(),
+            line,
+            column: Some(column),
+            snippet: Some(Snippet { line_text, width }),
+            key_path: None,
+        }
+    }
+
+    /// A location in a data file (no snippet: data lines can be megabytes long).
+    pub fn in_data(file: &str, line: usize, column: Option<usize>) -> Self {
+        Self {
+            file: file.to_string(),
+            line,
+            column,
+            snippet: None,
+            key_path: None,
+        }
+    }
+
+    pub fn with_key_path(mut self, key_path: impl Into<String>) -> Self {
+        let key_path = key_path.into();
+        if !key_path.is_empty() {
+            self.key_path = Some(key_path);
+        }
+        self
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)?;
+        if let Some(column) = self.column {
+            write!(f, ":{column}")?;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Diagnostic {
+    pub level: Level,
+    pub message: String,
+    pub location: Option<Location>,
+    /// Text printed under the caret.
+    pub label: Option<String>,
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn error(message: impl Into<String>) -> Self {
+        Self {
+            level: Level::Error,
+            message: message.into(),
+            location: None,
+            label: None,
+            help: None,
+        }
+    }
+
+    pub fn warning(message: impl Into<String>) -> Self {
+        Self {
+            level: Level::Warning,
+            ..Self::error(message)
+        }
+    }
+
+    pub fn at(mut self, location: Location) -> Self {
+        self.location = Some(location);
+        self
+    }
+
+    pub fn label(mut self, label: impl Into<String>) -> Self {
+        self.label = Some(label.into());
+        self
+    }
+
+    pub fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Renders the diagnostic the way a compiler does:
+    ///
+    /// ```text
+    /// error: unknown name `shiped`
+    ///   --> spec.yaml:12:30 (metrics.precision)
+    ///    |
+    /// 12 |   precision: ratio(ok where shiped)
+    ///    |                             ^^^^^^ not defined here
+    ///    = help: did you mean `shipped`?
+    /// ```
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let level = match self.level {
+            Level::Error => "error",
+            Level::Warning => "warning",
+        };
+        let _ = writeln!(out, "{level}: {}", self.message);
+        let mut gutter = 1;
+        if let Some(location) = &self.location {
+            gutter = location.line.to_string().len();
+            let pad = " ".repeat(gutter);
+            let _ = write!(out, "{pad}--> {location}");
+            if let Some(key_path) = &location.key_path {
+                let _ = write!(out, " ({key_path})");
+            }
+            out.push('\n');
+            if let (Some(snippet), Some(column)) = (&location.snippet, location.column) {
+                let _ = writeln!(out, "{pad} |");
+                let _ = writeln!(out, "{} | {}", location.line, snippet.line_text);
+                let _ = write!(
+                    out,
+                    "{pad} | {}{}",
+                    " ".repeat(column - 1),
+                    "^".repeat(snippet.width)
+                );
+                if let Some(label) = &self.label {
+                    let _ = write!(out, " {label}");
+                }
+                out.push('\n');
+            } else if let Some(label) = &self.label {
+                let _ = writeln!(out, "{pad} = {label}");
+            }
+        } else if let Some(label) = &self.label {
+            let _ = writeln!(out, "  = {label}");
+        }
+        if let Some(help) = &self.help {
+            let _ = writeln!(out, "{} = help: {help}", " ".repeat(gutter));
+        }
+        out
+    }
+}
+
+/// Renders several diagnostics, separated by blank lines, with a closing count of errors.
+pub fn render_all(diagnostics: &[Diagnostic]) -> String {
+    let mut out = String::new();
+    for diagnostic in diagnostics {
+        out.push_str(&diagnostic.render());
+        out.push('\n');
+    }
+    let errors = diagnostics
+        .iter()
+        .filter(|d| d.level == Level::Error)
+        .count();
+    if errors > 0 {
+        let noun = if errors == 1 { "error" } else { "errors" };
+        let _ = writeln!(out, "{errors} {noun}; nothing was scored");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn renders_snippet_with_caret_label_and_help() {
+        let source = Arc::new(SourceFile::new(
+            Path::new("spec.yaml"),
+            "a: 1\nb: count(x)\n".into(),
+        ));
+        let offset = source.text.find('x').unwrap();
+        let d = Diagnostic::error("unknown name `x`")
+            .at(Location::in_source(&source, offset, 1).with_key_path("metrics.b"))
+            .label("not defined")
+            .help("did you mean `y`?");
+        assert_eq!(
+            d.render(),
+            "error: unknown name `x`\n --> spec.yaml:2:10 (metrics.b)\n  |\n2 | b: count(x)\n  |          ^ not defined\n  = help: did you mean `y`?\n"
+        );
+    }
+}

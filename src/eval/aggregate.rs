@@ -1,0 +1,179 @@
+//! Aggregate accumulators: one per aggregate call in the metrics, fed item by item.
+
+use crate::plan::AggregateFn;
+use crate::value::Value;
+
+#[derive(Debug, Clone)]
+pub enum Accumulator {
+    Count(u64),
+    Ratio { hits: u64, total: u64 },
+    Sum { sum: f64, n: u64 },
+    Extreme { best: Option<f64>, max: bool },
+    Values(Vec<f64>),
+}
+
+impl Accumulator {
+    pub fn new(function: AggregateFn) -> Self {
+        match function {
+            AggregateFn::Count => Accumulator::Count(0),
+            AggregateFn::Ratio => Accumulator::Ratio { hits: 0, total: 0 },
+            AggregateFn::Sum | AggregateFn::Mean => Accumulator::Sum { sum: 0.0, n: 0 },
+            AggregateFn::Min => Accumulator::Extreme {
+                best: None,
+                max: false,
+            },
+            AggregateFn::Max => Accumulator::Extreme {
+                best: None,
+                max: true,
+            },
+            AggregateFn::Percentile(_) => Accumulator::Values(Vec::new()),
+        }
+    }
+
+    /// Adds one item that passed the `where` filter. `value` is the argument's value
+    /// (`None` for `count()`). Null numbers are skipped, as in SQL.
+    pub fn add(&mut self, value: Option<Value>) -> Result<(), String> {
+        match self {
+            Accumulator::Count(n) => {
+                if condition(value)? {
+                    *n += 1;
+                }
+            }
+            Accumulator::Ratio { hits, total } => {
+                *total += 1;
+                if condition(value)? {
+                    *hits += 1;
+                }
+            }
+            Accumulator::Sum { sum, n } => {
+                if let Some(x) = number(value)? {
+                    *sum += x;
+                    *n += 1;
+                }
+            }
+            Accumulator::Extreme { best, max } => {
+                if let Some(x) = number(value)? {
+                    let better = match best {
+                        None => true,
+                        Some(b) => (*max && x > *b) || (!*max && x < *b),
+                    };
+                    if better {
+                        *best = Some(x);
+                    }
+                }
+            }
+            Accumulator::Values(values) => {
+                if let Some(x) = number(value)? {
+                    values.push(x);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The aggregate's value; null when it has nothing to aggregate (an empty
+    /// denominator), which a metric's `empty` replaces.
+    pub fn finish(self, function: AggregateFn) -> Value {
+        match (self, function) {
+            (Accumulator::Count(n), _) => Value::Number(n as f64),
+            (Accumulator::Ratio { total: 0, .. }, _) => Value::Null,
+            (Accumulator::Ratio { hits, total }, _) => Value::Number(hits as f64 / total as f64),
+            (Accumulator::Sum { sum, .. }, AggregateFn::Sum) => Value::Number(sum),
+            (Accumulator::Sum { n: 0, .. }, _) => Value::Null,
+            (Accumulator::Sum { sum, n }, _) => Value::Number(sum / n as f64),
+            (Accumulator::Extreme { best, .. }, _) => best.map_or(Value::Null, Value::Number),
+            (Accumulator::Values(mut values), AggregateFn::Percentile(q)) => {
+                values.sort_by(f64::total_cmp);
+                percentile(&values, q).map_or(Value::Null, Value::Number)
+            }
+            (Accumulator::Values(_), _) => Value::Null,
+        }
+    }
+}
+
+fn condition(value: Option<Value>) -> Result<bool, String> {
+    match value {
+        None | Some(Value::Bool(true)) => Ok(true),
+        Some(Value::Bool(false) | Value::Null) => Ok(false),
+        Some(other) => Err(format!(
+            "expected a bool, found {} {}",
+            other.type_name(),
+            other.preview()
+        )),
+    }
+}
+
+fn number(value: Option<Value>) -> Result<Option<f64>, String> {
+    match value {
+        Some(Value::Number(x)) => Ok(Some(x)),
+        Some(Value::Null) | None => Ok(None),
+        Some(other) => Err(format!(
+            "expected a number, found {} {}",
+            other.type_name(),
+            other.preview()
+        )),
+    }
+}
+
+/// The `q`-th percentile (0..=100) of sorted values, computed exactly as numpy's
+/// default (`method="linear"`): virtual index `n·p − p` with `p = q/100`, then a
+/// linear interpolation that is evaluated from the nearer neighbour.
+pub fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
+    let n = sorted.len();
+    if n == 0 {
+        return None;
+    }
+    let p = q / 100.0;
+    let virtual_index = (n as f64 * p - p).clamp(0.0, (n - 1) as f64);
+    let below = virtual_index.floor();
+    let gamma = virtual_index - below;
+    let lo = sorted[below as usize];
+    let hi = sorted[((below as usize) + 1).min(n - 1)];
+    let diff = hi - lo;
+    Some(if gamma >= 0.5 {
+        hi - diff * (1.0 - gamma)
+    } else {
+        lo + diff * gamma
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_match_numpy_linear() {
+        // Values from numpy.percentile(..., [50, 95, 99]).
+        let xs = [1.0, 2.0, 3.0, 4.0];
+        assert_eq!(percentile(&xs, 50.0), Some(2.5));
+        assert_eq!(percentile(&xs, 95.0), Some(3.8499999999999996));
+        assert_eq!(percentile(&[7.0], 99.0), Some(7.0));
+        assert_eq!(percentile(&[1.0, 2.0, 3.0], 50.0), Some(2.0));
+        assert_eq!(
+            percentile(&[5.0, 5.0, 5.0, 9.0], 95.0),
+            Some(8.399999999999999)
+        );
+        assert_eq!(percentile(&[], 50.0), None);
+    }
+
+    #[test]
+    fn empty_ratio_and_mean_have_no_value_but_count_is_zero() {
+        assert_eq!(
+            Accumulator::new(AggregateFn::Ratio).finish(AggregateFn::Ratio),
+            Value::Null
+        );
+        assert_eq!(
+            Accumulator::new(AggregateFn::Mean).finish(AggregateFn::Mean),
+            Value::Null
+        );
+        assert_eq!(
+            Accumulator::new(AggregateFn::Count).finish(AggregateFn::Count),
+            Value::Number(0.0)
+        );
+        let mut ratio = Accumulator::new(AggregateFn::Ratio);
+        for v in [true, false, true] {
+            ratio.add(Some(Value::Bool(v))).unwrap();
+        }
+        assert_eq!(ratio.finish(AggregateFn::Ratio), Value::Number(2.0 / 3.0));
+    }
+}

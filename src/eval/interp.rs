@@ -1,0 +1,268 @@
+//! The interpreter: evaluates an [`Op`] against a frame of resolved slots.
+
+use std::cmp::Ordering;
+
+use crate::data::Record;
+use crate::plan::Op;
+use crate::syntax::BinaryOp;
+use crate::value::Value;
+
+/// Everything an op can read. Per-item evaluation fills `records` and `derived`;
+/// metric evaluation fills `aggregates` and `metrics`.
+#[derive(Default)]
+pub struct Frame<'a> {
+    pub records: &'a [Option<&'a Record>],
+    pub derived: &'a [Value],
+    pub aggregates: &'a [Value],
+    pub metrics: &'a [Value],
+}
+
+pub fn evaluate_constant(op: &Op) -> Result<Value, String> {
+    evaluate(op, &Frame::default())
+}
+
+pub fn evaluate(op: &Op, frame: &Frame<'_>) -> Result<Value, String> {
+    Ok(match op {
+        Op::Const(value) => value.clone(),
+        Op::Slot { dataset, slot } => match frame.records.get(*dataset).copied().flatten() {
+            Some(record) => record.slots[*slot].clone(),
+            None => Value::Null,
+        },
+        Op::Derived(i) => frame.derived[*i].clone(),
+        Op::Aggregate(i) => frame.aggregates[*i].clone(),
+        Op::Metric(i) => frame.metrics[*i].clone(),
+        Op::Field(base, name) => evaluate(base, frame)?.field(name)?,
+        Op::Index(base, index) => index_value(&evaluate(base, frame)?, &evaluate(index, frame)?)?,
+        Op::Not(operand) => match evaluate(operand, frame)? {
+            Value::Bool(b) => Value::Bool(!b),
+            Value::Null => Value::Null,
+            other => {
+                return Err(format!(
+                    "`not` needs a bool, found {} {}",
+                    other.type_name(),
+                    other.preview()
+                ))
+            }
+        },
+        Op::Neg(operand) => match evaluate(operand, frame)? {
+            Value::Number(n) => Value::Number(-n),
+            Value::Null => Value::Null,
+            other => {
+                return Err(format!(
+                    "`-` needs a number, found {} {}",
+                    other.type_name(),
+                    other.preview()
+                ))
+            }
+        },
+        Op::Binary(BinaryOp::And, l, r) => logic(true, l, r, frame)?,
+        Op::Binary(BinaryOp::Or, l, r) => logic(false, l, r, frame)?,
+        Op::Binary(BinaryOp::Coalesce, l, r) => match evaluate(l, frame)? {
+            Value::Null => evaluate(r, frame)?,
+            value => value,
+        },
+        Op::Binary(op, l, r) => binary(*op, evaluate(l, frame)?, evaluate(r, frame)?)?,
+        Op::List(items) => Value::list(
+            items
+                .iter()
+                .map(|op| evaluate(op, frame))
+                .collect::<Result<_, _>>()?,
+        ),
+        Op::Call(builtin, args) => {
+            let args: Vec<Value> = args
+                .iter()
+                .map(|op| evaluate(op, frame))
+                .collect::<Result<_, _>>()?;
+            builtin.call(&args)?
+        }
+        Op::If(condition, then, otherwise) => match evaluate(condition, frame)? {
+            Value::Bool(true) => evaluate(then, frame)?,
+            Value::Bool(false) | Value::Null => evaluate(otherwise, frame)?,
+            other => {
+                return Err(format!(
+                    "the condition of `if` must be a bool, found {} {}",
+                    other.type_name(),
+                    other.preview()
+                ))
+            }
+        },
+        Op::Matcher(matcher, inputs) => {
+            let inputs: Vec<Value> = inputs
+                .iter()
+                .map(|op| evaluate(op, frame))
+                .collect::<Result<_, _>>()?;
+            matcher.apply(&inputs)?
+        }
+        Op::Path { .. } => unreachable!("paths are resolved to slots when the plan is linked"),
+    })
+}
+
+/// `and` / `or` with short-circuit and SQL's three-valued logic for null.
+fn logic(is_and: bool, l: &Op, r: &Op, frame: &Frame<'_>) -> Result<Value, String> {
+    let word = if is_and { "and" } else { "or" };
+    let as_bool = |v: Value| match v {
+        Value::Bool(b) => Ok(Some(b)),
+        Value::Null => Ok(None),
+        other => Err(format!(
+            "`{word}` needs bools, found {} {}",
+            other.type_name(),
+            other.preview()
+        )),
+    };
+    let decisive = !is_and; // false decides `and`, true decides `or`
+    let left = as_bool(evaluate(l, frame)?)?;
+    if left == Some(decisive) {
+        return Ok(Value::Bool(decisive));
+    }
+    let right = as_bool(evaluate(r, frame)?)?;
+    Ok(match (left, right) {
+        (_, Some(b)) if b == decisive => Value::Bool(decisive),
+        (Some(_), Some(b)) => Value::Bool(b),
+        _ => Value::Null,
+    })
+}
+
+fn binary(op: BinaryOp, l: Value, r: Value) -> Result<Value, String> {
+    use BinaryOp as B;
+    let mismatch = |l: &Value, r: &Value| {
+        Err(format!(
+            "cannot apply `{}` to {} {} and {} {}",
+            op.symbol(),
+            l.type_name(),
+            l.preview(),
+            r.type_name(),
+            r.preview()
+        ))
+    };
+    Ok(match op {
+        B::Eq => Value::Bool(l == r),
+        B::Ne => Value::Bool(l != r),
+        B::Lt | B::Le | B::Gt | B::Ge => {
+            let ordering = match (&l, &r) {
+                (Value::Null, _) | (_, Value::Null) => return Ok(Value::Null),
+                (Value::Number(a), Value::Number(b)) => a.partial_cmp(b),
+                (Value::String(a), Value::String(b)) => Some(a.cmp(b)),
+                _ => return mismatch(&l, &r),
+            };
+            let Some(ordering) = ordering else {
+                return Ok(Value::Bool(false));
+            };
+            Value::Bool(match op {
+                B::Lt => ordering == Ordering::Less,
+                B::Le => ordering != Ordering::Greater,
+                B::Gt => ordering == Ordering::Greater,
+                _ => ordering != Ordering::Less,
+            })
+        }
+        B::In | B::NotIn => {
+            let found = match (&l, &r) {
+                (_, Value::Null) => return Ok(Value::Null),
+                (_, Value::List(items)) => items.contains(&l),
+                (Value::String(needle), Value::String(haystack)) => haystack.contains(&**needle),
+                _ => return mismatch(&l, &r),
+            };
+            Value::Bool(found == (op == B::In))
+        }
+        B::Add => match (&l, &r) {
+            (Value::Null, _) | (_, Value::Null) => Value::Null,
+            (Value::Number(a), Value::Number(b)) => Value::Number(a + b),
+            (Value::String(a), Value::String(b)) => Value::from(format!("{a}{b}").as_str()),
+            (Value::List(a), Value::List(b)) => {
+                Value::list(a.iter().chain(b.iter()).cloned().collect())
+            }
+            _ => return mismatch(&l, &r),
+        },
+        B::Sub | B::Mul | B::Div | B::Rem => match (&l, &r) {
+            (Value::Null, _) | (_, Value::Null) => Value::Null,
+            (Value::Number(a), Value::Number(b)) => match op {
+                B::Sub => Value::Number(a - b),
+                B::Mul => Value::Number(a * b),
+                // An empty denominator has no value; a metric's `empty` fills it in.
+                B::Div if *b == 0.0 => Value::Null,
+                B::Div => Value::Number(a / b),
+                B::Rem if *b == 0.0 => Value::Null,
+                // Python's modulo: the result takes the divisor's sign.
+                _ => Value::Number(a - b * (a / b).floor()),
+            },
+            _ => return mismatch(&l, &r),
+        },
+        B::And | B::Or | B::Coalesce => unreachable!("handled lazily"),
+    })
+}
+
+fn index_value(base: &Value, index: &Value) -> Result<Value, String> {
+    Ok(match (base, index) {
+        (Value::Null, _) | (_, Value::Null) => Value::Null,
+        (Value::List(items), Value::Number(n)) if n.fract() == 0.0 => {
+            let i = if *n < 0.0 { items.len() as f64 + n } else { *n };
+            if i >= 0.0 && (i as usize) < items.len() {
+                items[i as usize].clone()
+            } else {
+                Value::Null
+            }
+        }
+        (Value::Object(_), Value::String(name)) => base.field(name)?,
+        _ => {
+            return Err(format!(
+                "cannot index {} {} with {} {}",
+                base.type_name(),
+                base.preview(),
+                index.type_name(),
+                index.preview()
+            ))
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::BinaryOp as B;
+
+    fn c(v: Value) -> Box<Op> {
+        Box::new(Op::Const(v))
+    }
+
+    #[test]
+    fn logic_is_three_valued_and_short_circuits() {
+        let frame = Frame::default();
+        let and = |a: Value, b: Value| evaluate(&Op::Binary(B::And, c(a), c(b)), &frame).unwrap();
+        assert_eq!(and(Value::Null, false.into()), Value::Bool(false));
+        assert_eq!(and(Value::Null, true.into()), Value::Null);
+        // The right side is not evaluated once the left decides.
+        assert_eq!(
+            and(false.into(), Value::from("not a bool")),
+            Value::Bool(false)
+        );
+        assert!(evaluate(
+            &Op::Binary(B::Or, c(Value::from("x")), c(true.into())),
+            &frame
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn arithmetic_follows_python_and_empty_division_is_null() {
+        assert_eq!(
+            binary(B::Rem, (-7.0).into(), 3.0.into()).unwrap(),
+            Value::Number(2.0)
+        );
+        assert_eq!(binary(B::Div, 1.0.into(), 0.0.into()).unwrap(), Value::Null);
+        assert_eq!(binary(B::Lt, Value::Null, 1.0.into()).unwrap(), Value::Null);
+        assert_eq!(
+            binary(B::In, "a".into(), Value::list(vec!["a".into()])).unwrap(),
+            Value::Bool(true)
+        );
+        assert!(binary(B::Add, "a".into(), 1.0.into()).is_err());
+    }
+
+    #[test]
+    fn negative_indexes_count_from_the_end() {
+        let xs = Value::list(vec![1.0.into(), 2.0.into()]);
+        assert_eq!(
+            index_value(&xs, &(-1.0).into()).unwrap(),
+            Value::Number(2.0)
+        );
+        assert_eq!(index_value(&xs, &5.0.into()).unwrap(), Value::Null);
+    }
+}

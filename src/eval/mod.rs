@@ -1,0 +1,10 @@
+//! Running a plan: read the datasets, join them into items, evaluate per-item values
+//! and aggregates, then metrics and gates.
+
+mod aggregate;
+mod interp;
+mod run;
+
+pub use aggregate::percentile;
+pub use interp::{evaluate, evaluate_constant, Frame};
+pub use run::{run, DatasetOutcome, GateOutcome, GateStatus, Outcome};

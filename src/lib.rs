@@ -1,0 +1,140 @@
+//! evalspec: YAML eval specs → type-checked expressions → an evaluation plan →
+//! exact metrics and gates over RAG gold sets and traces.
+//!
+//! The pipeline, one module per stage: [`spec`] (YAML → declarations), [`syntax`]
+//! (expression text → AST), [`plan`] (names → slots, types checked, projection),
+//! [`data`] (records read and validated), [`eval`] (items, aggregates, metrics,
+//! gates), [`report`] (report.json and the summary).
+
+pub mod builtins;
+pub mod cli;
+pub mod data;
+pub mod diagnostic;
+pub mod eval;
+pub mod matchers;
+pub mod params;
+pub mod plan;
+pub mod report;
+pub mod source;
+pub mod spec;
+pub mod suggest;
+pub mod syntax;
+pub mod types;
+pub mod value;
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+use crate::diagnostic::{render_all, Diagnostic};
+use crate::plan::compile::Overrides;
+
+/// Exit statuses: the exit code is the gate.
+pub mod exit {
+    pub const PASS: i32 = 0;
+    pub const GATE_FAILED: i32 = 1;
+    pub const ERROR: i32 = 2;
+}
+
+/// Runs the command line and returns the exit status.
+pub fn run<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(error) => {
+            let code = if error.use_stderr() {
+                exit::ERROR
+            } else {
+                exit::PASS
+            };
+            let _ = error.print();
+            return code;
+        }
+    };
+    match cli.command {
+        Command::Check(args) => check(&args),
+        Command::Run(args) => run_spec(&args),
+    }
+}
+
+fn overrides(args: &cli::Overrides) -> Overrides {
+    Overrides {
+        params: args.params.clone(),
+        datasets: args
+            .datasets
+            .iter()
+            .map(|(n, p)| (n.clone(), PathBuf::from(p)))
+            .collect(),
+    }
+}
+
+fn compile(
+    spec_path: &std::path::Path,
+    overrides: &Overrides,
+) -> Result<plan::Plan, Vec<Diagnostic>> {
+    let spec = spec::load(spec_path)?;
+    plan::compile(&spec, overrides)
+}
+
+fn fail(diagnostics: &[Diagnostic]) -> i32 {
+    let _ = std::io::stderr().write_all(render_all(diagnostics).as_bytes());
+    exit::ERROR
+}
+
+fn check(args: &cli::CheckArgs) -> i32 {
+    match compile(&args.spec, &overrides(&args.overrides)) {
+        Ok(plan) => {
+            print(&plan.to_string());
+            exit::PASS
+        }
+        Err(diagnostics) => fail(&diagnostics),
+    }
+}
+
+fn run_spec(args: &cli::RunArgs) -> i32 {
+    let plan = match compile(&args.spec, &overrides(&args.overrides)) {
+        Ok(plan) => plan,
+        Err(diagnostics) => return fail(&diagnostics),
+    };
+    let outcome = match eval::run(&plan) {
+        Ok(outcome) => outcome,
+        Err(diagnostics) => return fail(&diagnostics),
+    };
+    let mut stderr = String::new();
+    for warning in &outcome.warnings {
+        stderr.push_str(&warning.render());
+    }
+    let _ = std::io::stderr().write_all(stderr.as_bytes());
+    let report = report::report_json(&plan, &outcome);
+    let mut bytes = serde_json::to_vec_pretty(&report).expect("a JSON value always serialises");
+    bytes.push(b'\n');
+    let path = args.out.join("report.json");
+    if let Err(error) = report::write_atomic(&path, &bytes) {
+        return fail(&[
+            Diagnostic::error(format!("cannot write `{}`: {error}", path.display()))
+                .help("check that the --out folder is writable"),
+        ]);
+    }
+    if !args.quiet {
+        print(&report::summary(&plan, &outcome));
+        print(&format!("report: {}\n", path.display()));
+    }
+    if outcome.pass() {
+        exit::PASS
+    } else {
+        exit::GATE_FAILED
+    }
+}
+
+/// Prints to stdout; a closed pipe (`| head`) is not an error.
+fn print(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush());
+}

@@ -1,0 +1,3 @@
+fn main() {
+    std::process::exit(evalspec::run(std::env::args_os()));
+}

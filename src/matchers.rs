@@ -1,0 +1,393 @@
+//! Matchers: named, parameterised per-item checks. A matcher kind declares its
+//! inputs (expressions, evaluated per item) and options (constants, checked when
+//! the spec compiles); the compiled [`Matcher`] applies them to input values.
+
+use regex::Regex;
+
+use crate::builtins::Param;
+use crate::types::Type;
+use crate::value::{python_strip, Value};
+
+pub struct MatcherKind {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub inputs: &'static [(&'static str, Param)],
+    pub options: &'static [OptionDef],
+    pub returns: fn() -> Type,
+}
+
+pub struct OptionDef {
+    pub name: &'static str,
+    pub kind: OptionKind,
+    /// `None`: the option is required.
+    pub default: Option<OptionDefault>,
+}
+
+#[derive(Clone, Copy)]
+pub enum OptionKind {
+    Bool,
+    Count,
+    Text,
+    Regex,
+    Choice(&'static [&'static str]),
+}
+
+#[derive(Clone, Copy)]
+pub enum OptionDefault {
+    Bool(bool),
+    Count(usize),
+    Text(&'static str),
+}
+
+/// An option's value, validated against its [`OptionKind`].
+#[derive(Debug, Clone)]
+pub enum OptionValue {
+    Bool(bool),
+    Count(usize),
+    Text(String),
+    Regex(Regex),
+}
+
+pub static KINDS: &[MatcherKind] = &[
+    MatcherKind {
+        name: "containment",
+        summary: "the text contains any needle, case-insensitively; needles shorter than `min_chars` characters never match",
+        inputs: &[("text", Param::Str), ("needles", Param::Any)],
+        options: &[
+            OptionDef { name: "min_chars", kind: OptionKind::Count, default: Some(OptionDefault::Count(5)) },
+            OptionDef { name: "when_empty", kind: OptionKind::Bool, default: Some(OptionDefault::Bool(true)) },
+            OptionDef { name: "when_missing", kind: OptionKind::Bool, default: Some(OptionDefault::Bool(false)) },
+        ],
+        returns: || Type::Bool,
+    },
+    MatcherKind {
+        name: "citation_scope",
+        summary: "the cited ids are a list, all inside the scope, and overlap the gold ids",
+        inputs: &[("cited", Param::Any), ("scope", Param::List), ("gold", Param::List)],
+        options: &[OptionDef {
+            name: "when_gold_empty",
+            kind: OptionKind::Choice(&["require_no_citations", "pass", "fail"]),
+            default: Some(OptionDefault::Text("require_no_citations")),
+        }],
+        returns: || Type::Bool,
+    },
+    MatcherKind {
+        name: "constraint_echo",
+        summary: "the echoed constraints equal the locked set, in any order; true when nothing is locked",
+        inputs: &[("echo", Param::Any), ("locked", Param::List)],
+        options: &[],
+        returns: || Type::Bool,
+    },
+    MatcherKind {
+        name: "refusal",
+        summary: "the text equals the refusal token after trimming and lower-casing",
+        inputs: &[("text", Param::Str)],
+        options: &[OptionDef { name: "token", kind: OptionKind::Text, default: Some(OptionDefault::Text("not in context")) }],
+        returns: || Type::Bool,
+    },
+    MatcherKind {
+        name: "regex_extract",
+        summary: "ids pulled out of free text: the first match's capture group, split on `split`, trimmed, empties dropped",
+        inputs: &[("text", Param::Str)],
+        options: &[
+            OptionDef { name: "pattern", kind: OptionKind::Regex, default: None },
+            OptionDef { name: "split", kind: OptionKind::Regex, default: Some(OptionDefault::Text(r"[,\s\x1c-\x1f]+")) },
+            OptionDef { name: "case_insensitive", kind: OptionKind::Bool, default: Some(OptionDefault::Bool(true)) },
+        ],
+        returns: || Type::list_of(Type::Str),
+    },
+];
+
+pub const KIND_NAMES: &[&str] = &[
+    "containment",
+    "citation_scope",
+    "constraint_echo",
+    "refusal",
+    "regex_extract",
+];
+
+pub fn kind(name: &str) -> Option<&'static MatcherKind> {
+    KINDS.iter().find(|k| k.name == name)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GoldEmpty {
+    RequireNoCitations,
+    Pass,
+    Fail,
+}
+
+#[derive(Debug)]
+pub enum Matcher {
+    Containment {
+        min_chars: usize,
+        when_empty: bool,
+        when_missing: bool,
+    },
+    CitationScope {
+        when_gold_empty: GoldEmpty,
+    },
+    ConstraintEcho,
+    Refusal {
+        token: String,
+    },
+    RegexExtract {
+        pattern: Regex,
+        split: Regex,
+    },
+}
+
+impl Matcher {
+    /// Builds a matcher from validated options, given in the kind's option order.
+    pub fn build(kind: &MatcherKind, options: &[OptionValue]) -> Result<Matcher, String> {
+        let bool_at = |i: usize| matches!(options[i], OptionValue::Bool(true));
+        let text_at = |i: usize| match &options[i] {
+            OptionValue::Text(t) => t.clone(),
+            _ => String::new(),
+        };
+        Ok(match kind.name {
+            "containment" => Matcher::Containment {
+                min_chars: match options[0] {
+                    OptionValue::Count(n) => n,
+                    _ => 0,
+                },
+                when_empty: bool_at(1),
+                when_missing: bool_at(2),
+            },
+            "citation_scope" => Matcher::CitationScope {
+                when_gold_empty: match text_at(0).as_str() {
+                    "pass" => GoldEmpty::Pass,
+                    "fail" => GoldEmpty::Fail,
+                    _ => GoldEmpty::RequireNoCitations,
+                },
+            },
+            "constraint_echo" => Matcher::ConstraintEcho,
+            "refusal" => Matcher::Refusal {
+                token: text_at(0).to_lowercase(),
+            },
+            "regex_extract" => {
+                let (OptionValue::Regex(pattern), OptionValue::Regex(split)) =
+                    (&options[0], &options[1])
+                else {
+                    return Err("regex_extract needs `pattern` and `split` regexes".into());
+                };
+                if pattern.captures_len() > 2 {
+                    return Err("`pattern` may have at most one capture group (the ids)".into());
+                }
+                let pattern = if bool_at(2) {
+                    Regex::new(&format!("(?i){}", pattern.as_str())).map_err(|e| e.to_string())?
+                } else {
+                    pattern.clone()
+                };
+                Matcher::RegexExtract {
+                    pattern,
+                    split: split.clone(),
+                }
+            }
+            other => return Err(format!("unknown matcher kind `{other}`")),
+        })
+    }
+
+    pub fn apply(&self, inputs: &[Value]) -> Result<Value, String> {
+        match self {
+            Matcher::Containment {
+                min_chars,
+                when_empty,
+                when_missing,
+            } => containment(
+                &inputs[0],
+                &inputs[1],
+                *min_chars,
+                *when_empty,
+                *when_missing,
+            )
+            .map(Value::Bool),
+            Matcher::CitationScope { when_gold_empty } => {
+                citation_scope(&inputs[0], &inputs[1], &inputs[2], *when_gold_empty)
+                    .map(Value::Bool)
+            }
+            Matcher::ConstraintEcho => Ok(Value::Bool(constraint_echo(&inputs[0], &inputs[1]))),
+            Matcher::Refusal { token } => Ok(Value::Bool(match &inputs[0] {
+                Value::String(text) => python_strip(text).to_lowercase() == *token,
+                _ => token.is_empty(),
+            })),
+            Matcher::RegexExtract { pattern, split } => {
+                Ok(regex_extract(&inputs[0], pattern, split))
+            }
+        }
+    }
+}
+
+fn containment(
+    text: &Value,
+    needles: &Value,
+    min_chars: usize,
+    when_empty: bool,
+    when_missing: bool,
+) -> Result<bool, String> {
+    let needles = match needles {
+        Value::Null => return Ok(when_missing),
+        Value::List(needles) if needles.is_empty() => return Ok(when_empty),
+        Value::List(needles) => needles,
+        other => {
+            return Err(format!(
+                "`needles` must be a list of strings, found {} {}",
+                other.type_name(),
+                other.preview()
+            ))
+        }
+    };
+    let haystack = match text {
+        Value::String(s) => s.to_lowercase(),
+        _ => String::new(),
+    };
+    for needle in needles.iter() {
+        let Value::String(needle) = needle else {
+            return Err(format!(
+                "`needles` must hold strings, found {} {}",
+                needle.type_name(),
+                needle.preview()
+            ));
+        };
+        let needle = needle.to_lowercase();
+        if needle.chars().count() >= min_chars && haystack.contains(&needle) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+fn citation_scope(
+    cited: &Value,
+    scope: &Value,
+    gold: &Value,
+    when_gold_empty: GoldEmpty,
+) -> Result<bool, String> {
+    let Value::List(cited) = cited else {
+        return Ok(false);
+    };
+    let scope: &[Value] = match scope {
+        Value::List(scope) => scope,
+        _ => &[],
+    };
+    if !cited.iter().all(|c| scope.contains(c)) {
+        return Ok(false);
+    }
+    match gold {
+        Value::List(gold) if !gold.is_empty() => Ok(cited.iter().any(|c| gold.contains(c))),
+        _ => Ok(match when_gold_empty {
+            GoldEmpty::RequireNoCitations => cited.is_empty(),
+            GoldEmpty::Pass => true,
+            GoldEmpty::Fail => false,
+        }),
+    }
+}
+
+fn constraint_echo(echo: &Value, locked: &Value) -> bool {
+    let locked: &[Value] = match locked {
+        Value::List(locked) if !locked.is_empty() => locked,
+        _ => return true,
+    };
+    let echo: &[Value] = match echo {
+        Value::List(echo) => echo,
+        Value::Null => &[],
+        _ => return false,
+    };
+    echo.iter().all(|e| locked.contains(e)) && locked.iter().all(|l| echo.contains(l))
+}
+
+fn regex_extract(text: &Value, pattern: &Regex, split: &Regex) -> Value {
+    let Value::String(text) = text else {
+        return Value::list(Vec::new());
+    };
+    let Some(captures) = pattern.captures(text) else {
+        return Value::list(Vec::new());
+    };
+    let raw = captures
+        .get(1)
+        .or_else(|| captures.get(0))
+        .map_or("", |m| m.as_str());
+    let raw = python_strip(raw);
+    Value::list(
+        split
+            .split(raw)
+            .map(python_strip)
+            .filter(|part| !part.is_empty())
+            .map(Value::from)
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strs(items: &[&str]) -> Value {
+        Value::list(items.iter().map(|s| Value::from(*s)).collect())
+    }
+
+    #[test]
+    fn containment_counts_characters_not_bytes() {
+        let text = Value::from("Le café est fermé");
+        // "fermé" is five characters but six bytes.
+        assert!(containment(&text, &strs(&["FERMÉ"]), 5, true, false).unwrap());
+        assert!(!containment(&text, &strs(&["café"]), 5, true, false).unwrap());
+        assert!(containment(&text, &strs(&[]), 5, true, false).unwrap());
+        assert!(!containment(&text, &Value::Null, 5, true, false).unwrap());
+        assert!(containment(&text, &Value::from("x"), 5, true, false).is_err());
+    }
+
+    #[test]
+    fn citation_scope_policies() {
+        let scope = strs(&["p1", "p2"]);
+        assert!(citation_scope(
+            &strs(&["p1"]),
+            &scope,
+            &strs(&["p1", "p9"]),
+            GoldEmpty::Fail
+        )
+        .unwrap());
+        assert!(!citation_scope(&strs(&["p3"]), &scope, &strs(&["p3"]), GoldEmpty::Fail).unwrap());
+        assert!(
+            !citation_scope(&Value::from("p1"), &scope, &strs(&["p1"]), GoldEmpty::Pass).unwrap()
+        );
+        assert!(citation_scope(
+            &strs(&[]),
+            &scope,
+            &Value::Null,
+            GoldEmpty::RequireNoCitations
+        )
+        .unwrap());
+        assert!(!citation_scope(
+            &strs(&["p1"]),
+            &scope,
+            &strs(&[]),
+            GoldEmpty::RequireNoCitations
+        )
+        .unwrap());
+        assert!(citation_scope(&strs(&["p1"]), &scope, &strs(&[]), GoldEmpty::Pass).unwrap());
+    }
+
+    #[test]
+    fn constraint_echo_is_order_insensitive() {
+        assert!(constraint_echo(&strs(&["b", "a"]), &strs(&["a", "b"])));
+        assert!(!constraint_echo(&strs(&["a"]), &strs(&["a", "b"])));
+        assert!(!constraint_echo(&Value::Null, &strs(&["a"])));
+        assert!(constraint_echo(&Value::Null, &Value::Null));
+    }
+
+    #[test]
+    fn regex_extract_reads_inline_citations() {
+        let pattern = Regex::new(r"(?i)citations\s*:\s*\[([^\]]*)\]").unwrap();
+        let split = Regex::new(r"[,\s]+").unwrap();
+        let text = Value::from("- claim\n- Citations: [p1#1, p2#3 ]");
+        assert_eq!(
+            regex_extract(&text, &pattern, &split),
+            strs(&["p1#1", "p2#3"])
+        );
+        assert_eq!(
+            regex_extract(&Value::from("citations: []"), &pattern, &split),
+            strs(&[])
+        );
+    }
+}

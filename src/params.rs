@@ -1,0 +1,92 @@
+//! Param values: checked against their declared type, from YAML or `--param NAME=VALUE`.
+
+use crate::spec::ParamType;
+use crate::value::Value;
+
+/// Checks (and, for integers, validates wholeness of) a param value.
+pub fn check_type(ty: ParamType, value: Value) -> Result<Value, String> {
+    let ok = match (&value, ty) {
+        (Value::Number(_), ParamType::Number) | (Value::Bool(_), ParamType::Bool) => true,
+        (Value::String(_), ParamType::String) | (Value::List(_), ParamType::List) => true,
+        (Value::Number(n), ParamType::Integer) => n.fract() == 0.0,
+        _ => false,
+    };
+    if ok {
+        Ok(value)
+    } else {
+        Err(format!(
+            "expected {}, found {} {}",
+            describe(ty),
+            value.type_name(),
+            value.preview()
+        ))
+    }
+}
+
+fn describe(ty: ParamType) -> &'static str {
+    match ty {
+        ParamType::Number => "a number",
+        ParamType::Integer => "an integer",
+        ParamType::String => "a string",
+        ParamType::Bool => "true or false",
+        ParamType::List => "a list",
+    }
+}
+
+/// Reads a command-line value for a param of type `ty`. Lists are JSON arrays
+/// (`[1, 2]`, `["a", "b"]`) or comma-separated strings (`a,b`).
+pub fn parse_cli(ty: ParamType, text: &str) -> Result<Value, String> {
+    let value = match ty {
+        ParamType::Number | ParamType::Integer => text
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|n| n.is_finite())
+            .map(Value::Number)
+            .ok_or_else(|| format!("expected {}, found `{text}`", describe(ty)))?,
+        ParamType::Bool => match text.trim() {
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            _ => return Err(format!("expected true or false, found `{text}`")),
+        },
+        ParamType::String => Value::from(text),
+        ParamType::List if text.trim_start().starts_with('[') => {
+            let json: serde_json::Value =
+                serde_json::from_str(text).map_err(|e| format!("expected a JSON list: {e}"))?;
+            crate::data::json_to_value(&json)
+        }
+        ParamType::List => Value::list(
+            text.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(Value::from)
+                .collect(),
+        ),
+    };
+    check_type(ty, value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cli_values_are_typed() {
+        assert_eq!(
+            parse_cli(ParamType::Integer, "7").unwrap(),
+            Value::Number(7.0)
+        );
+        assert!(parse_cli(ParamType::Integer, "2.5")
+            .unwrap_err()
+            .starts_with("expected an integer"));
+        assert!(parse_cli(ParamType::Bool, "yes").is_err());
+        assert_eq!(
+            parse_cli(ParamType::List, "a, b").unwrap(),
+            Value::list(vec!["a".into(), "b".into()])
+        );
+        assert_eq!(
+            parse_cli(ParamType::List, "[1, 2]").unwrap(),
+            Value::list(vec![1.0.into(), 2.0.into()])
+        );
+    }
+}

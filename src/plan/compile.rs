@@ -1,0 +1,1633 @@
+//! Spec → plan: parse every expression, resolve names to slots, check types, order
+//! fields and metrics by their dependencies, and work out what each dataset must
+//! read. All errors of the spec are collected before giving up.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::builtins::{self, Builtin};
+use crate::diagnostic::{Diagnostic, Location};
+use crate::matchers::{self, Matcher, OptionDefault, OptionKind, OptionValue};
+use crate::params;
+use crate::plan::*;
+use crate::source::SourceFile;
+use crate::spec::yaml::NodeKind;
+use crate::spec::{self, ExprText, ParamType, SeveritySpec, Spec};
+use crate::suggest::did_you_mean;
+use crate::syntax::{self, BinaryOp, Expr, ExprKind, Span, UnaryOp};
+use crate::types::Type;
+use crate::value::Value;
+
+/// Values given on the command line.
+#[derive(Debug, Default, Clone)]
+pub struct Overrides {
+    pub params: Vec<(String, String)>,
+    pub datasets: Vec<(String, PathBuf)>,
+}
+
+const AGGREGATES: &[&str] = &[
+    "count",
+    "sum",
+    "mean",
+    "min",
+    "max",
+    "ratio",
+    "p50",
+    "p95",
+    "p99",
+    "percentile",
+];
+
+pub fn compile(spec: &Spec, overrides: &Overrides) -> Result<Plan, Vec<Diagnostic>> {
+    let mut compiler = Compiler::new(spec);
+    compiler.params(overrides);
+    compiler.check_names();
+    let derived = compiler.derived();
+    let metrics = compiler.metrics();
+    let gates = compiler.gates();
+    let datasets = compiler.datasets(overrides);
+    if !compiler.errors.is_empty() {
+        return Err(compiler.errors);
+    }
+    Ok(compiler.link(derived, metrics, gates, datasets))
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// A dataset's key: bare names are the record's own fields.
+    Record(usize),
+    /// Per-item fields and matchers, and aggregate arguments.
+    Item {
+        in_aggregate: bool,
+    },
+    Metric,
+    Gate,
+    /// Only params: severities.
+    Params,
+}
+
+/// What one expression refers to besides slots: the fields or metrics it depends on.
+struct ExprCtx<'a> {
+    text: &'a ExprText,
+    deps: Vec<usize>,
+}
+
+struct Compiler<'s> {
+    spec: &'s Spec,
+    source: Arc<SourceFile>,
+    errors: Vec<Diagnostic>,
+    params: Vec<ParamValue>,
+    /// Fields, then matchers, as declared: the namespace of per-item values.
+    derived_names: Vec<String>,
+    aggregates: Vec<Aggregate>,
+    /// Declaration index → position in dependency order, once known.
+    derived_order: Vec<usize>,
+    metric_order: Vec<usize>,
+    /// Metric types by declaration index, once compiled (for gates).
+    metric_types: Vec<Type>,
+}
+
+struct DerivedDecl {
+    derived: Derived,
+    deps: Vec<usize>,
+}
+
+struct MetricDecl {
+    metric: MetricPlan,
+    deps: Vec<usize>,
+}
+
+impl<'s> Compiler<'s> {
+    fn new(spec: &'s Spec) -> Self {
+        let derived_names = spec
+            .fields
+            .iter()
+            .map(|f| f.name.text.clone())
+            .chain(spec.matchers.iter().map(|m| m.name.text.clone()))
+            .collect();
+        Self {
+            spec,
+            source: spec.source.clone(),
+            errors: Vec::new(),
+            params: Vec::new(),
+            derived_names,
+            aggregates: Vec::new(),
+            derived_order: Vec::new(),
+            metric_order: Vec::new(),
+            metric_types: Vec::new(),
+        }
+    }
+
+    fn locate_name(&self, name: &spec::Name) -> Location {
+        Location::in_source(&self.source, name.node.offset, name.node.len.max(1))
+            .with_key_path(&name.key_path)
+    }
+
+    fn params(&mut self, overrides: &Overrides) {
+        self.params = self
+            .spec
+            .params
+            .iter()
+            .map(|p| ParamValue {
+                name: p.name.text.clone(),
+                ty: p.ty,
+                value: p.default.clone(),
+                overridden: false,
+            })
+            .collect();
+        for (name, text) in &overrides.params {
+            let Some(index) = self.spec.params.iter().position(|p| &p.name.text == name) else {
+                let known: Vec<&str> = self
+                    .spec
+                    .params
+                    .iter()
+                    .map(|p| p.name.text.as_str())
+                    .collect();
+                let mut d = Diagnostic::error(format!(
+                    "`--param {name}=…`: the spec has no param `{name}`"
+                ));
+                d = match did_you_mean(name, known.iter().copied()) {
+                    Some(s) => d.help(format!("did you mean `{s}`?")),
+                    None if known.is_empty() => d.help("this spec declares no params"),
+                    None => d.help(format!("params: {}", known.join(", "))),
+                };
+                self.errors.push(d);
+                continue;
+            };
+            let decl = &self.spec.params[index];
+            let parsed = params::parse_cli(decl.ty, text)
+                .and_then(|v| spec::check_param_range(&v, decl.min, decl.max).map(|()| v));
+            match parsed {
+                Ok(value) => {
+                    self.params[index].value = value;
+                    self.params[index].overridden = true;
+                }
+                Err(message) => self.errors.push(
+                    Diagnostic::error(format!("`--param {name}={text}`: {message}"))
+                        .at(self.locate_name(&decl.name))
+                        .label(format!(
+                            "`{name}` is declared here as {}",
+                            decl.ty.keyword()
+                        )),
+                ),
+            }
+        }
+    }
+
+    /// Per-item names (datasets, fields, matchers) and params share one namespace.
+    fn check_names(&mut self) {
+        let mut seen: Vec<(&str, &'static str)> = Vec::new();
+        let spec = self.spec;
+        let names = spec
+            .datasets
+            .iter()
+            .map(|d| (&d.name, "dataset"))
+            .chain(spec.fields.iter().map(|f| (&f.name, "field")))
+            .chain(spec.matchers.iter().map(|m| (&m.name, "matcher")))
+            .chain(spec.params.iter().map(|p| (&p.name, "param")));
+        for (name, what) in names {
+            if let Some((_, other)) = seen.iter().find(|(n, _)| *n == name.text) {
+                self.errors.push(
+                    Diagnostic::error(format!(
+                        "the name `{}` is used by a {other} and a {what}",
+                        name.text
+                    ))
+                    .at(self.locate_name(name))
+                    .help("datasets, fields, matchers and params share one namespace; rename one"),
+                );
+            } else {
+                seen.push((&name.text, what));
+            }
+        }
+        for metric in &spec.metrics {
+            if spec.params.iter().any(|p| p.name.text == metric.name.text) {
+                self.errors.push(
+                    Diagnostic::error(format!(
+                        "the name `{}` is used by a param and a metric",
+                        metric.name.text
+                    ))
+                    .at(self.locate_name(&metric.name))
+                    .help("gates see metrics and params by name; rename one"),
+                );
+            }
+        }
+        if !spec.datasets.iter().any(|d| d.name.text == spec.items.text) {
+            let names: Vec<&str> = spec.datasets.iter().map(|d| d.name.text.as_str()).collect();
+            let mut d = Diagnostic::error(format!(
+                "`items` names `{}`, which is not a dataset",
+                spec.items.text
+            ))
+            .at(self.locate_name(&spec.items));
+            if let Some(s) = did_you_mean(&spec.items.text, names.iter().copied()) {
+                d = d.help(format!("did you mean `{s}`?"));
+            }
+            self.errors.push(d);
+        }
+    }
+
+    // ---- per-item values ----------------------------------------------------------
+
+    fn derived(&mut self) -> Vec<Derived> {
+        let spec = self.spec;
+        let mut decls: Vec<Option<DerivedDecl>> = Vec::new();
+        for field in &spec.fields {
+            let decl = self
+                .compile_expr(
+                    &field.expr,
+                    Scope::Item {
+                        in_aggregate: false,
+                    },
+                )
+                .map(|(op, ty, deps)| DerivedDecl {
+                    derived: Derived {
+                        name: field.name.text.clone(),
+                        kind: DerivedKind::Field,
+                        op,
+                        ty,
+                        text: field.expr.text.clone(),
+                        at: self.locate_name(&field.name),
+                    },
+                    deps,
+                });
+            decls.push(decl);
+        }
+        for matcher in &spec.matchers {
+            let decl = self.matcher(matcher);
+            decls.push(decl);
+        }
+        let names = self.derived_names.clone();
+        let deps: Vec<Vec<usize>> = decls
+            .iter()
+            .map(|d| d.as_ref().map_or_else(Vec::new, |d| d.deps.clone()))
+            .collect();
+        let order =
+            self.order_by_dependencies(&names, &deps, "field", |this, i| this.derived_location(i));
+        let Some(order) = order else {
+            return Vec::new();
+        };
+        if decls.iter().any(Option::is_none) {
+            return Vec::new();
+        }
+        let mut decls: Vec<Option<Derived>> =
+            decls.into_iter().map(|d| d.map(|d| d.derived)).collect();
+        self.derived_order = inverse(&order);
+        order
+            .iter()
+            .map(|&i| decls[i].take().expect("each derived value is placed once"))
+            .collect()
+    }
+
+    fn derived_location(&self, index: usize) -> Location {
+        let fields = self.spec.fields.len();
+        if index < fields {
+            self.locate_name(&self.spec.fields[index].name)
+        } else {
+            self.locate_name(&self.spec.matchers[index - fields].name)
+        }
+    }
+
+    fn matcher(&mut self, decl: &spec::MatcherDecl) -> Option<DerivedDecl> {
+        let Some(kind) = matchers::kind(&decl.kind.text) else {
+            let mut d = Diagnostic::error(format!("unknown matcher kind `{}`", decl.kind.text))
+                .at(self.locate_name(&decl.kind));
+            d = match did_you_mean(&decl.kind.text, matchers::KIND_NAMES.iter().copied()) {
+                Some(s) => d.help(format!("did you mean `{s}`?")),
+                None => d.help(format!("kinds: {}", matchers::KIND_NAMES.join(", "))),
+            };
+            self.errors.push(d);
+            return None;
+        };
+        let mut ok = true;
+        let mut inputs = Vec::new();
+        let mut deps = Vec::new();
+        let mut texts = Vec::new();
+        for (input, param) in kind.inputs {
+            let Some((name, node)) = decl.args.iter().find(|(n, _)| n.text == *input) else {
+                self.errors.push(
+                    Diagnostic::error(format!(
+                        "matcher `{}` ({}) needs the input `{input}`",
+                        decl.name.text, kind.name
+                    ))
+                    .at(self.locate_name(&decl.name))
+                    .help(format!("add `{input}: <expression>`")),
+                );
+                ok = false;
+                continue;
+            };
+            let Some(text) = node.scalar_text(&self.source) else {
+                self.errors.push(
+                    Diagnostic::error(format!(
+                        "input `{input}` must be an expression, found {}",
+                        node.type_name()
+                    ))
+                    .at(self.locate_name(name)),
+                );
+                ok = false;
+                continue;
+            };
+            let expr = ExprText {
+                text: text.into_owned(),
+                node: node.clone(),
+                key_path: name.key_path.clone(),
+            };
+            match self.compile_expr(
+                &expr,
+                Scope::Item {
+                    in_aggregate: false,
+                },
+            ) {
+                Some((op, ty, input_deps)) => {
+                    if !param.accepts(&ty) {
+                        self.errors.push(
+                            Diagnostic::error(format!(
+                                "input `{input}` of a {} matcher must be {}, found {ty}",
+                                kind.name,
+                                param.describe()
+                            ))
+                            .at(expr.location(
+                                &self.source,
+                                0,
+                                expr.text.len(),
+                            )),
+                        );
+                        ok = false;
+                    }
+                    texts.push(format!("{input}: {}", expr.text));
+                    inputs.push(op);
+                    deps.extend(input_deps);
+                }
+                None => ok = false,
+            }
+        }
+        let mut options = Vec::new();
+        for option in kind.options {
+            let given = decl.args.iter().find(|(n, _)| n.text == option.name);
+            let value = match (given, option.default) {
+                (Some((name, node)), _) => self.option_value(option.name, option.kind, name, node),
+                (None, Some(default)) => Some(match default {
+                    OptionDefault::Bool(b) => OptionValue::Bool(b),
+                    OptionDefault::Count(n) => OptionValue::Count(n),
+                    OptionDefault::Text(t) if matches!(option.kind, OptionKind::Regex) => {
+                        OptionValue::Regex(
+                            regex::Regex::new(t).expect("built-in default regexes are valid"),
+                        )
+                    }
+                    OptionDefault::Text(t) => OptionValue::Text(t.to_string()),
+                }),
+                (None, None) => {
+                    self.errors.push(
+                        Diagnostic::error(format!(
+                            "matcher `{}` ({}) needs the option `{}`",
+                            decl.name.text, kind.name, option.name
+                        ))
+                        .at(self.locate_name(&decl.name)),
+                    );
+                    None
+                }
+            };
+            match value {
+                Some(value) => {
+                    if given.is_some() {
+                        texts.push(format!("{}: {}", option.name, describe_option(&value)));
+                    }
+                    options.push(value);
+                }
+                None => ok = false,
+            }
+        }
+        let known: Vec<&str> = kind
+            .inputs
+            .iter()
+            .map(|(n, _)| *n)
+            .chain(kind.options.iter().map(|o| o.name))
+            .collect();
+        for (name, _) in &decl.args {
+            if !known.contains(&name.text.as_str()) {
+                let mut d = Diagnostic::error(format!(
+                    "a {} matcher has no key `{}`",
+                    kind.name, name.text
+                ))
+                .at(self.locate_name(name));
+                d = match did_you_mean(&name.text, known.iter().copied()) {
+                    Some(s) => d.help(format!("did you mean `{s}`?")),
+                    None => d.help(format!("keys: kind, {}", known.join(", "))),
+                };
+                self.errors.push(d);
+                ok = false;
+            }
+        }
+        if !ok {
+            return None;
+        }
+        match Matcher::build(kind, &options) {
+            Ok(matcher) => Some(DerivedDecl {
+                derived: Derived {
+                    name: decl.name.text.clone(),
+                    kind: DerivedKind::Matcher,
+                    op: Op::Matcher(Arc::new(matcher), inputs),
+                    ty: (kind.returns)(),
+                    text: format!("{}({})", kind.name, texts.join(", ")),
+                    at: self.locate_name(&decl.name),
+                },
+                deps,
+            }),
+            Err(message) => {
+                self.errors.push(
+                    Diagnostic::error(format!("matcher `{}`: {message}", decl.name.text))
+                        .at(self.locate_name(&decl.name)),
+                );
+                None
+            }
+        }
+    }
+
+    fn option_value(
+        &mut self,
+        option: &str,
+        kind: OptionKind,
+        name: &spec::Name,
+        node: &spec::yaml::Node,
+    ) -> Option<OptionValue> {
+        let value = match (kind, &node.kind) {
+            (OptionKind::Bool, NodeKind::Bool(b)) => Ok(OptionValue::Bool(*b)),
+            (OptionKind::Count, NodeKind::Int(n)) if *n >= 0 => Ok(OptionValue::Count(*n as usize)),
+            (OptionKind::Text, NodeKind::Str(s)) => Ok(OptionValue::Text(s.clone())),
+            (OptionKind::Choice(choices), NodeKind::Str(s)) if choices.contains(&s.as_str()) => {
+                Ok(OptionValue::Text(s.clone()))
+            }
+            (OptionKind::Choice(choices), _) => {
+                Err(format!("`{option}` must be one of: {}", choices.join(", ")))
+            }
+            (OptionKind::Regex, NodeKind::Str(s)) => regex::Regex::new(s)
+                .map(OptionValue::Regex)
+                .map_err(|e| format!("`{option}` is not a valid regex: {e}")),
+            (OptionKind::Bool, _) => Err(format!("`{option}` must be true or false")),
+            (OptionKind::Count, _) => Err(format!("`{option}` must be a whole number ≥ 0")),
+            (OptionKind::Text | OptionKind::Regex, _) => {
+                Err(format!("`{option}` must be a string"))
+            }
+        };
+        value
+            .map_err(|message| {
+                self.errors.push(
+                    Diagnostic::error(format!("{message}, found {}", node.type_name())).at(
+                        Location::in_source(&self.source, node.offset, node.len.max(1))
+                            .with_key_path(&name.key_path),
+                    ),
+                );
+            })
+            .ok()
+    }
+
+    // ---- metrics and gates --------------------------------------------------------
+
+    fn metrics(&mut self) -> Vec<MetricPlan> {
+        let spec = self.spec;
+        let mut decls: Vec<Option<MetricDecl>> = Vec::new();
+        for (declared, metric) in spec.metrics.iter().enumerate() {
+            let decl = self.compile_expr(&metric.expr, Scope::Metric).and_then(|(op, ty, deps)| {
+                if !ty.is_numeric() && ty != Type::Any && ty != Type::Bool {
+                    self.errors.push(
+                        Diagnostic::error(format!("metric `{}` must be a number, found {ty}", metric.name.text))
+                            .at(metric.expr.location(&self.source, 0, metric.expr.text.len()))
+                            .help("a metric aggregates items, e.g. `ratio(correct where shipped)` or `count(shipped)`"),
+                    );
+                    return None;
+                }
+                Some(MetricDecl {
+                    metric: MetricPlan {
+                        name: metric.name.text.clone(),
+                        op,
+                        ty: if ty == Type::Bool { Type::Bool } else { ty },
+                        empty: metric.empty.as_ref().map(|(v, _)| *v),
+                        better: metric.better,
+                        text: metric.expr.text.clone(),
+                        description: metric.description.clone(),
+                        declared,
+                    },
+                    deps,
+                })
+            });
+            decls.push(decl);
+        }
+        let names: Vec<String> = spec.metrics.iter().map(|m| m.name.text.clone()).collect();
+        let deps: Vec<Vec<usize>> = decls
+            .iter()
+            .map(|d| d.as_ref().map_or_else(Vec::new, |d| d.deps.clone()))
+            .collect();
+        let order = self.order_by_dependencies(&names, &deps, "metric", |this, i| {
+            this.locate_name(&this.spec.metrics[i].name)
+        });
+        let Some(order) = order else {
+            return Vec::new();
+        };
+        if decls.iter().any(Option::is_none) {
+            return Vec::new();
+        }
+        self.metric_types = decls
+            .iter()
+            .map(|d| d.as_ref().map_or(Type::Float, |d| d.metric.ty.clone()))
+            .collect();
+        let mut decls: Vec<Option<MetricPlan>> =
+            decls.into_iter().map(|d| d.map(|d| d.metric)).collect();
+        self.metric_order = inverse(&order);
+        order
+            .iter()
+            .map(|&i| decls[i].take().expect("each metric is placed once"))
+            .collect()
+    }
+
+    fn gates(&mut self) -> Vec<GatePlan> {
+        let spec = self.spec;
+        let mut gates = Vec::new();
+        for gate in &spec.gates {
+            let Some((op, ty, _)) = self.compile_expr(&gate.expr, Scope::Gate) else {
+                continue;
+            };
+            if !Type::Bool.accepts(&ty) || ty == Type::Null {
+                self.errors.push(
+                    Diagnostic::error(format!(
+                        "gate `{}` must be true or false, but its expression is {ty}",
+                        gate.name.text
+                    ))
+                    .at(gate.expr.location(&self.source, 0, gate.expr.text.len()))
+                    .help("compare a metric with a threshold, e.g. `precision >= 0.8`"),
+                );
+                continue;
+            }
+            // The reported value: the left side of a top-level comparison.
+            let parsed = syntax::parse(&gate.expr.text).expect("the gate parsed once already");
+            let (value, value_ty) = match &parsed.kind {
+                ExprKind::Binary(op, left, _) if op.is_comparison() => {
+                    let mut ctx = ExprCtx {
+                        text: &gate.expr,
+                        deps: Vec::new(),
+                    };
+                    match self.lower(left, Scope::Gate, &mut ctx) {
+                        Some((value, value_ty)) => (value, value_ty),
+                        None => continue,
+                    }
+                }
+                _ => {
+                    let Some((value, _, _)) = self.compile_expr(&gate.expr, Scope::Gate) else {
+                        continue;
+                    };
+                    (value, Type::Bool)
+                }
+            };
+            let severity = match &gate.severity {
+                SeveritySpec::Fail => Some(Severity::Fail),
+                SeveritySpec::Warn => Some(Severity::Warn),
+                SeveritySpec::Expr(expr) => self.severity(expr),
+            };
+            let Some(severity) = severity else { continue };
+            gates.push(GatePlan {
+                name: gate.name.text.clone(),
+                op,
+                value,
+                value_ty,
+                severity,
+                message: gate.message.clone(),
+                text: gate.expr.text.clone(),
+            });
+        }
+        gates
+    }
+
+    /// A severity decided by params: evaluated now, since params are constants.
+    fn severity(&mut self, expr: &ExprText) -> Option<Severity> {
+        let (op, _, _) = self.compile_expr(expr, Scope::Params)?;
+        let value = crate::eval::evaluate_constant(&op);
+        match value {
+            Ok(Value::String(s)) if &*s == "fail" => Some(Severity::Fail),
+            Ok(Value::String(s)) if &*s == "warn" => Some(Severity::Warn),
+            other => {
+                let found = match other {
+                    Ok(v) => v.preview(),
+                    Err(e) => e,
+                };
+                self.errors.push(
+                    Diagnostic::error(format!("a severity must be \"fail\" or \"warn\", this one gives {found}"))
+                        .at(expr.location(&self.source, 0, expr.text.len()))
+                        .help("write `fail`, `warn`, or an expression over params such as `if(strict, \"fail\", \"warn\")`"),
+                );
+                None
+            }
+        }
+    }
+
+    // ---- datasets -----------------------------------------------------------------
+
+    fn datasets(&mut self, overrides: &Overrides) -> Vec<(usize, DatasetPlan)> {
+        let spec = self.spec;
+        for (name, _) in &overrides.datasets {
+            if !spec.datasets.iter().any(|d| &d.name.text == name) {
+                let names: Vec<&str> = spec.datasets.iter().map(|d| d.name.text.as_str()).collect();
+                let mut d = Diagnostic::error(format!(
+                    "`--dataset {name}=…`: the spec has no dataset `{name}`"
+                ));
+                d = match did_you_mean(name, names.iter().copied()) {
+                    Some(s) => d.help(format!("did you mean `{s}`?")),
+                    None => d.help(format!("datasets: {}", names.join(", "))),
+                };
+                self.errors.push(d);
+            }
+        }
+        let spec_dir = spec
+            .source
+            .path
+            .parent()
+            .unwrap_or(Path::new(""))
+            .to_path_buf();
+        let mut out = Vec::new();
+        for (index, decl) in spec.datasets.iter().enumerate() {
+            let is_items = decl.name.text == spec.items.text;
+            if decl.duplicates == spec::Duplicates::Keep && !is_items {
+                self.errors.push(
+                    Diagnostic::error(format!(
+                        "dataset `{}` is looked up by key, so `duplicates: keep` cannot apply",
+                        decl.name.text
+                    ))
+                    .at(self.locate_name(&decl.name))
+                    .help("use `error`, `first` or `last`; `keep` is for the items dataset"),
+                );
+            }
+            let path = match (
+                overrides
+                    .datasets
+                    .iter()
+                    .rev()
+                    .find(|(n, _)| *n == decl.name.text),
+                &decl.path,
+            ) {
+                (Some((_, path)), _) => Some(path.clone()),
+                (None, Some(path)) => Some(spec_dir.join(path)),
+                (None, None) => {
+                    self.errors.push(
+                        Diagnostic::error(format!("dataset `{}` has no path", decl.name.text))
+                            .at(self.locate_name(&decl.name))
+                            .help(format!(
+                                "add `path:` to the dataset or pass `--dataset {}=PATH`",
+                                decl.name.text
+                            )),
+                    );
+                    None
+                }
+            };
+            let Some((key, _, _)) = self.compile_expr(&decl.key, Scope::Record(index)) else {
+                continue;
+            };
+            let Some(path) = path else { continue };
+            let rules = decl
+                .schema
+                .iter()
+                .map(|rule| Rule {
+                    field: rule.path.join("."),
+                    path: FieldPath {
+                        slot: 0,
+                        rest: rule.path.clone(),
+                    },
+                    ty: rule.ty.clone(),
+                    optional: rule.optional,
+                    nonempty: rule.nonempty,
+                })
+                .collect();
+            out.push((
+                index,
+                DatasetPlan {
+                    name: decl.name.text.clone(),
+                    format: decl.format,
+                    display_path: path.display().to_string(),
+                    path,
+                    key,
+                    key_text: decl.key.text.clone(),
+                    duplicates: decl.duplicates,
+                    join: decl.join,
+                    projection: Projection::default(),
+                    rules,
+                    declared_at: self.locate_name(&decl.name),
+                },
+            ));
+        }
+        out
+    }
+
+    /// Orders datasets (lookups first, items last), builds each projection from the
+    /// paths the plan reads, and rewrites every path into a slot.
+    fn link(
+        self,
+        mut derived: Vec<Derived>,
+        mut metrics: Vec<MetricPlan>,
+        mut gates: Vec<GatePlan>,
+        datasets: Vec<(usize, DatasetPlan)>,
+    ) -> Plan {
+        let spec = self.spec;
+        let items_spec_index = spec
+            .datasets
+            .iter()
+            .position(|d| d.name.text == spec.items.text)
+            .expect("checked");
+        let (mut items, mut lookups): (Vec<_>, Vec<_>) = datasets
+            .into_iter()
+            .partition(|(i, _)| *i == items_spec_index);
+        lookups.append(&mut items);
+        let mut plan_index = vec![usize::MAX; spec.datasets.len()];
+        for (position, (spec_index, _)) in lookups.iter().enumerate() {
+            plan_index[*spec_index] = position;
+        }
+        let mut datasets: Vec<DatasetPlan> = lookups.into_iter().map(|(_, d)| d).collect();
+        let mut aggregates = self.aggregates;
+
+        // Every path each dataset must provide.
+        let mut paths: Vec<BTreeSet<Vec<String>>> = vec![BTreeSet::new(); datasets.len()];
+        let mut collect = |op: &mut Op| {
+            if let Op::Path { dataset, path } = op {
+                paths[plan_index[*dataset]].insert(path.clone());
+            }
+        };
+        for dataset in &mut datasets {
+            dataset.key.walk_mut(&mut collect);
+        }
+        for_each_op(
+            &mut derived,
+            &mut aggregates,
+            &mut metrics,
+            &mut gates,
+            &mut collect,
+        );
+        for (dataset, paths) in datasets.iter_mut().zip(&mut paths) {
+            for rule in &dataset.rules {
+                paths.insert(rule.path.rest.clone());
+            }
+        }
+        for (dataset, paths) in datasets.iter_mut().zip(&paths) {
+            dataset.projection = Projection::build(paths.iter().map(Vec::as_slice));
+            let projection = dataset.projection.clone();
+            for rule in &mut dataset.rules {
+                rule.path = projection.resolve(&rule.path.rest);
+            }
+        }
+        let projections: Vec<Projection> = datasets.iter().map(|d| d.projection.clone()).collect();
+        let (derived_order, metric_order) = (&self.derived_order, &self.metric_order);
+        let mut resolve = |op: &mut Op| {
+            match op {
+                Op::Derived(i) => *i = derived_order[*i],
+                Op::Metric(i) => *i = metric_order[*i],
+                _ => {}
+            }
+            if let Op::Path { dataset, path } = op {
+                let dataset = plan_index[*dataset];
+                let resolved = projections[dataset].resolve(path);
+                let mut new = Op::Slot {
+                    dataset,
+                    slot: resolved.slot,
+                };
+                for name in resolved.rest {
+                    new = Op::Field(Box::new(new), Arc::from(name.as_str()));
+                }
+                *op = new;
+            }
+        };
+        for dataset in &mut datasets {
+            dataset.key.walk_mut(&mut resolve);
+        }
+        for_each_op(
+            &mut derived,
+            &mut aggregates,
+            &mut metrics,
+            &mut gates,
+            &mut resolve,
+        );
+
+        let items = datasets.len() - 1;
+        Plan {
+            spec_name: spec.name.clone(),
+            spec_version: spec.version.clone(),
+            spec_path: spec.source.path.clone(),
+            spec_display: spec.source.display.clone(),
+            spec_text: spec.source.text.clone(),
+            params: self.params,
+            datasets,
+            items,
+            derived,
+            aggregates,
+            metrics,
+            gates,
+        }
+    }
+
+    // ---- expressions --------------------------------------------------------------
+
+    /// Parses and lowers one expression; returns its op, type and dependencies.
+    fn compile_expr(&mut self, text: &ExprText, scope: Scope) -> Option<(Op, Type, Vec<usize>)> {
+        let expr = match syntax::parse(&text.text) {
+            Ok(expr) => expr,
+            Err(error) => {
+                self.errors.push(
+                    Diagnostic::error(format!("syntax error: {}", error.message))
+                        .at(text.location(
+                            &self.source,
+                            error.span.start,
+                            error.span.end.max(error.span.start + 1),
+                        ))
+                        .help(syntax_help(&text.text)),
+                );
+                return None;
+            }
+        };
+        let mut ctx = ExprCtx {
+            text,
+            deps: Vec::new(),
+        };
+        let (op, ty) = self.lower(&expr, scope, &mut ctx)?;
+        Some((op, ty, ctx.deps))
+    }
+
+    fn error_at(
+        &mut self,
+        ctx: &ExprCtx<'_>,
+        span: Span,
+        message: impl Into<String>,
+    ) -> &mut Diagnostic {
+        let location = ctx.text.location(&self.source, span.start, span.end);
+        self.errors.push(Diagnostic::error(message).at(location));
+        self.errors.last_mut().expect("just pushed")
+    }
+
+    fn lower(&mut self, expr: &Expr, scope: Scope, ctx: &mut ExprCtx<'_>) -> Option<(Op, Type)> {
+        match &expr.kind {
+            ExprKind::Null => Some((Op::Const(Value::Null), Type::Null)),
+            ExprKind::Bool(b) => Some((Op::Const(Value::Bool(*b)), Type::Bool)),
+            ExprKind::Number(n) => {
+                let ty = if n.fract() == 0.0
+                    && !ctx.text.text[expr.span.start..expr.span.end].contains(['.', 'e', 'E'])
+                {
+                    Type::Int
+                } else {
+                    Type::Float
+                };
+                Some((Op::Const(Value::Number(*n)), ty))
+            }
+            ExprKind::String(s) => Some((Op::Const(Value::from(s.as_str())), Type::Str)),
+            ExprKind::List(items) => {
+                let lowered: Vec<Option<(Op, Type)>> = items
+                    .iter()
+                    .map(|item| self.lower(item, scope, ctx))
+                    .collect();
+                let lowered: Vec<(Op, Type)> = lowered.into_iter().collect::<Option<_>>()?;
+                let element = lowered
+                    .iter()
+                    .map(|(_, t)| t.clone())
+                    .reduce(|a, b| a.join(&b))
+                    .unwrap_or(Type::Any);
+                Some((
+                    Op::List(lowered.into_iter().map(|(op, _)| op).collect()),
+                    Type::list_of(element),
+                ))
+            }
+            ExprKind::Name(name) => self.name(name, expr.span, scope, ctx),
+            ExprKind::Member(..) | ExprKind::Index(..) => {
+                if let Some(op) = self.dataset_path(expr, scope) {
+                    return Some((op, Type::Any));
+                }
+                match &expr.kind {
+                    ExprKind::Member(base, name) => {
+                        let (base_op, base_ty) = self.lower(base, scope, ctx)?;
+                        if !matches!(base_ty, Type::Any | Type::Object | Type::Null) {
+                            self.error_at(
+                                ctx,
+                                expr.span,
+                                format!("cannot read field `{name}` of a {base_ty}"),
+                            );
+                            return None;
+                        }
+                        Some((
+                            Op::Field(Box::new(base_op), Arc::from(name.as_str())),
+                            Type::Any,
+                        ))
+                    }
+                    ExprKind::Index(base, index) => {
+                        let base = self.lower(base, scope, ctx);
+                        let index = self.lower(index, scope, ctx);
+                        let ((base_op, base_ty), (index_op, index_ty)) = (base?, index?);
+                        let element = match &base_ty {
+                            Type::List(element) if Type::Int.accepts(&index_ty) => {
+                                (**element).clone()
+                            }
+                            Type::Any | Type::Object | Type::Null
+                                if matches!(index_ty, Type::Str | Type::Int | Type::Any) =>
+                            {
+                                Type::Any
+                            }
+                            _ => {
+                                self.error_at(
+                                    ctx,
+                                    expr.span,
+                                    format!("cannot index a {base_ty} with a {index_ty}"),
+                                );
+                                return None;
+                            }
+                        };
+                        Some((Op::Index(Box::new(base_op), Box::new(index_op)), element))
+                    }
+                    _ => unreachable!(),
+                }
+            }
+            ExprKind::Unary(op, operand) => {
+                let (inner, ty) = self.lower(operand, scope, ctx)?;
+                match op {
+                    UnaryOp::Not if Type::Bool.accepts(&ty) => {
+                        Some((Op::Not(Box::new(inner)), Type::Bool))
+                    }
+                    UnaryOp::Neg if Type::Float.accepts(&ty) => Some((
+                        Op::Neg(Box::new(inner)),
+                        if ty == Type::Int {
+                            Type::Int
+                        } else {
+                            Type::Float
+                        },
+                    )),
+                    UnaryOp::Not => {
+                        self.error_at(ctx, operand.span, format!("`not` needs a bool, found {ty}"))
+                            .help = Some("to test for a missing or empty value use `is_null(x)` or `not truthy(x)`".into());
+                        None
+                    }
+                    UnaryOp::Neg => {
+                        self.error_at(ctx, operand.span, format!("`-` needs a number, found {ty}"));
+                        None
+                    }
+                }
+            }
+            ExprKind::Binary(op, left, right) => {
+                let l = self.lower(left, scope, ctx);
+                let r = self.lower(right, scope, ctx);
+                let ((lop, lty), (rop, rty)) = (l?, r?);
+                let ty = self.binary_type(*op, &lty, &rty, expr, left, right, ctx)?;
+                Some((Op::Binary(*op, Box::new(lop), Box::new(rop)), ty))
+            }
+            ExprKind::Call {
+                name,
+                name_span,
+                args,
+                filter,
+            } => self.call(name, *name_span, args, filter.as_deref(), expr, scope, ctx),
+        }
+    }
+
+    /// `gold.answer_json.claim` (or, in a key, `answer_json.claim`) as a static path.
+    fn dataset_path(&mut self, expr: &Expr, scope: Scope) -> Option<Op> {
+        let mut segments = Vec::new();
+        let mut cursor = expr;
+        loop {
+            match &cursor.kind {
+                ExprKind::Member(base, name) => {
+                    segments.push(name.clone());
+                    cursor = base;
+                }
+                ExprKind::Index(base, index) => match &index.kind {
+                    ExprKind::String(name) => {
+                        segments.push(name.clone());
+                        cursor = base;
+                    }
+                    _ => return None,
+                },
+                ExprKind::Name(root) => {
+                    segments.reverse();
+                    return match scope {
+                        Scope::Record(dataset) => {
+                            segments.insert(0, root.clone());
+                            Some(Op::Path {
+                                dataset,
+                                path: segments,
+                            })
+                        }
+                        Scope::Item { .. } => {
+                            let dataset = self
+                                .spec
+                                .datasets
+                                .iter()
+                                .position(|d| &d.name.text == root)?;
+                            Some(Op::Path {
+                                dataset,
+                                path: segments,
+                            })
+                        }
+                        _ => None,
+                    };
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    fn name(
+        &mut self,
+        name: &str,
+        span: Span,
+        scope: Scope,
+        ctx: &mut ExprCtx<'_>,
+    ) -> Option<(Op, Type)> {
+        let spec = self.spec;
+        if let Scope::Record(dataset) = scope {
+            return Some((
+                Op::Path {
+                    dataset,
+                    path: vec![name.to_string()],
+                },
+                Type::Any,
+            ));
+        }
+        if let Some(param) = self.params.iter().find(|p| p.name == name) {
+            let ty = match param.ty {
+                ParamType::Number => Type::Float,
+                ParamType::Integer => Type::Int,
+                ParamType::String => Type::Str,
+                ParamType::Bool => Type::Bool,
+                ParamType::List => Type::list_of(Type::Any),
+            };
+            return Some((Op::Const(param.value.clone()), ty));
+        }
+        let mut candidates: Vec<&str> = self.params.iter().map(|p| p.name.as_str()).collect();
+        match scope {
+            Scope::Item { .. } => {
+                if let Some(dataset) = spec.datasets.iter().position(|d| d.name.text == name) {
+                    return Some((
+                        Op::Path {
+                            dataset,
+                            path: Vec::new(),
+                        },
+                        Type::Any,
+                    ));
+                }
+                if let Some(index) = self.derived_names.iter().position(|n| n == name) {
+                    // Inside a metric's aggregate this is not a dependency between metrics.
+                    if scope
+                        == (Scope::Item {
+                            in_aggregate: false,
+                        })
+                    {
+                        ctx.deps.push(index);
+                    }
+                    let ty = self.derived_type_hint(index);
+                    return Some((Op::Derived(index), ty));
+                }
+                candidates.extend(spec.datasets.iter().map(|d| d.name.text.as_str()));
+                candidates.extend(self.derived_names.iter().map(String::as_str));
+            }
+            Scope::Metric | Scope::Gate => {
+                if let Some(index) = spec.metrics.iter().position(|m| m.name.text == name) {
+                    if scope == Scope::Metric {
+                        ctx.deps.push(index);
+                    }
+                    let ty = self.metric_types.get(index).cloned().unwrap_or(Type::Float);
+                    return Some((Op::Metric(index), ty));
+                }
+                candidates.extend(spec.metrics.iter().map(|m| m.name.text.as_str()));
+            }
+            Scope::Params | Scope::Record(_) => {}
+        }
+        let is_item_name = spec.datasets.iter().any(|d| d.name.text == name)
+            || self.derived_names.iter().any(|n| n == name);
+        let is_metric = spec.metrics.iter().any(|m| m.name.text == name);
+        let help = match scope {
+            Scope::Metric | Scope::Gate if is_item_name && scope == Scope::Metric => {
+                format!("`{name}` is a per-item value; aggregate it, e.g. `count({name})` or `ratio({name})`")
+            }
+            Scope::Gate if is_item_name => format!("`{name}` is a per-item value; gates see metrics and params"),
+            Scope::Item { .. } if is_metric => format!("`{name}` is a metric; per-item expressions see datasets, fields, matchers and params"),
+            Scope::Params => "a severity may only use params".to_string(),
+            _ => match did_you_mean(name, candidates.iter().copied()) {
+                Some(suggestion) => format!("did you mean `{suggestion}`?"),
+                None if candidates.is_empty() => "nothing is defined here yet".to_string(),
+                None => format!("defined here: {}", candidates.join(", ")),
+            },
+        };
+        let what = match scope {
+            Scope::Item { .. } => "not a dataset, field, matcher or param",
+            Scope::Metric | Scope::Gate => "not a metric or param",
+            _ => "not a param",
+        };
+        self.error_at(ctx, span, format!("unknown name `{name}`"))
+            .label = Some(what.into());
+        self.errors.last_mut().expect("just pushed").help = Some(help);
+        None
+    }
+
+    /// The declared type of a derived value, when it can be known without ordering:
+    /// matchers have fixed types; fields are checked where they are used.
+    fn derived_type_hint(&self, index: usize) -> Type {
+        let fields = self.spec.fields.len();
+        if index >= fields {
+            if let Some(kind) = matchers::kind(&self.spec.matchers[index - fields].kind.text) {
+                return (kind.returns)();
+            }
+        }
+        Type::Any
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn binary_type(
+        &mut self,
+        op: BinaryOp,
+        l: &Type,
+        r: &Type,
+        expr: &Expr,
+        left: &Expr,
+        right: &Expr,
+        ctx: &mut ExprCtx<'_>,
+    ) -> Option<Type> {
+        let numeric = |t: &Type| Type::Float.accepts(t);
+        let ty = match op {
+            BinaryOp::And | BinaryOp::Or => {
+                for (t, side) in [(l, left), (r, right)] {
+                    if !Type::Bool.accepts(t) {
+                        self.error_at(
+                            ctx,
+                            side.span,
+                            format!("`{}` needs bools, found {t}", op.symbol()),
+                        );
+                        return None;
+                    }
+                }
+                Type::Bool
+            }
+            BinaryOp::Eq | BinaryOp::Ne => Type::Bool,
+            BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => {
+                let comparable =
+                    (numeric(l) && numeric(r)) || (Type::Str.accepts(l) && Type::Str.accepts(r));
+                if !comparable {
+                    self.error_at(
+                        ctx,
+                        expr.span,
+                        format!("cannot compare {l} with {r} using `{}`", op.symbol()),
+                    );
+                    return None;
+                }
+                Type::Bool
+            }
+            BinaryOp::In | BinaryOp::NotIn => {
+                let ok = match r {
+                    Type::Str => Type::Str.accepts(l),
+                    Type::List(_) | Type::Any | Type::Null => true,
+                    _ => false,
+                };
+                if !ok {
+                    self.error_at(
+                        ctx,
+                        right.span,
+                        format!(
+                            "`{}` needs a list (or a string) on the right, found {r}",
+                            op.symbol()
+                        ),
+                    );
+                    return None;
+                }
+                Type::Bool
+            }
+            BinaryOp::Coalesce => l.join(r),
+            BinaryOp::Add => match (l, r) {
+                (Type::Int, Type::Int) => Type::Int,
+                (Type::Str, Type::Str) => Type::Str,
+                (Type::List(a), Type::List(b)) => Type::list_of(a.join(b)),
+                (Type::Any | Type::Null, _) | (_, Type::Any | Type::Null) => Type::Any,
+                (a, b) if numeric(a) && numeric(b) => Type::Float,
+                _ => {
+                    self.error_at(ctx, expr.span, format!("cannot add {l} and {r}"));
+                    return None;
+                }
+            },
+            BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem => {
+                for (t, side) in [(l, left), (r, right)] {
+                    if !numeric(t) {
+                        self.error_at(
+                            ctx,
+                            side.span,
+                            format!("`{}` needs numbers, found {t}", op.symbol()),
+                        );
+                        return None;
+                    }
+                }
+                if op != BinaryOp::Div && *l == Type::Int && *r == Type::Int {
+                    Type::Int
+                } else {
+                    Type::Float
+                }
+            }
+        };
+        Some(ty)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn call(
+        &mut self,
+        name: &str,
+        name_span: Span,
+        args: &[Expr],
+        filter: Option<&Expr>,
+        expr: &Expr,
+        scope: Scope,
+        ctx: &mut ExprCtx<'_>,
+    ) -> Option<(Op, Type)> {
+        if AGGREGATES.contains(&name) {
+            return self.aggregate(name, name_span, args, filter, expr, scope, ctx);
+        }
+        if let Some(filter) = filter {
+            self.error_at(
+                ctx,
+                filter.span,
+                format!("`where` only filters aggregates, and `{name}` is not one"),
+            );
+            return None;
+        }
+        let lowered: Vec<Option<(Op, Type)>> =
+            args.iter().map(|a| self.lower(a, scope, ctx)).collect();
+        if name == builtins::IF {
+            if args.len() != 3 {
+                self.error_at(
+                    ctx,
+                    expr.span,
+                    format!(
+                        "`if` takes 3 arguments (condition, then, else), found {}",
+                        args.len()
+                    ),
+                );
+                return None;
+            }
+            let mut lowered: Vec<(Op, Type)> = lowered.into_iter().collect::<Option<_>>()?;
+            if !Type::Bool.accepts(&lowered[0].1) {
+                self.error_at(
+                    ctx,
+                    args[0].span,
+                    format!(
+                        "the condition of `if` must be a bool, found {}",
+                        lowered[0].1
+                    ),
+                );
+                return None;
+            }
+            let (otherwise, else_ty) = lowered.pop().expect("3 args");
+            let (then, then_ty) = lowered.pop().expect("3 args");
+            let (condition, _) = lowered.pop().expect("3 args");
+            return Some((
+                Op::If(Box::new(condition), Box::new(then), Box::new(otherwise)),
+                then_ty.join(&else_ty),
+            ));
+        }
+        let Some(builtin) = builtins::lookup(name) else {
+            let names = builtins::BUILTINS
+                .iter()
+                .map(|b| b.name)
+                .chain(AGGREGATES.iter().copied())
+                .chain([builtins::IF]);
+            let d = self.error_at(ctx, name_span, format!("unknown function `{name}`"));
+            d.help = Some(match did_you_mean(name, names) {
+                Some(s) => format!("did you mean `{s}`?"),
+                None => "see grammar/README.md for the built-in functions".into(),
+            });
+            return None;
+        };
+        let lowered: Vec<(Op, Type)> = lowered.into_iter().collect::<Option<_>>()?;
+        self.check_builtin_args(builtin, args, &lowered, expr, ctx)?;
+        let types: Vec<Type> = lowered.iter().map(|(_, t)| t.clone()).collect();
+        let ty = builtin.return_type(&types);
+        Some((
+            Op::Call(builtin, lowered.into_iter().map(|(op, _)| op).collect()),
+            ty,
+        ))
+    }
+
+    fn check_builtin_args(
+        &mut self,
+        builtin: &Builtin,
+        args: &[Expr],
+        lowered: &[(Op, Type)],
+        expr: &Expr,
+        ctx: &mut ExprCtx<'_>,
+    ) -> Option<()> {
+        let max = builtin.params.len();
+        let min = max - builtin.optional;
+        if args.len() < min || args.len() > max {
+            let expected = if min == max {
+                format!("{max}")
+            } else {
+                format!("{min} to {max}")
+            };
+            let d = self.error_at(
+                ctx,
+                expr.span,
+                format!(
+                    "`{}` takes {expected} argument{}, found {}",
+                    builtin.name,
+                    if max == 1 { "" } else { "s" },
+                    args.len()
+                ),
+            );
+            d.help = Some(format!("example: {}", builtin.example));
+            return None;
+        }
+        let mut ok = true;
+        for (i, ((_, ty), param)) in lowered.iter().zip(builtin.params).enumerate() {
+            if !param.accepts(ty) {
+                let d = self.error_at(
+                    ctx,
+                    args[i].span,
+                    format!(
+                        "argument {} of `{}` must be {}, found {ty}",
+                        i + 1,
+                        builtin.name,
+                        param.describe()
+                    ),
+                );
+                d.help = Some(format!("example: {}", builtin.example));
+                ok = false;
+            }
+        }
+        ok.then_some(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn aggregate(
+        &mut self,
+        name: &str,
+        name_span: Span,
+        args: &[Expr],
+        filter: Option<&Expr>,
+        expr: &Expr,
+        scope: Scope,
+        ctx: &mut ExprCtx<'_>,
+    ) -> Option<(Op, Type)> {
+        match scope {
+            Scope::Metric => {}
+            Scope::Item { in_aggregate: true } => {
+                self.error_at(
+                    ctx,
+                    name_span,
+                    format!("aggregate `{name}` cannot be nested inside another aggregate"),
+                );
+                return None;
+            }
+            _ => {
+                let d = self.error_at(
+                    ctx,
+                    name_span,
+                    format!("aggregate `{name}` is only allowed in metrics"),
+                );
+                d.help = Some(match scope {
+                    Scope::Gate => {
+                        "define a metric with the aggregate and gate on the metric".into()
+                    }
+                    _ => {
+                        "per-item fields see one item at a time; move the aggregate into `metrics:`"
+                            .into()
+                    }
+                });
+                return None;
+            }
+        }
+        let item = Scope::Item { in_aggregate: true };
+        let (function, arity) = match name {
+            "count" => (AggregateFn::Count, 0..=1),
+            "sum" => (AggregateFn::Sum, 1..=1),
+            "mean" => (AggregateFn::Mean, 1..=1),
+            "min" => (AggregateFn::Min, 1..=1),
+            "max" => (AggregateFn::Max, 1..=1),
+            "ratio" => (AggregateFn::Ratio, 1..=1),
+            "p50" => (AggregateFn::Percentile(50.0), 1..=1),
+            "p95" => (AggregateFn::Percentile(95.0), 1..=1),
+            "p99" => (AggregateFn::Percentile(99.0), 1..=1),
+            _ => (AggregateFn::Percentile(f64::NAN), 2..=2),
+        };
+        if !arity.contains(&args.len()) {
+            let example = match function {
+                AggregateFn::Count => "count(shipped) or count()",
+                AggregateFn::Ratio => "ratio(correct where shipped)",
+                AggregateFn::Percentile(q) if q.is_nan() => "percentile(trace.latency_ms, 90)",
+                _ => "mean(trace.latency_ms where shipped)",
+            };
+            let d = self.error_at(
+                ctx,
+                expr.span,
+                format!(
+                    "`{name}` takes {} argument{}, found {}",
+                    arity.end(),
+                    if *arity.end() == 1 { "" } else { "s" },
+                    args.len()
+                ),
+            );
+            d.help = Some(format!("example: {example}"));
+            return None;
+        }
+        let function = match function {
+            AggregateFn::Percentile(q) if q.is_nan() => match args[1].kind {
+                ExprKind::Number(q) if (0.0..=100.0).contains(&q) => AggregateFn::Percentile(q),
+                _ => {
+                    self.error_at(
+                        ctx,
+                        args[1].span,
+                        "the percentile must be a number from 0 to 100",
+                    );
+                    return None;
+                }
+            },
+            f => f,
+        };
+        let arg = match args.first() {
+            Some(arg) => Some(self.lower(arg, item, ctx)),
+            None => None,
+        };
+        let filter_op = match filter {
+            Some(f) => Some(self.lower(f, item, ctx)),
+            None => None,
+        };
+        let arg = match arg {
+            Some(a) => Some(a?),
+            None => None,
+        };
+        let filter_op = match filter_op {
+            Some(f) => Some(f?),
+            None => None,
+        };
+        if let (Some((_, ty)), Some(f)) = (&filter_op, filter) {
+            if !Type::Bool.accepts(ty) {
+                self.error_at(ctx, f.span, format!("`where` needs a bool, found {ty}"));
+                return None;
+            }
+        }
+        let wants_bool = matches!(function, AggregateFn::Count | AggregateFn::Ratio);
+        let ty = match (&arg, wants_bool) {
+            (Some((_, ty)), true) if !Type::Bool.accepts(ty) => {
+                let d = self.error_at(
+                    ctx,
+                    args[0].span,
+                    format!("`{name}` counts items where its argument is true, but it is {ty}"),
+                );
+                d.help = Some(format!("write a condition, e.g. `{name}(x > 0)`"));
+                return None;
+            }
+            (Some((_, ty)), false) if !Type::Float.accepts(ty) => {
+                self.error_at(
+                    ctx,
+                    args[0].span,
+                    format!("`{name}` needs a number, found {ty}"),
+                );
+                return None;
+            }
+            (Some((_, ty)), false) => ty.clone(),
+            _ => Type::Int,
+        };
+        let result_ty = match function {
+            AggregateFn::Count => Type::Int,
+            AggregateFn::Sum | AggregateFn::Min | AggregateFn::Max => {
+                if ty == Type::Int {
+                    Type::Int
+                } else {
+                    Type::Float
+                }
+            }
+            AggregateFn::Mean | AggregateFn::Ratio | AggregateFn::Percentile(_) => Type::Float,
+        };
+        self.aggregates.push(Aggregate {
+            function,
+            arg: arg.map(|(op, _)| op),
+            filter: filter_op.map(|(op, _)| op),
+            text: ctx.text.text[expr.span.start..expr.span.end].to_string(),
+            at: ctx
+                .text
+                .location(&self.source, expr.span.start, expr.span.end),
+        });
+        Some((Op::Aggregate(self.aggregates.len() - 1), result_ty))
+    }
+
+    /// A topological order of `deps` (declaration order among independent entries),
+    /// or `None` after reporting each cycle.
+    fn order_by_dependencies(
+        &mut self,
+        names: &[String],
+        deps: &[Vec<usize>],
+        what: &str,
+        locate: impl Fn(&Self, usize) -> Location,
+    ) -> Option<Vec<usize>> {
+        let n = names.len();
+        let mut state = vec![0u8; n]; // 0 new, 1 on the stack, 2 done
+        let mut order = Vec::with_capacity(n);
+        let mut reported = vec![false; n];
+        let mut ok = true;
+        fn visit(
+            i: usize,
+            deps: &[Vec<usize>],
+            state: &mut [u8],
+            order: &mut Vec<usize>,
+            stack: &mut Vec<usize>,
+            cycles: &mut Vec<Vec<usize>>,
+        ) {
+            state[i] = 1;
+            stack.push(i);
+            for &d in &deps[i] {
+                match state[d] {
+                    0 => visit(d, deps, state, order, stack, cycles),
+                    1 => {
+                        let start = stack.iter().position(|&s| s == d).expect("on the stack");
+                        cycles.push(stack[start..].to_vec());
+                    }
+                    _ => {}
+                }
+            }
+            stack.pop();
+            state[i] = 2;
+            order.push(i);
+        }
+        let mut cycles = Vec::new();
+        for i in 0..n {
+            if state[i] == 0 {
+                visit(
+                    i,
+                    deps,
+                    &mut state,
+                    &mut order,
+                    &mut Vec::new(),
+                    &mut cycles,
+                );
+            }
+        }
+        for cycle in cycles {
+            if cycle.iter().any(|&i| reported[i]) {
+                continue;
+            }
+            cycle.iter().for_each(|&i| reported[i] = true);
+            let mut path: Vec<&str> = cycle.iter().map(|&i| names[i].as_str()).collect();
+            path.push(&names[cycle[0]]);
+            let message = if cycle.len() == 1 {
+                format!("{what} `{}` depends on itself", names[cycle[0]])
+            } else {
+                format!(
+                    "{what}s depend on each other in a cycle: {}",
+                    path.join(" → ")
+                )
+            };
+            let location = locate(self, cycle[0]);
+            self.errors.push(
+                Diagnostic::error(message)
+                    .at(location)
+                    .help("break the cycle by computing one of them from the inputs directly"),
+            );
+            ok = false;
+        }
+        ok.then_some(order)
+    }
+}
+
+fn for_each_op(
+    derived: &mut [Derived],
+    aggregates: &mut [Aggregate],
+    metrics: &mut [MetricPlan],
+    gates: &mut [GatePlan],
+    f: &mut impl FnMut(&mut Op),
+) {
+    for d in derived {
+        d.op.walk_mut(f);
+    }
+    for a in aggregates {
+        if let Some(op) = &mut a.arg {
+            op.walk_mut(f);
+        }
+        if let Some(op) = &mut a.filter {
+            op.walk_mut(f);
+        }
+    }
+    for m in metrics {
+        m.op.walk_mut(f);
+    }
+    for g in gates {
+        g.op.walk_mut(f);
+        g.value.walk_mut(f);
+    }
+}
+
+/// `inverse(order)[old] = new`.
+fn inverse(order: &[usize]) -> Vec<usize> {
+    let mut inverse = vec![0; order.len()];
+    for (new, &old) in order.iter().enumerate() {
+        inverse[old] = new;
+    }
+    inverse
+}
+
+fn describe_option(value: &OptionValue) -> String {
+    match value {
+        OptionValue::Bool(b) => b.to_string(),
+        OptionValue::Count(n) => n.to_string(),
+        OptionValue::Text(t) => format!("{t:?}"),
+        OptionValue::Regex(r) => format!("/{}/", r.as_str()),
+    }
+}
+
+fn syntax_help(text: &str) -> String {
+    if text.contains("&&") || text.contains("||") {
+        "write `and` / `or` instead of `&&` / `||`".into()
+    } else if text.contains(" = ") {
+        "compare with `==`".into()
+    } else {
+        "see grammar/README.md for the expression syntax".into()
+    }
+}

@@ -1,0 +1,108 @@
+//! `evalspec check`: the plan in words — what is read, what is computed, in order.
+
+use std::fmt::{self, Write as _};
+
+use crate::plan::{AggregateFn, DerivedKind, Plan};
+use crate::report::format_typed;
+use crate::spec::ParamType;
+use crate::types::Type;
+
+impl fmt::Display for Plan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "spec {} {} ({}): OK",
+            self.spec_name, self.spec_version, self.spec_display
+        );
+        if !self.params.is_empty() {
+            let _ = writeln!(out, "\nparams");
+            for p in &self.params {
+                let ty = if p.ty == ParamType::Integer {
+                    Type::Int
+                } else {
+                    Type::Any
+                };
+                let origin = if p.overridden { " (from --param)" } else { "" };
+                let _ = writeln!(
+                    out,
+                    "  {} = {} ({}){origin}",
+                    p.name,
+                    format_typed(&p.value, &ty),
+                    p.ty.keyword()
+                );
+            }
+        }
+        let _ = writeln!(out, "\ndatasets, in reading order");
+        for (i, d) in self.datasets.iter().enumerate() {
+            let role = if i == self.items {
+                format!(
+                    "items, one per record, duplicates {}",
+                    d.duplicates.keyword()
+                )
+            } else {
+                format!(
+                    "looked up by key, {} join, duplicates {}",
+                    d.join.keyword(),
+                    d.duplicates.keyword()
+                )
+            };
+            let _ = writeln!(
+                out,
+                "  {}. {} ({} {}): {role}",
+                i + 1,
+                d.name,
+                d.format.keyword(),
+                d.display_path
+            );
+            let _ = writeln!(out, "     key: {}", d.key_text);
+            let _ = writeln!(out, "     reads: {}", d.projection.describe().join(", "));
+            for rule in &d.rules {
+                let opt = if rule.optional { "?" } else { "" };
+                let nonempty = if rule.nonempty { ", non-empty" } else { "" };
+                let _ = writeln!(
+                    out,
+                    "     checks: {}: {}{opt}{nonempty}",
+                    rule.field, rule.ty
+                );
+            }
+        }
+        if !self.derived.is_empty() {
+            let _ = writeln!(out, "\nper item, in order");
+            for (i, d) in self.derived.iter().enumerate() {
+                let kind = match d.kind {
+                    DerivedKind::Field => "field",
+                    DerivedKind::Matcher => "matcher",
+                };
+                let _ = writeln!(out, "  {}. {kind} {}: {} = {}", i + 1, d.name, d.ty, d.text);
+            }
+        }
+        if !self.aggregates.is_empty() {
+            let _ = writeln!(out, "\naggregates, folded item by item");
+            for (i, a) in self.aggregates.iter().enumerate() {
+                let empty = match a.function {
+                    AggregateFn::Count | AggregateFn::Sum => "",
+                    _ => " (no value when nothing is aggregated)",
+                };
+                let _ = writeln!(out, "  a{i}. {}{empty}", a.text);
+            }
+        }
+        if !self.metrics.is_empty() {
+            let _ = writeln!(out, "\nmetrics, in order");
+            for (i, m) in self.metrics.iter().enumerate() {
+                let empty = m
+                    .empty
+                    .map(|e| format!(" (empty: {})", format_typed(&e.into(), &Type::Float)))
+                    .unwrap_or_default();
+                let _ = writeln!(out, "  {}. {}: {} = {}{empty}", i + 1, m.name, m.ty, m.text);
+            }
+        }
+        if !self.gates.is_empty() {
+            let _ = writeln!(out, "\ngates");
+            for g in &self.gates {
+                let _ = writeln!(out, "  {} [{}]: {}", g.name, g.severity.keyword(), g.text);
+            }
+        }
+        f.write_str(&out)
+    }
+}

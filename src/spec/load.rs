@@ -1,0 +1,706 @@
+//! From YAML nodes to a [`Spec`]: every structural error of the file is collected
+//! (unknown keys, wrong types, bad names) before any expression is looked at.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::diagnostic::Diagnostic;
+use crate::source::SourceFile;
+use crate::spec::mapping::{join_path, locate, Mapping};
+use crate::spec::model::*;
+use crate::spec::yaml::{self, Node, NodeKind};
+use crate::syntax::is_identifier;
+use crate::value::Value;
+
+const TOP_KEYS: &[&str] = &[
+    "name",
+    "version",
+    "description",
+    "items",
+    "params",
+    "datasets",
+    "fields",
+    "matchers",
+    "metrics",
+    "gates",
+];
+const PARAM_KEYS: &[&str] = &["type", "default", "min", "max", "description"];
+const DATASET_KEYS: &[&str] = &["format", "path", "key", "duplicates", "join", "schema"];
+const RULE_KEYS: &[&str] = &["type", "optional", "nonempty"];
+const METRIC_KEYS: &[&str] = &["expr", "empty", "better", "description"];
+const GATE_KEYS: &[&str] = &["expr", "severity", "message"];
+
+/// Reads and structurally validates the spec at `path`.
+pub fn load(path: &Path) -> Result<Spec, Vec<Diagnostic>> {
+    let text = std::fs::read_to_string(path).map_err(|error| {
+        vec![
+            Diagnostic::error(format!("cannot read spec `{}`: {error}", path.display()))
+                .help("check the path; specs are YAML files such as specs/rag-precision.yaml"),
+        ]
+    })?;
+    let source = Arc::new(SourceFile::new(path, text));
+    let root = yaml::parse(&source).map_err(|d| vec![d])?;
+    Loader {
+        source,
+        errors: Vec::new(),
+    }
+    .spec(&root)
+}
+
+struct Loader {
+    source: Arc<SourceFile>,
+    errors: Vec<Diagnostic>,
+}
+
+impl Loader {
+    fn spec(mut self, root: &Node) -> Result<Spec, Vec<Diagnostic>> {
+        let Some(mut top) = Mapping::new(&self.source, root, "", "a spec", &mut self.errors) else {
+            return Err(self.errors);
+        };
+        let name = self.required_string(&mut top, "name", root);
+        let version = self.required_string(&mut top, "version", root);
+        if let (Some(version), Some(node)) = (&version, top.take("version")) {
+            if !is_semver(version) {
+                self.errors.push(
+                    Diagnostic::error(format!("version `{version}` is not a semantic version"))
+                        .at(locate(&self.source, node, "version"))
+                        .help("write MAJOR.MINOR.PATCH, e.g. `1.4.0`"),
+                );
+            }
+        }
+        let description = top
+            .take("description")
+            .and_then(|n| self.string(n, "description"));
+        let items = top.take("items").and_then(|n| self.name(n, "items"));
+        let params = self.section(&mut top, "params", Self::param);
+        let datasets = self.section(&mut top, "datasets", Self::dataset);
+        let fields = self.section(&mut top, "fields", |this, name, node, path| {
+            this.expr(node, &path).map(|expr| FieldDecl { name, expr })
+        });
+        let matchers = self.section(&mut top, "matchers", Self::matcher);
+        let metrics = self.section(&mut top, "metrics", Self::metric);
+        let gates = self.section(&mut top, "gates", Self::gate);
+        top.finish(&self.source, TOP_KEYS, &mut self.errors);
+
+        let items = match (items, datasets.first()) {
+            (Some(items), _) => Some(items),
+            (None, Some(first)) if datasets.len() == 1 => Some(first.name.clone()),
+            _ => {
+                self.errors.push(
+                    Diagnostic::error("the spec does not say which dataset holds the items")
+                        .at(locate(&self.source, root, ""))
+                        .help(
+                            "add `items: NAME`, naming the dataset with one record per scored item",
+                        ),
+                );
+                None
+            }
+        };
+        if datasets.is_empty() {
+            self.errors.push(
+                Diagnostic::error("the spec declares no datasets")
+                    .at(locate(&self.source, root, ""))
+                    .help("add a `datasets:` section, e.g. `gold: {format: jsonl, path: gold.jsonl, key: qid}`"),
+            );
+        }
+        match (name, version, items) {
+            (Some(name), Some(version), Some(items)) if self.errors.is_empty() => Ok(Spec {
+                source: self.source,
+                name,
+                version,
+                description,
+                items,
+                params,
+                datasets,
+                fields,
+                matchers,
+                metrics,
+                gates,
+            }),
+            _ => Err(self.errors),
+        }
+    }
+
+    /// Loads a mapping of user-named entries, each through `entry`.
+    fn section<T>(
+        &mut self,
+        top: &mut Mapping<'_>,
+        key: &str,
+        mut entry: impl FnMut(&mut Self, Name, &Node, String) -> Option<T>,
+    ) -> Vec<T> {
+        let Some(node) = top.take(key) else {
+            return Vec::new();
+        };
+        let Some(mut section) = Mapping::new(
+            &self.source,
+            node,
+            key,
+            &format!("`{key}`"),
+            &mut self.errors,
+        ) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (key_node, value) in section.take_rest() {
+            let path = join_path(key, &key_node.key_text());
+            if let Some(name) = self.name(key_node, key) {
+                if let Some(item) = entry(self, name, value, path) {
+                    out.push(item);
+                }
+            }
+        }
+        out
+    }
+
+    fn param(&mut self, name: Name, node: &Node, path: String) -> Option<ParamDecl> {
+        let mut map = Mapping::new(&self.source, node, &path, "a param", &mut self.errors)?;
+        let ty_node = map.take("type");
+        let default_node = map.take("default");
+        let min = map
+            .take("min")
+            .and_then(|n| self.number(n, &map.path_of("min")));
+        let max = map
+            .take("max")
+            .and_then(|n| self.number(n, &map.path_of("max")));
+        let description = map
+            .take("description")
+            .and_then(|n| self.string(n, &map.path_of("description")));
+        map.finish(&self.source, PARAM_KEYS, &mut self.errors);
+        let Some(ty_node) = ty_node else {
+            self.errors.push(
+                Diagnostic::error(format!("param `{}` has no `type`", name.text))
+                    .at(locate(&self.source, &name.node, &path))
+                    .help("add `type: number`, `integer`, `string`, `bool` or `list`"),
+            );
+            return None;
+        };
+        let ty = self.keyword(
+            ty_node,
+            &join_path(&path, "type"),
+            &[
+                ("number", ParamType::Number),
+                ("integer", ParamType::Integer),
+                ("string", ParamType::String),
+                ("bool", ParamType::Bool),
+                ("list", ParamType::List),
+            ],
+        )?;
+        let Some(default_node) = default_node else {
+            self.errors.push(
+                Diagnostic::error(format!("param `{}` has no `default`", name.text))
+                    .at(locate(&self.source, &name.node, &path))
+                    .help("every param needs a default; `--param NAME=VALUE` overrides it"),
+            );
+            return None;
+        };
+        let default = match param_value_from_node(ty, default_node) {
+            Ok(value) => value,
+            Err(message) => {
+                self.errors.push(
+                    Diagnostic::error(format!("default of param `{}`: {message}", name.text)).at(
+                        locate(&self.source, default_node, &join_path(&path, "default")),
+                    ),
+                );
+                return None;
+            }
+        };
+        if let Err(message) = check_param_range(&default, min, max) {
+            self.errors.push(
+                Diagnostic::error(format!("default of param `{}`: {message}", name.text)).at(
+                    locate(&self.source, default_node, &join_path(&path, "default")),
+                ),
+            );
+        }
+        Some(ParamDecl {
+            name,
+            ty,
+            default,
+            min,
+            max,
+            description,
+        })
+    }
+
+    fn dataset(&mut self, name: Name, node: &Node, path: String) -> Option<DatasetDecl> {
+        let mut map = Mapping::new(&self.source, node, &path, "a dataset", &mut self.errors)?;
+        let format = match map.take("format") {
+            Some(n) => self.keyword(
+                n,
+                &map.path_of("format"),
+                &[("jsonl", Format::Jsonl), ("json", Format::Json)],
+            ),
+            None => Some(Format::Jsonl),
+        };
+        let data_path = map
+            .take("path")
+            .and_then(|n| self.string(n, &map.path_of("path")));
+        let key = match map.take("key") {
+            Some(n) => self.expr(n, &map.path_of("key")),
+            None => {
+                self.errors.push(
+                    Diagnostic::error(format!("dataset `{}` has no `key`", name.text))
+                        .at(locate(&self.source, &name.node, &path))
+                        .help("add `key: qid` (an expression over the record's fields that identifies it)"),
+                );
+                None
+            }
+        };
+        let duplicates = match map.take("duplicates") {
+            Some(n) => self.keyword(
+                n,
+                &map.path_of("duplicates"),
+                &[
+                    ("error", Duplicates::Error),
+                    ("first", Duplicates::First),
+                    ("last", Duplicates::Last),
+                    ("keep", Duplicates::Keep),
+                ],
+            ),
+            None => Some(Duplicates::Error),
+        };
+        let join = match map.take("join") {
+            Some(n) => self.keyword(
+                n,
+                &map.path_of("join"),
+                &[("left", Join::Left), ("inner", Join::Inner)],
+            ),
+            None => Some(Join::Left),
+        };
+        let schema = match map.take("schema") {
+            Some(n) => self.schema(n, &map.path_of("schema")),
+            None => Vec::new(),
+        };
+        map.finish(&self.source, DATASET_KEYS, &mut self.errors);
+        Some(DatasetDecl {
+            name,
+            format: format?,
+            path: data_path,
+            key: key?,
+            duplicates: duplicates?,
+            join: join?,
+            schema,
+        })
+    }
+
+    fn schema(&mut self, node: &Node, path: &str) -> Vec<FieldRule> {
+        let Some(mut map) = Mapping::new(&self.source, node, path, "`schema`", &mut self.errors)
+        else {
+            return Vec::new();
+        };
+        let mut rules = Vec::new();
+        for (key, value) in map.take_rest() {
+            let field = key.key_text();
+            let rule_path = join_path(path, &field);
+            let field_path: Vec<String> = field.split('.').map(str::to_string).collect();
+            if field_path.iter().any(String::is_empty) {
+                self.errors.push(
+                    Diagnostic::error(format!("`{field}` is not a field path"))
+                        .at(locate(&self.source, key, path))
+                        .help("write a field name, or names joined by dots (`answer_json.claim`)"),
+                );
+                continue;
+            }
+            let (type_node, optional, nonempty) = match &value.kind {
+                NodeKind::Str(_) => (value, None, false),
+                NodeKind::Map(_) => {
+                    let Some(mut rule) =
+                        Mapping::new(&self.source, value, &rule_path, "a rule", &mut self.errors)
+                    else {
+                        continue;
+                    };
+                    let ty = rule.take("type");
+                    let optional = rule
+                        .take("optional")
+                        .and_then(|n| self.bool(n, &rule.path_of("optional")));
+                    let nonempty = rule
+                        .take("nonempty")
+                        .and_then(|n| self.bool(n, &rule.path_of("nonempty")))
+                        .unwrap_or(false);
+                    rule.finish(&self.source, RULE_KEYS, &mut self.errors);
+                    match ty {
+                        Some(ty) => (ty, optional, nonempty),
+                        None => {
+                            self.errors.push(
+                                Diagnostic::error(format!("the rule for `{field}` has no `type`"))
+                                    .at(locate(&self.source, value, &rule_path)),
+                            );
+                            continue;
+                        }
+                    }
+                }
+                _ => {
+                    self.errors.push(
+                        Diagnostic::error(format!("a schema rule must be a type or a mapping, found {}", value.type_name()))
+                            .at(locate(&self.source, value, &rule_path))
+                            .help("write `field: string`, `field: list<string>?` or `field: {type: string, nonempty: true}`"),
+                    );
+                    continue;
+                }
+            };
+            let Some(text) = self.string(type_node, &rule_path) else {
+                continue;
+            };
+            let (text, question) = match text.strip_suffix('?') {
+                Some(stripped) => (stripped.trim().to_string(), true),
+                None => (text.trim().to_string(), false),
+            };
+            match parse_data_type(&text) {
+                Some(ty) => rules.push(FieldRule {
+                    path: field_path,
+                    ty,
+                    optional: optional.unwrap_or(question),
+                    nonempty,
+                    node: key.clone(),
+                }),
+                None => self.errors.push(
+                    Diagnostic::error(format!("unknown data type `{text}`"))
+                        .at(locate(&self.source, type_node, &rule_path))
+                        .help("types: any, string, bool, number, integer, object, list, list<T>; add `?` for optional"),
+                ),
+            }
+        }
+        rules
+    }
+
+    fn matcher(&mut self, name: Name, node: &Node, path: String) -> Option<MatcherDecl> {
+        let mut map = Mapping::new(&self.source, node, &path, "a matcher", &mut self.errors)?;
+        let kind = match map.take("kind") {
+            Some(kind) => self.name(kind, &map.path_of("kind")),
+            None => {
+                self.errors.push(
+                    Diagnostic::error(format!("matcher `{}` has no `kind`", name.text))
+                        .at(locate(&self.source, &name.node, &path))
+                        .help(format!("kinds: {}", crate::matchers::KIND_NAMES.join(", "))),
+                );
+                None
+            }
+        };
+        let args = map
+            .take_rest()
+            .into_iter()
+            .map(|(key, value)| {
+                let key_path = join_path(&path, &key.key_text());
+                (
+                    Name {
+                        text: key.key_text(),
+                        node: key.clone(),
+                        key_path,
+                    },
+                    value.clone(),
+                )
+            })
+            .collect();
+        Some(MatcherDecl {
+            name,
+            kind: kind?,
+            args,
+            key_path: path,
+        })
+    }
+
+    fn metric(&mut self, name: Name, node: &Node, path: String) -> Option<MetricDecl> {
+        if !matches!(node.kind, NodeKind::Map(_)) {
+            let expr = self.expr(node, &path)?;
+            return Some(MetricDecl {
+                name,
+                expr,
+                empty: None,
+                better: None,
+                description: None,
+            });
+        }
+        let mut map = Mapping::new(&self.source, node, &path, "a metric", &mut self.errors)?;
+        let expr = self.required_expr(&mut map, "expr", &name, &path);
+        let empty = map
+            .take("empty")
+            .and_then(|n| Some((self.number(n, &map.path_of("empty"))?, n.clone())));
+        let better = map.take("better").and_then(|n| {
+            self.keyword(
+                n,
+                &map.path_of("better"),
+                &[("higher", Better::Higher), ("lower", Better::Lower)],
+            )
+        });
+        let description = map
+            .take("description")
+            .and_then(|n| self.string(n, &map.path_of("description")));
+        map.finish(&self.source, METRIC_KEYS, &mut self.errors);
+        Some(MetricDecl {
+            name,
+            expr: expr?,
+            empty,
+            better,
+            description,
+        })
+    }
+
+    fn gate(&mut self, name: Name, node: &Node, path: String) -> Option<GateDecl> {
+        if !matches!(node.kind, NodeKind::Map(_)) {
+            let expr = self.expr(node, &path)?;
+            return Some(GateDecl {
+                name,
+                expr,
+                severity: SeveritySpec::Fail,
+                message: None,
+            });
+        }
+        let mut map = Mapping::new(&self.source, node, &path, "a gate", &mut self.errors)?;
+        let expr = self.required_expr(&mut map, "expr", &name, &path);
+        let severity = match map.take("severity") {
+            None => Some(SeveritySpec::Fail),
+            Some(n) => match &n.kind {
+                NodeKind::Str(s) if s == "fail" => Some(SeveritySpec::Fail),
+                NodeKind::Str(s) if s == "warn" => Some(SeveritySpec::Warn),
+                _ => self
+                    .expr(n, &map.path_of("severity"))
+                    .map(SeveritySpec::Expr),
+            },
+        };
+        let message = map
+            .take("message")
+            .and_then(|n| self.string(n, &map.path_of("message")));
+        map.finish(&self.source, GATE_KEYS, &mut self.errors);
+        Some(GateDecl {
+            name,
+            expr: expr?,
+            severity: severity?,
+            message,
+        })
+    }
+
+    fn required_expr(
+        &mut self,
+        map: &mut Mapping<'_>,
+        key: &str,
+        owner: &Name,
+        path: &str,
+    ) -> Option<ExprText> {
+        match map.take(key) {
+            Some(node) => self.expr(node, &map.path_of(key)),
+            None => {
+                self.errors.push(
+                    Diagnostic::error(format!("`{}` has no `{key}`", owner.text))
+                        .at(locate(&self.source, &owner.node, path))
+                        .help(format!("add `{key}: …` with the expression")),
+                );
+                None
+            }
+        }
+    }
+
+    fn required_string(&mut self, map: &mut Mapping<'_>, key: &str, root: &Node) -> Option<String> {
+        match map.take(key) {
+            Some(node) => self.string(node, key),
+            None => {
+                self.errors.push(
+                    Diagnostic::error(format!("the spec has no `{key}`"))
+                        .at(locate(&self.source, root, ""))
+                        .help(format!("add a top-level `{key}:`")),
+                );
+                None
+            }
+        }
+    }
+
+    fn expr(&mut self, node: &Node, path: &str) -> Option<ExprText> {
+        match node.scalar_text(&self.source) {
+            Some(text) => Some(ExprText {
+                text: text.into_owned(),
+                node: node.clone(),
+                key_path: path.to_string(),
+            }),
+            None => {
+                self.errors.push(
+                    Diagnostic::error(format!("expected an expression, found {}", node.type_name()))
+                        .at(locate(&self.source, node, path))
+                        .help("write the expression as a string; quote it if it starts with `[` or contains `: `"),
+                );
+                None
+            }
+        }
+    }
+
+    fn name(&mut self, node: &Node, path: &str) -> Option<Name> {
+        let text = node.key_text();
+        if is_identifier(&text) {
+            return Some(Name {
+                text,
+                node: node.clone(),
+                key_path: path.to_string(),
+            });
+        }
+        self.errors.push(
+            Diagnostic::error(format!("`{text}` is not a valid name"))
+                .at(locate(&self.source, node, path))
+                .help("names start with a letter or `_` and contain letters, digits and `_`; keywords are reserved"),
+        );
+        None
+    }
+
+    fn string(&mut self, node: &Node, path: &str) -> Option<String> {
+        if let NodeKind::Str(s) = &node.kind {
+            return Some(s.clone());
+        }
+        self.errors.push(
+            Diagnostic::error(format!("expected a string, found {}", node.type_name())).at(locate(
+                &self.source,
+                node,
+                path,
+            )),
+        );
+        None
+    }
+
+    fn number(&mut self, node: &Node, path: &str) -> Option<f64> {
+        match node.kind {
+            NodeKind::Int(i) => Some(i as f64),
+            NodeKind::Float(f) => Some(f),
+            _ => {
+                self.errors.push(
+                    Diagnostic::error(format!("expected a number, found {}", node.type_name()))
+                        .at(locate(&self.source, node, path)),
+                );
+                None
+            }
+        }
+    }
+
+    fn bool(&mut self, node: &Node, path: &str) -> Option<bool> {
+        if let NodeKind::Bool(b) = node.kind {
+            return Some(b);
+        }
+        self.errors.push(
+            Diagnostic::error(format!(
+                "expected true or false, found {}",
+                node.type_name()
+            ))
+            .at(locate(&self.source, node, path)),
+        );
+        None
+    }
+
+    fn keyword<T: Copy>(&mut self, node: &Node, path: &str, choices: &[(&str, T)]) -> Option<T> {
+        let text = node.key_text();
+        if let Some((_, value)) = choices.iter().find(|(word, _)| *word == text) {
+            return Some(*value);
+        }
+        let words: Vec<&str> = choices.iter().map(|(word, _)| *word).collect();
+        let mut diagnostic = Diagnostic::error(format!(
+            "`{text}` is not one of: {}",
+            words.join(", ")
+        ))
+        .at(locate(&self.source, node, path));
+        if let Some(suggestion) = crate::suggest::did_you_mean(&text, words.iter().copied()) {
+            diagnostic = diagnostic.help(format!("did you mean `{suggestion}`?"));
+        }
+        self.errors.push(diagnostic);
+        None
+    }
+}
+
+/// `1.2.3`, optionally with `-pre.release` and `+build` parts.
+fn is_semver(version: &str) -> bool {
+    let core = version.split(['-', '+']).next().unwrap_or("");
+    let rest = &version[core.len()..];
+    let parts: Vec<&str> = core.split('.').collect();
+    let numeric = |p: &&str| {
+        !p.is_empty()
+            && p.bytes().all(|b| b.is_ascii_digit())
+            && (p.len() == 1 || !p.starts_with('0'))
+    };
+    let ident_ok = |s: &str| {
+        s.split('.')
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
+    };
+    let suffix_ok = match rest.split_once('+') {
+        Some((pre, build)) => {
+            (pre.is_empty() || ident_ok(pre.trim_start_matches('-'))) && ident_ok(build)
+        }
+        None => rest.is_empty() || (rest.starts_with('-') && ident_ok(&rest[1..])),
+    };
+    parts.len() == 3 && parts.iter().all(numeric) && suffix_ok
+}
+
+fn parse_data_type(text: &str) -> Option<DataType> {
+    Some(match text {
+        "any" => DataType::Any,
+        "string" => DataType::String,
+        "bool" => DataType::Bool,
+        "number" => DataType::Number,
+        "integer" => DataType::Integer,
+        "object" => DataType::Object,
+        "list" => DataType::List(None),
+        _ => {
+            let inner = text.strip_prefix("list<")?.strip_suffix('>')?;
+            DataType::List(Some(Box::new(parse_data_type(inner.trim())?)))
+        }
+    })
+}
+
+/// A param value written in YAML, checked against the declared type.
+fn param_value_from_node(ty: ParamType, node: &Node) -> Result<Value, String> {
+    let value = node_to_value(node)
+        .ok_or_else(|| format!("expected {}, found {}", ty.keyword(), node.type_name()))?;
+    crate::params::check_type(ty, value)
+}
+
+pub fn check_param_range(value: &Value, min: Option<f64>, max: Option<f64>) -> Result<(), String> {
+    if let Value::Number(n) = value {
+        if let Some(min) = min.filter(|min| n < min) {
+            return Err(format!("{n} is below the minimum {min}"));
+        }
+        if let Some(max) = max.filter(|max| n > max) {
+            return Err(format!("{n} is above the maximum {max}"));
+        }
+    }
+    Ok(())
+}
+
+fn node_to_value(node: &Node) -> Option<Value> {
+    Some(match &node.kind {
+        NodeKind::Null => Value::Null,
+        NodeKind::Bool(b) => Value::Bool(*b),
+        NodeKind::Int(i) => Value::Number(*i as f64),
+        NodeKind::Float(f) => Value::Number(*f),
+        NodeKind::Str(s) => Value::from(s.as_str()),
+        NodeKind::Seq(items) => Value::list(
+            items
+                .iter()
+                .map(node_to_value)
+                .collect::<Option<Vec<_>>>()?,
+        ),
+        NodeKind::Map(_) => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn semver_accepts_releases_and_prereleases_only() {
+        for ok in [
+            "1.0.0",
+            "0.1.12",
+            "2.0.0-rc.1",
+            "1.4.0+build.7",
+            "1.0.0-alpha+001",
+        ] {
+            assert!(is_semver(ok), "{ok}");
+        }
+        for bad in ["1.0", "v1.0.0", "01.0.0", "1.0.0-", "1.0.x", ""] {
+            assert!(!is_semver(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn data_types_parse_nested_lists() {
+        assert_eq!(
+            parse_data_type("list<list<string>>"),
+            Some(DataType::List(Some(Box::new(DataType::List(Some(
+                Box::new(DataType::String)
+            ))))))
+        );
+        assert_eq!(parse_data_type("lst"), None);
+    }
+}

@@ -1,0 +1,10 @@
+//! The spec: what the user declares in YAML, loaded and validated structurally.
+//! Expressions are kept as located text here; `plan` parses and type-checks them.
+
+mod load;
+mod mapping;
+mod model;
+pub mod yaml;
+
+pub use load::{check_param_range, load};
+pub use model::*;

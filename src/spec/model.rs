@@ -1,0 +1,241 @@
+//! The spec's declarations after structural validation, in declaration order.
+
+use std::sync::Arc;
+
+use crate::diagnostic::Location;
+use crate::source::SourceFile;
+use crate::spec::yaml::Node;
+use crate::value::Value;
+
+#[derive(Debug)]
+pub struct Spec {
+    pub source: Arc<SourceFile>,
+    pub name: String,
+    pub version: String,
+    pub description: Option<String>,
+    /// The dataset whose records are the items being scored.
+    pub items: Name,
+    pub params: Vec<ParamDecl>,
+    pub datasets: Vec<DatasetDecl>,
+    pub fields: Vec<FieldDecl>,
+    pub matchers: Vec<MatcherDecl>,
+    pub metrics: Vec<MetricDecl>,
+    pub gates: Vec<GateDecl>,
+}
+
+/// A user-chosen name and where it was written.
+#[derive(Debug, Clone)]
+pub struct Name {
+    pub text: String,
+    pub node: Node,
+    pub key_path: String,
+}
+
+/// An expression as written in the spec, able to locate any byte inside itself.
+#[derive(Debug, Clone)]
+pub struct ExprText {
+    pub text: String,
+    pub node: Node,
+    pub key_path: String,
+}
+
+impl ExprText {
+    /// The location of `text[start..end]` in the spec file.
+    pub fn location(&self, source: &Arc<SourceFile>, start: usize, end: usize) -> Location {
+        let from = self.node.source_offset(source, &self.text, start);
+        let to = self
+            .node
+            .source_offset(source, &self.text, end.max(start + 1) - 1)
+            + 1;
+        Location::in_source(source, from, to.saturating_sub(from).max(1))
+            .with_key_path(&self.key_path)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamType {
+    Number,
+    Integer,
+    String,
+    Bool,
+    List,
+}
+
+impl ParamType {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            ParamType::Number => "number",
+            ParamType::Integer => "integer",
+            ParamType::String => "string",
+            ParamType::Bool => "bool",
+            ParamType::List => "list",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ParamDecl {
+    pub name: Name,
+    pub ty: ParamType,
+    pub default: Value,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// One JSON object per line; blank lines skipped.
+    Jsonl,
+    /// One JSON array of objects.
+    Json,
+}
+
+impl Format {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Format::Jsonl => "jsonl",
+            Format::Json => "json",
+        }
+    }
+}
+
+/// What to do when two records of a dataset share a key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Duplicates {
+    /// Stop with an error naming both lines.
+    Error,
+    /// Keep the first record; later ones are dropped.
+    First,
+    /// Keep the last record, at the first one's position (like a Python dict).
+    Last,
+    /// Items only: every record is its own item.
+    Keep,
+}
+
+impl Duplicates {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Duplicates::Error => "error",
+            Duplicates::First => "first",
+            Duplicates::Last => "last",
+            Duplicates::Keep => "keep",
+        }
+    }
+}
+
+/// How a looked-up dataset joins the items.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Join {
+    /// An item without a record is still scored; the record reads as null.
+    Left,
+    /// An item without a record is skipped (and counted).
+    Inner,
+}
+
+impl Join {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Join::Left => "left",
+            Join::Inner => "inner",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct DatasetDecl {
+    pub name: Name,
+    pub format: Format,
+    /// Default path, relative to the spec file; `--dataset NAME=PATH` overrides it.
+    pub path: Option<String>,
+    pub key: ExprText,
+    pub duplicates: Duplicates,
+    pub join: Join,
+    pub schema: Vec<FieldRule>,
+}
+
+/// A data contract rule: the record field at `path` must have type `ty`.
+#[derive(Debug, Clone)]
+pub struct FieldRule {
+    pub path: Vec<String>,
+    pub ty: DataType,
+    /// Null or missing is accepted.
+    pub optional: bool,
+    /// Strings and lists must not be empty.
+    pub nonempty: bool,
+    pub node: Node,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DataType {
+    Any,
+    String,
+    Bool,
+    Number,
+    Integer,
+    Object,
+    List(Option<Box<DataType>>),
+}
+
+impl std::fmt::Display for DataType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DataType::Any => f.write_str("any"),
+            DataType::String => f.write_str("string"),
+            DataType::Bool => f.write_str("bool"),
+            DataType::Number => f.write_str("number"),
+            DataType::Integer => f.write_str("integer"),
+            DataType::Object => f.write_str("object"),
+            DataType::List(None) => f.write_str("list"),
+            DataType::List(Some(element)) => write!(f, "list<{element}>"),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct FieldDecl {
+    pub name: Name,
+    pub expr: ExprText,
+}
+
+/// A matcher as declared; its kind's table in `matchers` gives meaning to `args`.
+#[derive(Debug, Clone)]
+pub struct MatcherDecl {
+    pub name: Name,
+    pub kind: Name,
+    /// Every key but `kind`, in order: inputs (expressions) and options (constants).
+    pub args: Vec<(Name, Node)>,
+    pub key_path: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Better {
+    Higher,
+    Lower,
+}
+
+#[derive(Debug, Clone)]
+pub struct MetricDecl {
+    pub name: Name,
+    pub expr: ExprText,
+    /// Reported when the metric has no value (an empty denominator).
+    pub empty: Option<(f64, Node)>,
+    pub better: Option<Better>,
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub enum SeveritySpec {
+    Fail,
+    Warn,
+    /// Decided by the params: an expression giving `"fail"` or `"warn"`.
+    Expr(ExprText),
+}
+
+#[derive(Debug, Clone)]
+pub struct GateDecl {
+    pub name: Name,
+    pub expr: ExprText,
+    pub severity: SeveritySpec,
+    pub message: Option<String>,
+}

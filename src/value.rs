@@ -1,0 +1,288 @@
+//! Runtime values: what a record field, a param or an expression evaluates to.
+//!
+//! Equality, truthiness and whitespace follow Python's rules, because the scorers
+//! that evalspec replaces are Python scripts and must be reproduced exactly:
+//! `1 == 1.0 == true`, `"" / [] / {} / 0 / null` are falsy, and `str.strip()`
+//! also strips the ASCII separators U+001C..U+001F.
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+#[derive(Debug, Clone, Default)]
+pub enum Value {
+    /// JSON null, or a field that is missing.
+    #[default]
+    Null,
+    Bool(bool),
+    Number(f64),
+    String(Arc<str>),
+    List(Arc<[Value]>),
+    /// An object, its fields in input order (a repeated key keeps its last value).
+    Object(Arc<[(Arc<str>, Value)]>),
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Self {
+        Value::String(Arc::from(s))
+    }
+}
+
+impl From<bool> for Value {
+    fn from(b: bool) -> Self {
+        Value::Bool(b)
+    }
+}
+
+impl From<f64> for Value {
+    fn from(n: f64) -> Self {
+        Value::Number(n)
+    }
+}
+
+impl Value {
+    pub fn list(items: Vec<Value>) -> Self {
+        Value::List(Arc::from(items))
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "bool",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::List(_) => "list",
+            Value::Object(_) => "object",
+        }
+    }
+
+    /// Python truthiness.
+    pub fn truthy(&self) -> bool {
+        match self {
+            Value::Null => false,
+            Value::Bool(b) => *b,
+            Value::Number(n) => *n != 0.0,
+            Value::String(s) => !s.is_empty(),
+            Value::List(items) => !items.is_empty(),
+            Value::Object(fields) => !fields.is_empty(),
+        }
+    }
+
+    /// The field `name` of an object; null for null (absent stays absent).
+    pub fn field(&self, name: &str) -> Result<Value, String> {
+        match self {
+            Value::Null => Ok(Value::Null),
+            Value::Object(fields) => Ok(fields
+                .iter()
+                .rev()
+                .find(|(k, _)| &**k == name)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default()),
+            other => Err(format!(
+                "cannot read field `{name}` of a {}",
+                other.type_name()
+            )),
+        }
+    }
+
+    /// A short, single-line rendering for messages.
+    pub fn preview(&self) -> String {
+        let mut text = self.to_string();
+        if text.chars().count() > 60 {
+            text = text.chars().take(57).collect::<String>() + "...";
+        }
+        text
+    }
+}
+
+/// Python's `==` for JSON values: numbers and booleans compare by numeric value.
+impl PartialEq for Value {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Value::Null, Value::Null) => true,
+            (Value::String(a), Value::String(b)) => a == b,
+            (Value::List(a), Value::List(b)) => a == b,
+            (Value::Object(a), Value::Object(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .all(|(k, v)| b.iter().any(|(k2, v2)| k == k2 && v == v2))
+            }
+            (a, b) => match (a.as_number_like(), b.as_number_like()) {
+                (Some(x), Some(y)) => x == y,
+                _ => false,
+            },
+        }
+    }
+}
+
+impl Value {
+    fn as_number_like(&self) -> Option<f64> {
+        match self {
+            Value::Number(n) => Some(*n),
+            Value::Bool(b) => Some(f64::from(u8::from(*b))),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    /// JSON text, numbers in their shortest round-trip form.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Null => f.write_str("null"),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Number(n) => f.write_str(&format_number(*n)),
+            Value::String(s) => write!(f, "{}", serde_json::Value::from(&**s)),
+            Value::List(items) => {
+                f.write_str("[")?;
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{item}")?;
+                }
+                f.write_str("]")
+            }
+            Value::Object(fields) => {
+                f.write_str("{")?;
+                for (i, (k, v)) in fields.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{}: {v}", serde_json::Value::from(&**k))?;
+                }
+                f.write_str("}")
+            }
+        }
+    }
+}
+
+/// Numbers print as integers when they are whole and exactly representable,
+/// otherwise in the shortest form that reads back to the same float.
+pub fn format_number(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15 {
+        format!("{}", n as i64)
+    } else if n.is_finite() {
+        serde_json::Number::from_f64(n).map_or_else(|| n.to_string(), |x| x.to_string())
+    } else {
+        "null".into()
+    }
+}
+
+/// A join key: a hashable scalar with Python's dict-key equality
+/// (`1`, `1.0` and `true` are the same key; `"1"` is not).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Key {
+    Str(Arc<str>),
+    /// The bits of a number, normalised so that `-0.0` equals `0.0`.
+    Num(u64),
+}
+
+impl Key {
+    /// The key of a value; `None` for null (the record has no key) or for lists and
+    /// objects, which cannot be keys.
+    pub fn of(value: &Value) -> Result<Option<Key>, String> {
+        Ok(match value {
+            Value::Null => None,
+            Value::String(s) => Some(Key::Str(s.clone())),
+            Value::Number(n) => Some(Key::Num(if *n == 0.0 { 0 } else { n.to_bits() })),
+            Value::Bool(b) => Some(Key::Num(if *b { 1f64.to_bits() } else { 0 })),
+            other => return Err(format!("a {} cannot be a key", other.type_name())),
+        })
+    }
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Key::Str(s) => f.write_str(s),
+            Key::Num(bits) => f.write_str(&format_number(f64::from_bits(*bits))),
+        }
+    }
+}
+
+/// A value usable in a hash set with Python's equality, for set operations on lists.
+#[derive(Debug, Clone)]
+pub struct SetItem<'a>(pub &'a Value);
+
+impl PartialEq for SetItem<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl Eq for SetItem<'_> {}
+
+impl Hash for SetItem<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        match self.0 {
+            Value::String(s) => s.hash(state),
+            Value::Number(_) | Value::Bool(_) => {
+                if let Ok(Some(Key::Num(bits))) = Key::of(self.0) {
+                    bits.hash(state);
+                }
+            }
+            // Lists and objects hash by length only; equality decides.
+            Value::List(items) => items.len().hash(state),
+            Value::Object(fields) => fields.len().hash(state),
+            Value::Null => 0u8.hash(state),
+        }
+    }
+}
+
+/// Python's `str.isspace()` for one character.
+pub fn is_python_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// Python's `str.strip()`.
+pub fn python_strip(s: &str) -> &str {
+    s.trim_matches(is_python_space)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equality_follows_python() {
+        assert_eq!(Value::Number(1.0), Value::Bool(true));
+        assert_ne!(Value::from("1"), Value::Number(1.0));
+        assert_eq!(
+            Key::of(&Value::Number(-0.0)).unwrap(),
+            Key::of(&Value::Bool(false)).unwrap()
+        );
+        assert!(Key::of(&Value::list(vec![])).is_err());
+    }
+
+    #[test]
+    fn truthiness_follows_python() {
+        for falsy in [
+            Value::Null,
+            Value::from(""),
+            Value::Number(0.0),
+            Value::list(vec![]),
+            Value::Bool(false),
+        ] {
+            assert!(!falsy.truthy(), "{falsy}");
+        }
+        assert!(Value::from(" ").truthy());
+    }
+
+    #[test]
+    fn strip_matches_python_whitespace() {
+        assert_eq!(python_strip("\u{1f}\u{a0} x \u{3000}\n"), "x");
+        assert_eq!(python_strip("\u{feff}x"), "\u{feff}x");
+    }
+
+    #[test]
+    fn numbers_print_shortest() {
+        assert_eq!(format_number(2.0), "2");
+        assert_eq!(format_number(2.0 / 3.0), "0.6666666666666666");
+        assert_eq!(format_number(f64::NAN), "null");
+    }
+}
