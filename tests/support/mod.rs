@@ -1,0 +1,96 @@
+//! Shared helpers for the integration tests: running the CLI, temporary workspaces,
+//! a deterministic random generator, and reading the seed documents.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub struct Output {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs the `evalspec` binary with `args` in `dir`.
+pub fn evalspec(dir: &Path, args: &[&str]) -> Output {
+    let output = Command::new(env!("CARGO_BIN_EXE_evalspec"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the evalspec binary runs");
+    Output {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The seed documents, beside the repository as `../shared/seeds` (CI provides them).
+pub fn seed(prefix: &str) -> String {
+    let dir = repo_root().join("../shared/seeds");
+    let entry = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("seed documents expected in {}: {e}", dir.display()))
+        .filter_map(Result::ok)
+        .find(|e| e.file_name().to_string_lossy().starts_with(prefix))
+        .unwrap_or_else(|| panic!("no seed {prefix}_* in {}", dir.display()));
+    std::fs::read_to_string(entry.path()).expect("seed is readable")
+}
+
+/// The first fenced code block of `language` after `heading` in a seed document.
+pub fn code_block(document: &str, heading: &str, language: &str) -> String {
+    let start = document
+        .find(heading)
+        .unwrap_or_else(|| panic!("heading {heading:?} not in the seed"));
+    let fence = format!("```{language}\n");
+    let body_start = document[start..]
+        .find(&fence)
+        .expect("code block after heading")
+        + start
+        + fence.len();
+    let body_end = document[body_start..].find("\n```").expect("closing fence") + body_start;
+    // The mirrored seed pages interleave `|` and `||` lines (a rendering artefact);
+    // they are never code.
+    document[body_start..body_end]
+        .lines()
+        .filter(|line| !matches!(line.trim_end(), "|" | "||"))
+        .map(|line| format!("{line}\n"))
+        .collect()
+}
+
+/// xorshift64*: small, deterministic, good enough to generate test cases.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).unwrap();
+    }
+    std::fs::write(&path, text).unwrap();
+    path
+}
