@@ -89,7 +89,8 @@ impl fmt::Display for Location {
 pub struct Diagnostic {
     pub level: Level,
     pub message: String,
-    pub location: Option<Location>,
+    /// Boxed: diagnostics travel in `Result`s, which should stay small.
+    pub location: Option<Box<Location>>,
     /// Text printed under the caret.
     pub label: Option<String>,
     pub help: Option<String>,
@@ -114,7 +115,7 @@ impl Diagnostic {
     }
 
     pub fn at(mut self, location: Location) -> Self {
-        self.location = Some(location);
+        self.location = Some(Box::new(location));
         self
     }
 

@@ -328,7 +328,10 @@ impl ItemState<'_> {
         }
     }
 
-    fn evaluate_item(&mut self, records: &[Option<&Record>]) -> Result<(), (Location, String)> {
+    fn evaluate_item(
+        &mut self,
+        records: &[Option<&Record>],
+    ) -> Result<(), Box<(Location, String)>> {
         let plan = self.plan;
         for (i, derived) in plan.derived.iter().enumerate() {
             let frame = Frame {
@@ -336,8 +339,9 @@ impl ItemState<'_> {
                 derived: &self.derived,
                 ..Frame::default()
             };
-            let value = evaluate(&derived.op, &frame)
-                .map_err(|e| (derived.at.clone(), format!("in `{}`: {e}", derived.name)))?;
+            let value = evaluate(&derived.op, &frame).map_err(|e| {
+                Box::new((derived.at.clone(), format!("in `{}`: {e}", derived.name)))
+            })?;
             self.derived[i] = value;
         }
         let frame = Frame {
@@ -347,10 +351,10 @@ impl ItemState<'_> {
         };
         for (aggregate, accumulator) in plan.aggregates.iter().zip(&mut self.accumulators) {
             let fail = |e: String| {
-                (
+                Box::new((
                     aggregate.at.clone(),
                     format!("in `{}`: {e}", aggregate.text),
-                )
+                ))
             };
             if let Some(filter) = &aggregate.filter {
                 match evaluate(filter, &frame).map_err(fail)? {

@@ -1432,14 +1432,8 @@ impl<'s> Compiler<'s> {
             },
             f => f,
         };
-        let arg = match args.first() {
-            Some(arg) => Some(self.lower(arg, item, ctx)),
-            None => None,
-        };
-        let filter_op = match filter {
-            Some(f) => Some(self.lower(f, item, ctx)),
-            None => None,
-        };
+        let arg = args.first().map(|arg| self.lower(arg, item, ctx));
+        let filter_op = filter.map(|f| self.lower(f, item, ctx));
         let arg = match arg {
             Some(a) => Some(a?),
             None => None,

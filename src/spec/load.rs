@@ -85,6 +85,7 @@ impl Loader {
         let items = match (items, datasets.first()) {
             (Some(items), _) => Some(items),
             (None, Some(first)) if datasets.len() == 1 => Some(first.name.clone()),
+            (None, None) => None, // reported below as "no datasets"
             _ => {
                 self.errors.push(
                     Diagnostic::error("the spec does not say which dataset holds the items")

@@ -177,7 +177,9 @@ pub fn parse(source: &Arc<SourceFile>) -> Result<Node, Diagnostic> {
             .at(Location::in_data(&source.display, 1, Some(1)))
             .help("start from `evalspec init` or a preset in specs/"));
     }
-    serde_saphyr::from_str::<Node>(&source.text).map_err(|error| {
+    // YAML 1.2 booleans only: a key or value `n`, `no`, `off` stays a string.
+    let options = serde_saphyr::options! { strict_booleans: true };
+    serde_saphyr::from_str_with_options::<Node>(&source.text, options).map_err(|error| {
         let message = yaml_message(&error.to_string());
         let mut diagnostic = Diagnostic::error(format!("invalid YAML: {message}"));
         if let Some(location) = error.location() {
@@ -236,6 +238,17 @@ mod tests {
         };
         let at = text.find('x').unwrap();
         assert_eq!(&s.text[value.source_offset(&s, text, at)..][..1], "x");
+    }
+
+    #[test]
+    fn only_true_and_false_are_booleans() {
+        let root = parse(&src("n: no\ny: true\n")).unwrap();
+        let NodeKind::Map(entries) = &root.kind else {
+            panic!()
+        };
+        assert_eq!(entries[0].0.key_text(), "n");
+        assert!(matches!(&entries[0].1.kind, NodeKind::Str(s) if s == "no"));
+        assert!(matches!(entries[1].1.kind, NodeKind::Bool(true)));
     }
 
     #[test]

@@ -1,0 +1,29 @@
+//! Snapshot tests of the rendered diagnostics for broken specs. Each fixture in
+//! tests/fixtures/broken is named for what it breaks; `evalspec check` must exit 2
+//! and say what is wrong, where, and how to fix it.
+
+mod support;
+
+use support::{evalspec, repo_root};
+
+#[test]
+fn broken_specs_are_reported_with_locations() {
+    insta::glob!("fixtures/broken/err_*.yaml", |path| {
+        let root = repo_root();
+        let relative = path.strip_prefix(&root).unwrap();
+        let out = evalspec(&root, &["check", relative.to_str().unwrap()]);
+        assert_eq!(
+            out.code,
+            2,
+            "{}: expected exit 2\n{}",
+            relative.display(),
+            out.stderr
+        );
+        assert!(
+            out.stdout.is_empty(),
+            "{}: nothing on stdout",
+            relative.display()
+        );
+        insta::assert_snapshot!(out.stderr);
+    });
+}

@@ -1,0 +1,35 @@
+//! Every shipped spec compiles and runs on its shipped sample data.
+
+mod support;
+
+use support::{evalspec, repo_root};
+
+#[test]
+fn every_shipped_spec_checks_and_runs() {
+    let root = repo_root();
+    let mut specs: Vec<_> = std::fs::read_dir(root.join("specs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    specs.sort();
+    assert!(!specs.is_empty());
+    let out_dir = tempfile::tempdir().unwrap();
+    for spec in specs {
+        let spec = spec.to_str().unwrap();
+        let check = evalspec(&root, &["check", spec]);
+        assert_eq!(check.code, 0, "{spec}: {}", check.stderr);
+        let out = out_dir.path().to_str().unwrap();
+        let run = evalspec(&root, &["run", spec, "--out", out]);
+        assert_eq!(
+            run.code, 0,
+            "{spec} should pass on its sample data: {}{}",
+            run.stdout, run.stderr
+        );
+        assert!(
+            run.stdout.contains("result: PASS"),
+            "{spec}: {}",
+            run.stdout
+        );
+    }
+}
