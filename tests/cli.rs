@@ -178,7 +178,7 @@ fn bad_data_exits_2_with_file_line_and_column_and_writes_nothing() {
             "not JSON",
             GOLD.replacen("{\"qid\":\"A0002\"", "{\"qid\":\"A0002\",,", 1),
             "gold.jsonl:2:16",
-            "invalid record: key must be a string",
+            "invalid JSON: key must be a string",
         ),
         (
             "wrong type",

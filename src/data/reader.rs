@@ -42,14 +42,19 @@ pub fn read_dataset(
     let mut parse = |text: &str, line: usize, column_offset: usize| -> Result<(), Diagnostic> {
         let mut slots = vec![Value::Null; dataset.projection.slot_count].into_boxed_slice();
         project::parse_into(text, &dataset.projection, &mut slots).map_err(|error| {
-            let column = column_offset + char_column(text, error.line(), error.column());
+            let offset = if error.line() == 1 { column_offset } else { 0 };
+            let column = offset + char_column(text, error.line(), error.column());
             let message = error.to_string();
             let message = message
                 .split(" at line ")
                 .next()
                 .unwrap_or(&message)
                 .to_string();
-            Diagnostic::error(format!("{}: invalid record: {message}", dataset.name))
+            let what = match error.classify() {
+                serde_json::error::Category::Syntax | serde_json::error::Category::Eof => "invalid JSON",
+                _ => "invalid record",
+            };
+            Diagnostic::error(format!("{}: {what}: {message}", dataset.name))
                 .at(Location::in_data(
                     &dataset.display_path,
                     line + error.line() - 1,
