@@ -6,6 +6,8 @@
 //! [`data`] (records read and validated), [`eval`] (items, aggregates, metrics,
 //! gates), [`report`] (report.json and the summary).
 
+#![forbid(unsafe_code)]
+
 pub mod builtins;
 pub mod cli;
 pub mod data;

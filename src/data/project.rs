@@ -279,6 +279,15 @@ mod tests {
     }
 
     #[test]
+    fn floats_parse_correctly_rounded() {
+        // Python parses this to 0.10498614958448753; a fast parser can be 1 ULP off.
+        let p = projection(&["x"]);
+        let mut slots = vec![Value::Null; p.slot_count];
+        parse_into(r#"{"x":0.10498614958448753}"#, &p, &mut slots).unwrap();
+        assert_eq!(slots[0], Value::Number(758.0 / 7220.0));
+    }
+
+    #[test]
     fn a_non_object_where_fields_are_read_is_an_error() {
         let p = projection(&["answer_json.claim"]);
         let mut slots = vec![Value::Null; p.slot_count];

@@ -1,0 +1,2 @@
+pub mod baseline;
+pub mod generate;
