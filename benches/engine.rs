@@ -26,10 +26,16 @@ struct Measured {
     stdout: String,
 }
 
-/// Runs a command to completion and returns its wall time and peak RSS.
+/// Runs a command to completion and returns its wall time and peak RSS. The child is
+/// reaped with `wait4`, which also reports its resource usage.
+#[allow(clippy::zombie_processes)]
 fn measure(command: &mut Command) -> Measured {
     let start = Instant::now();
-    let child = command.stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("spawn");
+    let child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
     let pid = child.id() as libc::pid_t;
     let mut stdout = child.stdout.expect("piped stdout");
     let reader = std::thread::spawn(move || {
@@ -44,7 +50,11 @@ fn measure(command: &mut Command) -> Measured {
     assert_eq!(waited, pid, "wait4 failed");
     let seconds = start.elapsed().as_secs_f64();
     let stdout = reader.join().unwrap_or_default();
-    Measured { seconds, max_rss_mb: usage.ru_maxrss as f64 / 1024.0, stdout }
+    Measured {
+        seconds,
+        max_rss_mb: usage.ru_maxrss as f64 / 1024.0,
+        stdout,
+    }
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -57,7 +67,9 @@ fn repo() -> PathBuf {
 }
 
 fn data_dir(items: u64) -> PathBuf {
-    let dir = repo().join("target/bench-data").join(format!("seed000-{items}"));
+    let dir = repo()
+        .join("target/bench-data")
+        .join(format!("seed000-{items}"));
     if !dir.join("trace.jsonl").exists() {
         eprintln!("generating {items} items into {} …", dir.display());
         generate::generate(&dir, items, SEED).expect("generate data");
@@ -67,7 +79,10 @@ fn data_dir(items: u64) -> PathBuf {
 
 fn python_scorer(work: &Path) -> Option<PathBuf> {
     let seeds = repo().join("../shared/seeds");
-    let seed = std::fs::read_dir(&seeds).ok()?.filter_map(Result::ok).find(|e| e.file_name().to_string_lossy().starts_with("000"))?;
+    let seed = std::fs::read_dir(&seeds)
+        .ok()?
+        .filter_map(Result::ok)
+        .find(|e| e.file_name().to_string_lossy().starts_with("000"))?;
     let text = std::fs::read_to_string(seed.path()).ok()?;
     let start = text.find("```python\n")? + "```python\n".len();
     let end = text[start..].find("\n```")? + start;
@@ -77,17 +92,30 @@ fn python_scorer(work: &Path) -> Option<PathBuf> {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
     if let [flag, gold, trace] = args.as_slice() {
         if flag == "--baseline-child" {
             let m = baseline::score(gold, trace, 5);
-            println!("{} {} {} {} {} {} {}", m.answered, m.refused, m.precision, m.chr, m.under_refusal, m.over_refusal, m.recall_at_k);
+            println!(
+                "{} {} {} {} {} {} {}",
+                m.answered,
+                m.refused,
+                m.precision,
+                m.chr,
+                m.under_refusal,
+                m.over_refusal,
+                m.recall_at_k
+            );
             return;
         }
     }
     if let [flag, items, dir] = args.as_slice() {
         if flag == "--generate" {
-            generate::generate(Path::new(dir), items.parse().expect("item count"), SEED).expect("generate");
+            generate::generate(Path::new(dir), items.parse().expect("item count"), SEED)
+                .expect("generate");
             return;
         }
     }
@@ -97,7 +125,14 @@ fn main() {
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
-            "--items" => sizes = it.next().expect("--items N,N").split(',').map(|n| n.parse().expect("number")).collect(),
+            "--items" => {
+                sizes = it
+                    .next()
+                    .expect("--items N,N")
+                    .split(',')
+                    .map(|n| n.parse().expect("number"))
+                    .collect()
+            }
             "--runs" => runs = it.next().expect("--runs N").parse().expect("number"),
             "--python" => python = true,
             other => panic!("unknown argument {other}"),
@@ -105,13 +140,19 @@ fn main() {
     }
     let work = tempfile::tempdir().unwrap();
     let spec = repo().join("specs/rag-precision.yaml");
-    let scorer = if python { python_scorer(work.path()) } else { None };
+    let scorer = if python {
+        python_scorer(work.path())
+    } else {
+        None
+    };
     println!("| items | MB | engine s | engine RSS MB | engine MB/s | items/s | baseline s | baseline RSS MB | engine/baseline | python s | python RSS MB | python/engine |");
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for items in sizes {
         let dir = data_dir(items);
         let (gold, trace) = (dir.join("gold.jsonl"), dir.join("trace.jsonl"));
-        let mb = (std::fs::metadata(&gold).unwrap().len() + std::fs::metadata(&trace).unwrap().len()) as f64 / 1e6;
+        let mb = (std::fs::metadata(&gold).unwrap().len()
+            + std::fs::metadata(&trace).unwrap().len()) as f64
+            / 1e6;
         let out = work.path().join("out");
         let engine: Vec<Measured> = (0..runs)
             .map(|_| {
@@ -129,17 +170,38 @@ fn main() {
                 )
             })
             .collect();
-        let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap())
+                .unwrap();
         let base: Vec<Measured> = (0..runs)
-            .map(|_| measure(Command::new(std::env::current_exe().unwrap()).arg("--baseline-child").arg(&gold).arg(&trace)))
+            .map(|_| {
+                measure(
+                    Command::new(std::env::current_exe().unwrap())
+                        .arg("--baseline-child")
+                        .arg(&gold)
+                        .arg(&trace),
+                )
+            })
             .collect();
         // The yardstick must compute the same numbers.
         let fields: Vec<&str> = base[0].stdout.split_whitespace().collect();
         let m = &report["metrics"];
-        let ours = [&m["answered"], &m["refused"], &m["precision"], &m["chr"], &m["under_refusal"], &m["over_refusal"], &m["recall_at_k"]]
-            .map(|v| v.as_f64().unwrap());
+        let ours = [
+            &m["answered"],
+            &m["refused"],
+            &m["precision"],
+            &m["chr"],
+            &m["under_refusal"],
+            &m["over_refusal"],
+            &m["recall_at_k"],
+        ]
+        .map(|v| v.as_f64().unwrap());
         for (a, b) in ours.iter().zip(&fields) {
-            assert_eq!(*a, b.parse::<f64>().unwrap(), "engine and baseline disagree: {ours:?} vs {fields:?}");
+            assert_eq!(
+                *a,
+                b.parse::<f64>().unwrap(),
+                "engine and baseline disagree: {ours:?} vs {fields:?}"
+            );
         }
         let engine_s = median(engine.iter().map(|m| m.seconds).collect());
         let engine_rss = median(engine.iter().map(|m| m.max_rss_mb).collect());
@@ -147,12 +209,22 @@ fn main() {
         let base_rss = median(base.iter().map(|m| m.max_rss_mb).collect());
         let (py_s, py_rss) = match &scorer {
             Some(scorer) => {
-                let p = measure(Command::new("python3").arg(scorer).arg("--gold").arg(&gold).arg("--trace").arg(&trace));
+                let p = measure(
+                    Command::new("python3")
+                        .arg(scorer)
+                        .arg("--gold")
+                        .arg(&gold)
+                        .arg("--trace")
+                        .arg(&trace),
+                );
                 (format!("{:.2}", p.seconds), format!("{:.0}", p.max_rss_mb))
             }
             None => ("–".into(), "–".into()),
         };
-        let py_ratio = py_s.parse::<f64>().map(|p| format!("{:.1}×", p / engine_s)).unwrap_or_else(|_| "–".into());
+        let py_ratio = py_s
+            .parse::<f64>()
+            .map(|p| format!("{:.1}×", p / engine_s))
+            .unwrap_or_else(|_| "–".into());
         println!(
             "| {items} | {mb:.0} | {engine_s:.3} | {engine_rss:.0} | {:.0} | {:.0} | {base_s:.3} | {base_rss:.0} | {:.2}× | {py_s} | {py_rss} | {py_ratio} |",
             mb / engine_s,

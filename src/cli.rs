@@ -54,6 +54,10 @@ pub struct RunArgs {
     /// Print only warnings and errors.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Threads for reading large files (default: the number of cores). Results are
+    /// the same for any number.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(usize))]
+    pub threads: Option<usize>,
 }
 
 fn name_value(text: &str) -> Result<(String, String), String> {

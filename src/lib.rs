@@ -103,7 +103,10 @@ fn run_spec(args: &cli::RunArgs) -> i32 {
         Ok(plan) => plan,
         Err(diagnostics) => return fail(&diagnostics),
     };
-    let outcome = match eval::run(&plan) {
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let outcome = match eval::run(&plan, threads) {
         Ok(outcome) => outcome,
         Err(diagnostics) => return fail(&diagnostics),
     };

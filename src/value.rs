@@ -42,7 +42,16 @@ impl From<f64> for Value {
 
 impl Value {
     pub fn list(items: Vec<Value>) -> Self {
+        if items.is_empty() {
+            return Value::empty_list();
+        }
         Value::List(Arc::from(items))
+    }
+
+    /// One shared empty list: traces are full of `[]`, and each would be an allocation.
+    pub fn empty_list() -> Self {
+        static EMPTY: std::sync::OnceLock<Arc<[Value]>> = std::sync::OnceLock::new();
+        Value::List(EMPTY.get_or_init(|| Arc::from(Vec::new())).clone())
     }
 
     pub fn is_null(&self) -> bool {

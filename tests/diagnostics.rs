@@ -35,10 +35,22 @@ fn bad_data_lines_are_reported_with_file_and_line() {
         let spec = repo_root().join("specs/rag-precision.yaml");
         let gold = format!("gold={}", path.file_name().unwrap().to_str().unwrap());
         let out_dir = tempfile::tempdir().unwrap();
-        let args = ["run", spec.to_str().unwrap(), "--dataset", &gold, "--dataset", "trace=trace.jsonl", "--out", out_dir.path().to_str().unwrap()];
+        let args = [
+            "run",
+            spec.to_str().unwrap(),
+            "--dataset",
+            &gold,
+            "--dataset",
+            "trace=trace.jsonl",
+            "--out",
+            out_dir.path().to_str().unwrap(),
+        ];
         let out = evalspec(dir, &args);
         assert_eq!(out.code, 2, "{}", out.stderr);
-        assert!(!out_dir.path().join("report.json").exists(), "no report from data that could not be read");
+        assert!(
+            !out_dir.path().join("report.json").exists(),
+            "no report from data that could not be read"
+        );
         insta::assert_snapshot!(out.stderr);
     });
 }

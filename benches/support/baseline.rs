@@ -77,8 +77,15 @@ pub fn score(gold_path: &str, trace_path: &str, k: usize) -> Metrics {
             g.qid.into_owned(),
             GoldKept {
                 answerable: g.answerable,
-                substr: g.gold_claim_substr.map(|v| v.into_iter().map(|s| s.to_lowercase()).collect()),
-                citations: g.gold_citations.unwrap_or_default().into_iter().map(Cow::into_owned).collect(),
+                substr: g
+                    .gold_claim_substr
+                    .map(|v| v.into_iter().map(|s| s.to_lowercase()).collect()),
+                citations: g
+                    .gold_citations
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(Cow::into_owned)
+                    .collect(),
             },
         ));
     }
@@ -92,30 +99,61 @@ pub fn score(gold_path: &str, trace_path: &str, k: usize) -> Metrics {
         };
         let answer = t.answer_json;
         let (claim, citations) = match answer {
-            Some(a) => (a.claim.map(|c| c.trim().to_string()).unwrap_or_default(), a.citations),
+            Some(a) => (
+                a.claim.map(|c| c.trim().to_string()).unwrap_or_default(),
+                a.citations,
+            ),
             None => (String::new(), None),
         };
         let citations = match citations {
             None | Some(serde_json::Value::Null) => Some(Vec::new()),
-            Some(serde_json::Value::Array(items)) => Some(items.into_iter().map(|v| v.as_str().unwrap_or_default().to_string()).collect()),
+            Some(serde_json::Value::Array(items)) => Some(
+                items
+                    .into_iter()
+                    .map(|v| v.as_str().unwrap_or_default().to_string())
+                    .collect(),
+            ),
             Some(_) => None,
         };
-        let retrieved = t.retrieved_ids.unwrap_or_default().into_iter().map(Cow::into_owned).collect();
-        traces.insert(key.into_owned(), Kept { claim, citations, retrieved });
+        let retrieved = t
+            .retrieved_ids
+            .unwrap_or_default()
+            .into_iter()
+            .map(Cow::into_owned)
+            .collect();
+        traces.insert(
+            key.into_owned(),
+            Kept {
+                claim,
+                citations,
+                retrieved,
+            },
+        );
     }
-    let (mut s, mut r, mut a, mut u, mut tp, mut hits, mut under, mut over, mut recall) = (0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64);
-    let empty = Kept { claim: String::new(), citations: Some(Vec::new()), retrieved: Vec::new() };
+    let (mut s, mut r, mut a, mut u, mut tp, mut hits, mut under, mut over, mut recall) =
+        (0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64);
+    let empty = Kept {
+        claim: String::new(),
+        citations: Some(Vec::new()),
+        retrieved: Vec::new(),
+    };
     for (qid, g) in &gold {
         let t = traces.get(qid).unwrap_or(&empty);
         let shipped = t.claim.to_lowercase() != "not in context";
-        if g.answerable { a += 1 } else { u += 1 }
+        if g.answerable {
+            a += 1
+        } else {
+            u += 1
+        }
         if shipped {
             s += 1;
             let claim = t.claim.to_lowercase();
             let contains = match &g.substr {
                 None => false,
                 Some(v) if v.is_empty() => true,
-                Some(v) => v.iter().any(|n| n.chars().count() >= 5 && claim.contains(n.as_str())),
+                Some(v) => v
+                    .iter()
+                    .any(|n| n.chars().count() >= 5 && claim.contains(n.as_str())),
             };
             let hit = match &t.citations {
                 None => false,

@@ -26,12 +26,31 @@ impl Rng {
     }
 }
 
-const TOPICS: &[&str] = &["retention", "encryption", "null keys", "rate limits", "SSO", "audit logs", "backups", "quotas", "webhooks", "regions"];
-const VERBS: &[&str] = &["rejects", "requires", "allows", "limits", "rotates", "stores", "encrypts", "forwards"];
-const WORDS: &[&str] = &["policy", "service", "cluster", "tenant", "record", "window", "token", "bucket", "replica", "index", "shard", "quota"];
+const TOPICS: &[&str] = &[
+    "retention",
+    "encryption",
+    "null keys",
+    "rate limits",
+    "SSO",
+    "audit logs",
+    "backups",
+    "quotas",
+    "webhooks",
+    "regions",
+];
+const VERBS: &[&str] = &[
+    "rejects", "requires", "allows", "limits", "rotates", "stores", "encrypts", "forwards",
+];
+const WORDS: &[&str] = &[
+    "policy", "service", "cluster", "tenant", "record", "window", "token", "bucket", "replica",
+    "index", "shard", "quota",
+];
 
 fn phrase(rng: &mut Rng, words: usize) -> String {
-    (0..words).map(|_| WORDS[rng.below(WORDS.len() as u64) as usize]).collect::<Vec<_>>().join(" ")
+    (0..words)
+        .map(|_| WORDS[rng.below(WORDS.len() as u64) as usize])
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn doc_id(rng: &mut Rng) -> String {
@@ -43,7 +62,10 @@ fn quote(s: &str) -> String {
 }
 
 fn list(items: &[String]) -> String {
-    format!("[{}]", items.iter().map(|s| quote(s)).collect::<Vec<_>>().join(","))
+    format!(
+        "[{}]",
+        items.iter().map(|s| quote(s)).collect::<Vec<_>>().join(",")
+    )
 }
 
 /// Writes `items` gold records and about as many trace lines (with ~2% repeated
@@ -60,16 +82,35 @@ pub fn generate(dir: &Path, items: u64, seed: u64) -> std::io::Result<()> {
         let answerable = rng.chance(75);
         let fact = format!("{verb} {topic} for every {}", phrase(&mut rng, 2));
         let citations: Vec<String> = (0..1 + rng.below(2)).map(|_| doc_id(&mut rng)).collect();
-        let constraints: Vec<String> = if rng.chance(30) { vec![format!("The {topic} {verb} rule holds.")] } else { vec![] };
-        let question = format!("Does the {} {} {topic} under {}?", phrase(&mut rng, 1), verb, phrase(&mut rng, 3));
+        let constraints: Vec<String> = if rng.chance(30) {
+            vec![format!("The {topic} {verb} rule holds.")]
+        } else {
+            vec![]
+        };
+        let question = format!(
+            "Does the {} {} {topic} under {}?",
+            phrase(&mut rng, 1),
+            verb,
+            phrase(&mut rng, 3)
+        );
         if answerable {
             writeln!(
                 gold,
                 r#"{{"qid":{},"question":{},"answerable":true,"gold_claim_substr":[{}],"gold_citations":{},"constraints":{},"notes":{}}}"#,
-                quote(&qid), quote(&question), quote(&fact), list(&citations), list(&constraints), quote(&phrase(&mut rng, 4))
+                quote(&qid),
+                quote(&question),
+                quote(&fact),
+                list(&citations),
+                list(&constraints),
+                quote(&phrase(&mut rng, 4))
             )?;
         } else {
-            writeln!(gold, r#"{{"qid":{},"question":{},"answerable":false,"gold_claim_substr":[],"gold_citations":[]}}"#, quote(&qid), quote(&question))?;
+            writeln!(
+                gold,
+                r#"{{"qid":{},"question":{},"answerable":false,"gold_claim_substr":[],"gold_citations":[]}}"#,
+                quote(&qid),
+                quote(&question)
+            )?;
         }
         if rng.chance(1) {
             continue; // no trace for this item
@@ -81,21 +122,49 @@ pub fn generate(dir: &Path, items: u64, seed: u64) -> std::io::Result<()> {
                 let at = rng.below(8) as usize;
                 retrieved[at] = citations[0].clone();
             }
-            let refuse = if answerable { rng.chance(8) } else { rng.chance(90) };
+            let refuse = if answerable {
+                rng.chance(8)
+            } else {
+                rng.chance(90)
+            };
             let (claim, cited) = if refuse {
                 ("not in context".to_string(), vec![])
             } else if answerable && rng.chance(85) {
-                let cited = if retrieved.contains(&citations[0]) && rng.chance(85) { citations[0].clone() } else { retrieved[rng.below(8) as usize].clone() };
-                (format!("The platform {fact}, per the {} documentation.", phrase(&mut rng, 1)), vec![cited])
+                let cited = if retrieved.contains(&citations[0]) && rng.chance(85) {
+                    citations[0].clone()
+                } else {
+                    retrieved[rng.below(8) as usize].clone()
+                };
+                (
+                    format!(
+                        "The platform {fact}, per the {} documentation.",
+                        phrase(&mut rng, 1)
+                    ),
+                    vec![cited],
+                )
             } else {
-                (format!("It {} {}.", phrase(&mut rng, 3), phrase(&mut rng, 2)), vec![retrieved[0].clone()])
+                (
+                    format!("It {} {}.", phrase(&mut rng, 3), phrase(&mut rng, 2)),
+                    vec![retrieved[0].clone()],
+                )
             };
-            let echo = if !constraints.is_empty() && rng.chance(90) { constraints.clone() } else { vec![] };
+            let echo = if !constraints.is_empty() && rng.chance(90) {
+                constraints.clone()
+            } else {
+                vec![]
+            };
             let key = if rng.chance(1) { "q_id" } else { "qid" };
             let chunks: Vec<String> = retrieved
                 .iter()
                 .take(4)
-                .map(|id| format!(r#"{{"id":{},"score":0.{:03},"text":{}}}"#, quote(id), rng.below(1000), quote(&phrase(&mut rng, 5))))
+                .map(|id| {
+                    format!(
+                        r#"{{"id":{},"score":0.{:03},"text":{}}}"#,
+                        quote(id),
+                        rng.below(1000),
+                        quote(&phrase(&mut rng, 5))
+                    )
+                })
                 .collect();
             writeln!(
                 trace,

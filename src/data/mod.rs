@@ -2,12 +2,13 @@
 //! against the spec's schema rules, with file:line:column errors.
 
 mod json_array;
+mod progress;
 mod project;
 mod reader;
 mod validate;
 
 pub use project::json_to_value;
-pub use reader::{read_dataset, ReadStats};
+pub use reader::{read_chunked, Chunk, ReadStats};
 pub use validate::validate;
 
 use crate::value::Value;

@@ -9,20 +9,54 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use crate::plan::{ProjectedField, Projection};
 use crate::value::Value;
 
+/// Shares the short strings found inside lists (retrieved ids, citations): a corpus
+/// has far fewer distinct ids than a trace file has mentions of them. Capped, so a
+/// file of unique strings cannot grow it without bound.
+#[derive(Default)]
+pub struct Interner {
+    strings: std::collections::HashSet<Arc<str>, foldhash::fast::FixedState>,
+}
+
+impl Interner {
+    const MAX_LEN: usize = 32;
+    const MAX_ENTRIES: usize = 1 << 20;
+
+    fn string(&mut self, s: &str) -> Arc<str> {
+        if s.len() > Self::MAX_LEN {
+            return Arc::from(s);
+        }
+        if let Some(shared) = self.strings.get(s) {
+            return shared.clone();
+        }
+        let shared: Arc<str> = Arc::from(s);
+        if self.strings.len() < Self::MAX_ENTRIES {
+            self.strings.insert(shared.clone());
+        }
+        shared
+    }
+}
+
 /// Parses one JSON document into `slots` according to `projection`.
 pub fn parse_into(
     text: &str,
     projection: &Projection,
     slots: &mut [Value],
+    interner: &mut Interner,
 ) -> Result<(), serde_json::Error> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
-    RecordSeed { projection, slots }.deserialize(&mut deserializer)?;
+    RecordSeed {
+        projection,
+        slots,
+        interner,
+    }
+    .deserialize(&mut deserializer)?;
     deserializer.end()
 }
 
 struct RecordSeed<'a> {
     projection: &'a Projection,
     slots: &'a mut [Value],
+    interner: &'a mut Interner,
 }
 
 impl<'de> DeserializeSeed<'de> for RecordSeed<'_> {
@@ -30,7 +64,11 @@ impl<'de> DeserializeSeed<'de> for RecordSeed<'_> {
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         match self.projection.whole {
             Some(slot) => {
-                let value = ValueSeed.deserialize(deserializer)?;
+                let value = ValueSeed {
+                    interner: self.interner,
+                    in_list: false,
+                }
+                .deserialize(deserializer)?;
                 if !matches!(value, Value::Object(_)) {
                     return Err(de::Error::custom(format!(
                         "expected a JSON object, found a {}",
@@ -44,6 +82,7 @@ impl<'de> DeserializeSeed<'de> for RecordSeed<'_> {
                 fields: &self.projection.fields,
                 slots: self.slots,
                 parent: None,
+                interner: self.interner,
             }),
         }
     }
@@ -54,6 +93,7 @@ struct FieldsVisitor<'a> {
     slots: &'a mut [Value],
     /// The enclosing field's name, for messages; `None` at the top level.
     parent: Option<&'a str>,
+    interner: &'a mut Interner,
 }
 
 impl FieldsVisitor<'_> {
@@ -91,7 +131,10 @@ impl<'de> Visitor<'de> for FieldsVisitor<'_> {
                     map.next_value::<IgnoredAny>()?;
                 }
                 Some((_, ProjectedField::Slot(slot))) => {
-                    self.slots[*slot] = map.next_value_seed(ValueSeed)?;
+                    self.slots[*slot] = map.next_value_seed(ValueSeed {
+                        interner: &mut *self.interner,
+                        in_list: false,
+                    })?;
                 }
                 Some((name, ProjectedField::Nested(inner))) => {
                     // A repeated key replaces the whole object, as the last one wins.
@@ -100,6 +143,7 @@ impl<'de> Visitor<'de> for FieldsVisitor<'_> {
                         fields: inner,
                         slots: self.slots,
                         name,
+                        interner: &mut *self.interner,
                     })?;
                 }
             }
@@ -147,6 +191,7 @@ struct NestedSeed<'a> {
     fields: &'a [(String, ProjectedField)],
     slots: &'a mut [Value],
     name: &'a str,
+    interner: &'a mut Interner,
 }
 
 impl<'de> DeserializeSeed<'de> for NestedSeed<'_> {
@@ -156,6 +201,7 @@ impl<'de> DeserializeSeed<'de> for NestedSeed<'_> {
             fields: self.fields,
             slots: self.slots,
             parent: Some(self.name),
+            interner: self.interner,
         })
     }
 }
@@ -183,18 +229,20 @@ impl<'de> Visitor<'de> for KeySeed<'_> {
 }
 
 /// Builds a [`Value`] for a field the plan reads whole.
-struct ValueSeed;
+struct ValueSeed<'a> {
+    interner: &'a mut Interner,
+    /// Strings directly inside a list are interned.
+    in_list: bool,
+}
 
-impl<'de> DeserializeSeed<'de> for ValueSeed {
+impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
     type Value = Value;
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
-        deserializer.deserialize_any(ValueVisitor)
+        deserializer.deserialize_any(self)
     }
 }
 
-struct ValueVisitor;
-
-impl<'de> Visitor<'de> for ValueVisitor {
+impl<'de> Visitor<'de> for ValueSeed<'_> {
     type Value = Value;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a JSON value")
@@ -215,11 +263,18 @@ impl<'de> Visitor<'de> for ValueVisitor {
         Ok(Value::Number(v))
     }
     fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(Arc::from(v)))
+        Ok(Value::String(if self.in_list {
+            self.interner.string(v)
+        } else {
+            Arc::from(v)
+        }))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(4));
-        while let Some(item) = seq.next_element_seed(ValueSeed)? {
+        while let Some(item) = seq.next_element_seed(ValueSeed {
+            interner: &mut *self.interner,
+            in_list: true,
+        })? {
             items.push(item);
         }
         Ok(Value::list(items))
@@ -227,7 +282,10 @@ impl<'de> Visitor<'de> for ValueVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut fields: Vec<(Arc<str>, Value)> = Vec::new();
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            let value = map.next_value_seed(ValueSeed)?;
+            let value = map.next_value_seed(ValueSeed {
+                interner: &mut *self.interner,
+                in_list: false,
+            })?;
             match fields.iter_mut().find(|(k, _)| **k == *key) {
                 Some(existing) => existing.1 = value,
                 None => fields.push((Arc::from(&*key), value)),
@@ -271,7 +329,7 @@ mod tests {
         let p = projection(&["qid", "answer_json.claim"]);
         let mut slots = vec![Value::Null; p.slot_count];
         let line = r#"{"qid":"A1","big":[1,2,{"x":3}],"answer_json":{"claim":"old","n":1},"answer_json":{"claim":"new"}}"#;
-        parse_into(line, &p, &mut slots).unwrap();
+        parse_into(line, &p, &mut slots, &mut Interner::default()).unwrap();
         let qid = p.resolve(&["qid".into()]).slot;
         let claim = p.resolve(&["answer_json".into(), "claim".into()]).slot;
         assert_eq!(slots[qid], Value::from("A1"));
@@ -283,7 +341,13 @@ mod tests {
         // Python parses this to 0.10498614958448753; a fast parser can be 1 ULP off.
         let p = projection(&["x"]);
         let mut slots = vec![Value::Null; p.slot_count];
-        parse_into(r#"{"x":0.10498614958448753}"#, &p, &mut slots).unwrap();
+        parse_into(
+            r#"{"x":0.10498614958448753}"#,
+            &p,
+            &mut slots,
+            &mut Interner::default(),
+        )
+        .unwrap();
         assert_eq!(slots[0], Value::Number(758.0 / 7220.0));
     }
 
@@ -291,10 +355,11 @@ mod tests {
     fn a_non_object_where_fields_are_read_is_an_error() {
         let p = projection(&["answer_json.claim"]);
         let mut slots = vec![Value::Null; p.slot_count];
-        let err = parse_into(r#"{"answer_json":"oops"}"#, &p, &mut slots).unwrap_err();
+        let interner = &mut Interner::default();
+        let err = parse_into(r#"{"answer_json":"oops"}"#, &p, &mut slots, interner).unwrap_err();
         assert!(err.to_string().contains("field `answer_json` must be an object (the spec reads `answer_json.claim`), found a string"), "{err}");
-        parse_into(r#"{"answer_json":null}"#, &p, &mut slots).unwrap();
-        assert!(parse_into("[1]", &p, &mut slots).is_err());
-        assert!(parse_into(r#"{"a":1} x"#, &p, &mut slots).is_err());
+        parse_into(r#"{"answer_json":null}"#, &p, &mut slots, interner).unwrap();
+        assert!(parse_into("[1]", &p, &mut slots, interner).is_err());
+        assert!(parse_into(r#"{"a":1} x"#, &p, &mut slots, interner).is_err());
     }
 }

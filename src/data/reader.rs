@@ -1,17 +1,34 @@
-//! Streaming a dataset file record by record. JSONL is read line by line with a
-//! bounded buffer; a JSON array is split into its elements first so that each
-//! element's errors still name a line. The file's SHA-256 is computed on the way.
+//! Reading a dataset file record by record, optionally in parallel chunks.
+//!
+//! JSONL is split at line boundaries into one chunk per thread. A first pass counts
+//! each chunk's line breaks, so every record and error carries its true line number;
+//! then each chunk is parsed on its own thread into its own state, which the caller
+//! merges in file order. The file's SHA-256 is computed on a separate thread. A JSON
+//! array is read whole and split into elements, so that each element's errors still
+//! name a line.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::ops::Range;
 
 use sha2::{Digest, Sha256};
 
+use crate::data::progress::Progress;
 use crate::data::{json_array, project, Record};
 use crate::diagnostic::{Diagnostic, Location};
 use crate::plan::DatasetPlan;
 use crate::spec::Format;
-use crate::value::{python_strip, Value};
+use crate::value::{is_python_space, python_strip, Value};
+
+/// Below this size a file is read by one thread: splitting would cost more than it
+/// saves. `EVALSPEC_MIN_CHUNK_BYTES` lowers it, so that tests can split small files.
+fn min_chunk_bytes() -> u64 {
+    std::env::var("EVALSPEC_MIN_CHUNK_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(4 << 20)
+}
 
 #[derive(Debug, Clone, Default)]
 pub struct ReadStats {
@@ -20,133 +37,355 @@ pub struct ReadStats {
     pub bytes: u64,
 }
 
-/// Reads every record of `dataset`, handing each to `sink`. Stops at the first
-/// malformed record: nothing may be scored from data that could not be read.
-pub fn read_dataset(
-    dataset: &DatasetPlan,
-    mut sink: impl FnMut(Record) -> Result<(), Diagnostic>,
-) -> Result<ReadStats, Diagnostic> {
-    let file = File::open(&dataset.path).map_err(|error| {
-        Diagnostic::error(format!(
-            "cannot read dataset `{}` from `{}`: {error}",
-            dataset.name, dataset.display_path
-        ))
-        .at(dataset.declared_at.clone())
-        .help(format!(
-            "fix `path:` in the spec or pass `--dataset {}=PATH`",
-            dataset.name
-        ))
-    })?;
-    let mut hasher = Sha256::new();
-    let mut stats = ReadStats::default();
-    let mut parse = |text: &str, line: usize, column_offset: usize| -> Result<(), Diagnostic> {
-        let mut slots = vec![Value::Null; dataset.projection.slot_count].into_boxed_slice();
-        project::parse_into(text, &dataset.projection, &mut slots).map_err(|error| {
-            let offset = if error.line() == 1 { column_offset } else { 0 };
-            let column = offset + char_column(text, error.line(), error.column());
-            let message = error.to_string();
-            let message = message
-                .split(" at line ")
-                .next()
-                .unwrap_or(&message)
-                .to_string();
-            let what = match error.classify() {
-                serde_json::error::Category::Syntax | serde_json::error::Category::Eof => "invalid JSON",
-                _ => "invalid record",
-            };
-            Diagnostic::error(format!("{}: {what}: {message}", dataset.name))
-                .at(Location::in_data(
-                    &dataset.display_path,
-                    line + error.line() - 1,
-                    Some(column),
-                ))
-                .help("each record must be one JSON object")
-        })?;
-        stats.records += 1;
-        sink(Record {
-            slots,
-            line: u32::try_from(line).unwrap_or(u32::MAX),
-        })
-    };
-    match dataset.format {
-        Format::Jsonl => {
-            let mut reader = BufReader::with_capacity(1 << 20, file);
-            let mut buffer = Vec::new();
-            let mut line = 0usize;
-            loop {
-                buffer.clear();
-                let n = reader
-                    .read_until(b'\n', &mut buffer)
-                    .map_err(|e| io_error(dataset, &e))?;
-                if n == 0 {
-                    break;
-                }
-                hasher.update(&buffer);
-                stats.bytes += n as u64;
-                line += 1;
-                let text = std::str::from_utf8(&buffer).map_err(|e| {
-                    let column = String::from_utf8_lossy(&buffer[..e.valid_up_to()])
-                        .chars()
-                        .count()
-                        + 1;
-                    Diagnostic::error(format!("{}: the file is not valid UTF-8", dataset.name))
-                        .at(Location::in_data(&dataset.display_path, line, Some(column)))
-                })?;
-                // Python's universal newlines also end a line at a lone `\r`.
-                let text = text.strip_suffix('\n').unwrap_or(text);
-                let text = text.strip_suffix('\r').unwrap_or(text);
-                for (i, piece) in text.split('\r').enumerate() {
-                    line += usize::from(i > 0);
-                    let trimmed = python_strip(piece);
-                    if trimmed.is_empty() {
-                        continue;
-                    }
-                    let leading = piece[..piece.len()
-                        - piece
-                            .trim_start_matches(crate::value::is_python_space)
-                            .len()]
-                        .chars()
-                        .count();
-                    parse(trimmed, line, leading)?;
-                }
-            }
-        }
-        Format::Json => {
-            let mut bytes = Vec::new();
-            BufReader::new(file)
-                .read_to_end(&mut bytes)
-                .map_err(|e| io_error(dataset, &e))?;
-            hasher.update(&bytes);
-            stats.bytes = bytes.len() as u64;
-            let text = std::str::from_utf8(&bytes).map_err(|e| {
-                let (line, column) = line_col(
-                    &String::from_utf8_lossy(&bytes[..e.valid_up_to()]),
-                    e.valid_up_to(),
-                );
-                Diagnostic::error(format!("{}: the file is not valid UTF-8", dataset.name))
-                    .at(Location::in_data(&dataset.display_path, line, Some(column)))
-            })?;
-            let elements = json_array::split(text).map_err(|(offset, message)| {
-                let (line, column) = line_col(text, offset);
-                Diagnostic::error(format!("{}: invalid JSON: {message}", dataset.name))
-                    .at(Location::in_data(&dataset.display_path, line, Some(column)))
-                    .help("a `json` dataset is one JSON array of objects")
-            })?;
-            for range in elements {
-                let (line, column) = line_col(text, range.start);
-                parse(&text[range], line, column - 1)?;
-            }
-        }
-    }
-    stats.sha256 = format!("{:x}", hasher.finalize());
-    Ok(stats)
+/// One chunk's result: the caller's state, and the error that stopped it, if any.
+pub struct Chunk<S> {
+    pub state: S,
+    pub stop: Option<Diagnostic>,
 }
 
-fn io_error(dataset: &DatasetPlan, error: &std::io::Error) -> Diagnostic {
+/// Reads every record of `dataset` into per-chunk states made by `make`, handing each
+/// record (in file order within its chunk) to `sink`. A chunk stops at its first
+/// error: a malformed record, or an error returned by `sink`. Chunks come back in
+/// file order; a missing or unreadable file is an error of its own.
+pub fn read_chunked<S: Send>(
+    dataset: &DatasetPlan,
+    threads: usize,
+    make: impl Fn() -> S + Sync,
+    sink: impl Fn(&mut S, Record) -> Result<(), Diagnostic> + Sync,
+) -> Result<(Vec<Chunk<S>>, ReadStats), Diagnostic> {
+    let size = std::fs::metadata(&dataset.path)
+        .map_err(|e| open_error(dataset, &e))?
+        .len();
+    if dataset.format == Format::Json {
+        let mut state = make();
+        let (stop, stats) = read_json_array(dataset, &mut state, &sink)?;
+        return Ok((vec![Chunk { state, stop }], stats));
+    }
+    let chunks = threads.clamp(1, 64).min(
+        usize::try_from(size / min_chunk_bytes())
+            .unwrap_or(1)
+            .max(1),
+    );
+    let ranges = chunk_ranges(dataset, size, chunks)?;
+    // Pass 1: line breaks per chunk, so that pass 2 knows where each chunk's lines start.
+    let first_lines: Vec<usize> = if ranges.len() == 1 {
+        vec![0]
+    } else {
+        let counts = std::thread::scope(|scope| {
+            let handles: Vec<_> = ranges
+                .iter()
+                .map(|r| scope.spawn(|| count_lines(dataset, r.clone())))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("line counting does not panic"))
+                .collect::<Result<Vec<usize>, _>>()
+        })?;
+        counts
+            .iter()
+            .scan(0, |acc, n| Some(std::mem::replace(acc, *acc + n)))
+            .collect()
+    };
+    let progress = Progress::default();
+    let results = std::thread::scope(|scope| {
+        if Progress::wanted(size) {
+            scope.spawn(|| progress.show(&dataset.name, size));
+        }
+        let hasher = (ranges.len() > 1).then(|| scope.spawn(|| hash_file(dataset)));
+        let handles: Vec<_> = ranges
+            .iter()
+            .zip(&first_lines)
+            .map(|(range, &first_line)| {
+                let (make, sink, progress) = (&make, &sink, &progress);
+                scope.spawn(move || {
+                    let mut state = make();
+                    let mut hasher = (first_line == 0 && range.end == size).then(Sha256::new);
+                    let result = read_jsonl_range(
+                        dataset,
+                        range.clone(),
+                        first_line,
+                        &mut state,
+                        sink,
+                        hasher.as_mut(),
+                        progress,
+                    );
+                    (state, result, hasher.map(|h| format!("{:x}", h.finalize())))
+                })
+            })
+            .collect();
+        let chunks: Vec<_> = handles
+            .into_iter()
+            .map(|h| h.join().expect("chunk readers do not panic"))
+            .collect();
+        let sha = hasher.map(|h| h.join().expect("hashing does not panic"));
+        progress.finish();
+        (chunks, sha)
+    });
+    let (chunk_results, parallel_sha) = results;
+    let mut stats = ReadStats {
+        bytes: size,
+        ..ReadStats::default()
+    };
+    let mut out = Vec::with_capacity(chunk_results.len());
+    for (state, result, inline_sha) in chunk_results {
+        let (records, stop) = result?;
+        stats.records += records;
+        if let Some(sha) = inline_sha {
+            stats.sha256 = sha;
+        }
+        out.push(Chunk { state, stop });
+    }
+    if let Some(sha) = parallel_sha {
+        stats.sha256 = sha?;
+    }
+    Ok((out, stats))
+}
+
+fn open_error(dataset: &DatasetPlan, error: &std::io::Error) -> Diagnostic {
     Diagnostic::error(format!(
         "cannot read dataset `{}` from `{}`: {error}",
         dataset.name, dataset.display_path
     ))
+    .at(dataset.declared_at.clone())
+    .help(format!(
+        "fix `path:` in the spec or pass `--dataset {}=PATH`",
+        dataset.name
+    ))
+}
+
+fn open(dataset: &DatasetPlan) -> Result<File, Diagnostic> {
+    File::open(&dataset.path).map_err(|e| open_error(dataset, &e))
+}
+
+/// Byte ranges of `chunks` parts of the file, each starting at the beginning of a line.
+fn chunk_ranges(
+    dataset: &DatasetPlan,
+    size: u64,
+    chunks: usize,
+) -> Result<Vec<Range<u64>>, Diagnostic> {
+    let mut starts = vec![0u64];
+    let mut file = open(dataset)?;
+    for i in 1..chunks as u64 {
+        let nominal = size * i / chunks as u64;
+        file.seek(SeekFrom::Start(nominal))
+            .map_err(|e| open_error(dataset, &e))?;
+        let mut reader = BufReader::new(&mut file);
+        let mut skipped = Vec::new();
+        let n = reader
+            .read_until(b'\n', &mut skipped)
+            .map_err(|e| open_error(dataset, &e))?;
+        let start = nominal + n as u64;
+        if start < size && start > *starts.last().unwrap_or(&0) {
+            starts.push(start);
+        }
+    }
+    let mut ends: Vec<u64> = starts[1..].to_vec();
+    ends.push(size);
+    Ok(starts.into_iter().zip(ends).map(|(s, e)| s..e).collect())
+}
+
+/// Lines in a byte range as the reader counts them: `\n`, and a lone `\r`.
+fn count_lines(dataset: &DatasetPlan, range: Range<u64>) -> Result<usize, Diagnostic> {
+    let mut file = open(dataset)?;
+    file.seek(SeekFrom::Start(range.start))
+        .map_err(|e| open_error(dataset, &e))?;
+    let mut reader = BufReader::with_capacity(1 << 20, file.take(range.end - range.start));
+    let (mut lines, mut previous_cr, mut any) = (0usize, false, false);
+    loop {
+        let buffer = reader.fill_buf().map_err(|e| open_error(dataset, &e))?;
+        if buffer.is_empty() {
+            break;
+        }
+        for &b in buffer {
+            if previous_cr && b != b'\n' {
+                lines += 1;
+            }
+            lines += usize::from(b == b'\n');
+            previous_cr = b == b'\r';
+        }
+        any = true;
+        let n = buffer.len();
+        reader.consume(n);
+    }
+    // A last line without a line break still counts; so does a trailing lone `\r`.
+    let _ = any;
+    Ok(lines + usize::from(previous_cr))
+}
+
+fn hash_file(dataset: &DatasetPlan) -> Result<String, Diagnostic> {
+    let mut reader = BufReader::with_capacity(1 << 20, open(dataset)?);
+    let mut hasher = Sha256::new();
+    loop {
+        let buffer = reader.fill_buf().map_err(|e| open_error(dataset, &e))?;
+        if buffer.is_empty() {
+            break;
+        }
+        hasher.update(buffer);
+        let n = buffer.len();
+        reader.consume(n);
+    }
+    Ok(format!("{:x}", hasher.finalize()))
+}
+
+/// Parses one record's text into a [`Record`], locating errors at `line`.
+fn parse_record(
+    dataset: &DatasetPlan,
+    interner: &mut project::Interner,
+    text: &str,
+    line: usize,
+    column_offset: usize,
+) -> Result<Record, Diagnostic> {
+    let mut slots = vec![Value::Null; dataset.projection.slot_count].into_boxed_slice();
+    project::parse_into(text, &dataset.projection, &mut slots, interner).map_err(|error| {
+        let offset = if error.line() == 1 { column_offset } else { 0 };
+        let column = offset + char_column(text, error.line(), error.column());
+        let message = error.to_string();
+        let message = message
+            .split(" at line ")
+            .next()
+            .unwrap_or(&message)
+            .to_string();
+        let what = match error.classify() {
+            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
+                "invalid JSON"
+            }
+            _ => "invalid record",
+        };
+        Diagnostic::error(format!("{}: {what}: {message}", dataset.name))
+            .at(Location::in_data(
+                &dataset.display_path,
+                line + error.line() - 1,
+                Some(column),
+            ))
+            .help("each record must be one JSON object")
+    })?;
+    Ok(Record {
+        slots,
+        line: u32::try_from(line).unwrap_or(u32::MAX),
+    })
+}
+
+/// Reads the JSONL lines of `range`, whose first line is line `first_line + 1`.
+/// Returns the number of records read and the error that stopped the chunk.
+#[allow(clippy::type_complexity)]
+fn read_jsonl_range<S>(
+    dataset: &DatasetPlan,
+    range: Range<u64>,
+    first_line: usize,
+    state: &mut S,
+    sink: &(impl Fn(&mut S, Record) -> Result<(), Diagnostic> + Sync),
+    mut hasher: Option<&mut Sha256>,
+    progress: &Progress,
+) -> Result<(usize, Option<Diagnostic>), Diagnostic> {
+    let mut file = open(dataset)?;
+    file.seek(SeekFrom::Start(range.start))
+        .map_err(|e| open_error(dataset, &e))?;
+    let mut reader = BufReader::with_capacity(1 << 20, file.take(range.end - range.start));
+    let mut interner = project::Interner::default();
+    let mut buffer = Vec::new();
+    let (mut line, mut records, mut unreported) = (first_line, 0usize, 0u64);
+    loop {
+        buffer.clear();
+        let n = reader
+            .read_until(b'\n', &mut buffer)
+            .map_err(|e| open_error(dataset, &e))?;
+        if n == 0 {
+            break;
+        }
+        if let Some(hasher) = hasher.as_deref_mut() {
+            hasher.update(&buffer);
+        }
+        unreported += n as u64;
+        if line % 4096 == 0 {
+            progress.add(std::mem::take(&mut unreported), 4096);
+        }
+        line += 1;
+        let text = match std::str::from_utf8(&buffer) {
+            Ok(text) => text,
+            Err(e) => {
+                let column = String::from_utf8_lossy(&buffer[..e.valid_up_to()])
+                    .chars()
+                    .count()
+                    + 1;
+                let d = Diagnostic::error(format!("{}: the file is not valid UTF-8", dataset.name))
+                    .at(Location::in_data(&dataset.display_path, line, Some(column)));
+                return Ok((records, Some(d)));
+            }
+        };
+        // Python's universal newlines also end a line at a lone `\r`.
+        let text = text.strip_suffix('\n').unwrap_or(text);
+        let text = text.strip_suffix('\r').unwrap_or(text);
+        for (i, piece) in text.split('\r').enumerate() {
+            line += usize::from(i > 0);
+            let trimmed = python_strip(piece);
+            if trimmed.is_empty() {
+                continue;
+            }
+            let leading = piece[..piece.len() - piece.trim_start_matches(is_python_space).len()]
+                .chars()
+                .count();
+            let record = match parse_record(dataset, &mut interner, trimmed, line, leading) {
+                Ok(record) => record,
+                Err(d) => return Ok((records, Some(d))),
+            };
+            records += 1;
+            if let Err(d) = sink(state, record) {
+                return Ok((records, Some(d)));
+            }
+        }
+    }
+    Ok((records, None))
+}
+
+fn read_json_array<S>(
+    dataset: &DatasetPlan,
+    state: &mut S,
+    sink: &(impl Fn(&mut S, Record) -> Result<(), Diagnostic> + Sync),
+) -> Result<(Option<Diagnostic>, ReadStats), Diagnostic> {
+    let mut bytes = Vec::new();
+    BufReader::new(open(dataset)?)
+        .read_to_end(&mut bytes)
+        .map_err(|e| open_error(dataset, &e))?;
+    let mut stats = ReadStats {
+        bytes: bytes.len() as u64,
+        sha256: format!("{:x}", Sha256::digest(&bytes)),
+        records: 0,
+    };
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let (line, column) = line_col(
+                &String::from_utf8_lossy(&bytes[..e.valid_up_to()]),
+                e.valid_up_to(),
+            );
+            let d = Diagnostic::error(format!("{}: the file is not valid UTF-8", dataset.name))
+                .at(Location::in_data(&dataset.display_path, line, Some(column)));
+            return Ok((Some(d), stats));
+        }
+    };
+    let elements = match json_array::split(text) {
+        Ok(elements) => elements,
+        Err((offset, message)) => {
+            let (line, column) = line_col(text, offset);
+            let d = Diagnostic::error(format!("{}: invalid JSON: {message}", dataset.name))
+                .at(Location::in_data(&dataset.display_path, line, Some(column)))
+                .help("a `json` dataset is one JSON array of objects");
+            return Ok((Some(d), stats));
+        }
+    };
+    let mut interner = project::Interner::default();
+    for range in elements {
+        let (line, column) = line_col(text, range.start);
+        let record = match parse_record(dataset, &mut interner, &text[range], line, column - 1) {
+            Ok(record) => record,
+            Err(d) => return Ok((Some(d), stats)),
+        };
+        stats.records += 1;
+        if let Err(d) = sink(state, record) {
+            return Ok((Some(d), stats));
+        }
+    }
+    Ok((None, stats))
 }
 
 /// serde_json reports a column in bytes within its line; we report characters.

@@ -7,7 +7,7 @@ use crate::value::Value;
 pub enum Accumulator {
     Count(u64),
     Ratio { hits: u64, total: u64 },
-    Sum { sum: f64, n: u64 },
+    Sum { sum: ExactSum, n: u64 },
     Extreme { best: Option<f64>, max: bool },
     Values(Vec<f64>),
 }
@@ -17,7 +17,10 @@ impl Accumulator {
         match function {
             AggregateFn::Count => Accumulator::Count(0),
             AggregateFn::Ratio => Accumulator::Ratio { hits: 0, total: 0 },
-            AggregateFn::Sum | AggregateFn::Mean => Accumulator::Sum { sum: 0.0, n: 0 },
+            AggregateFn::Sum | AggregateFn::Mean => Accumulator::Sum {
+                sum: ExactSum::default(),
+                n: 0,
+            },
             AggregateFn::Min => Accumulator::Extreme {
                 best: None,
                 max: false,
@@ -47,7 +50,7 @@ impl Accumulator {
             }
             Accumulator::Sum { sum, n } => {
                 if let Some(x) = number(value)? {
-                    *sum += x;
+                    sum.add(x);
                     *n += 1;
                 }
             }
@@ -71,6 +74,32 @@ impl Accumulator {
         Ok(())
     }
 
+    /// Folds in the accumulator of a later chunk of items. Every accumulator merges
+    /// exactly, so the result does not depend on how the items were split.
+    pub fn merge(&mut self, other: Accumulator) {
+        match (self, other) {
+            (Accumulator::Count(a), Accumulator::Count(b)) => *a += b,
+            (Accumulator::Ratio { hits, total }, Accumulator::Ratio { hits: h, total: t }) => {
+                *hits += h;
+                *total += t;
+            }
+            (Accumulator::Sum { sum, n }, Accumulator::Sum { sum: s, n: m }) => {
+                sum.merge(s);
+                *n += m;
+            }
+            (Accumulator::Extreme { best, max }, Accumulator::Extreme { best: other, .. }) => {
+                if let Some(x) = other {
+                    let better = best.is_none_or(|b| (*max && x > b) || (!*max && x < b));
+                    if better {
+                        *best = Some(x);
+                    }
+                }
+            }
+            (Accumulator::Values(a), Accumulator::Values(b)) => a.extend(b),
+            _ => unreachable!("accumulators of one aggregate have one kind"),
+        }
+    }
+
     /// The aggregate's value; null when it has nothing to aggregate (an empty
     /// denominator), which a metric's `empty` replaces.
     pub fn finish(self, function: AggregateFn) -> Value {
@@ -78,9 +107,9 @@ impl Accumulator {
             (Accumulator::Count(n), _) => Value::Number(n as f64),
             (Accumulator::Ratio { total: 0, .. }, _) => Value::Null,
             (Accumulator::Ratio { hits, total }, _) => Value::Number(hits as f64 / total as f64),
-            (Accumulator::Sum { sum, .. }, AggregateFn::Sum) => Value::Number(sum),
+            (Accumulator::Sum { sum, .. }, AggregateFn::Sum) => Value::Number(sum.total()),
             (Accumulator::Sum { n: 0, .. }, _) => Value::Null,
-            (Accumulator::Sum { sum, n }, _) => Value::Number(sum / n as f64),
+            (Accumulator::Sum { sum, n }, _) => Value::Number(sum.total() / n as f64),
             (Accumulator::Extreme { best, .. }, _) => best.map_or(Value::Null, Value::Number),
             (Accumulator::Values(mut values), AggregateFn::Percentile(q)) => {
                 values.sort_by(f64::total_cmp);
@@ -88,6 +117,78 @@ impl Accumulator {
             }
             (Accumulator::Values(_), _) => Value::Null,
         }
+    }
+}
+
+/// A float sum that is exact until the final rounding (Shewchuk's algorithm, as
+/// Python's `math.fsum`): the result is the correctly rounded sum whatever the order
+/// of the terms, so sums and means are the same for any split of the items.
+#[derive(Debug, Clone, Default)]
+pub struct ExactSum {
+    partials: Vec<f64>,
+    /// Infinities and NaN, which the exact partials cannot hold.
+    special: f64,
+}
+
+impl ExactSum {
+    pub fn add(&mut self, mut x: f64) {
+        if !x.is_finite() {
+            self.special += x;
+            return;
+        }
+        let mut i = 0;
+        for j in 0..self.partials.len() {
+            let mut y = self.partials[j];
+            if x.abs() < y.abs() {
+                std::mem::swap(&mut x, &mut y);
+            }
+            let hi = x + y;
+            let lo = y - (hi - x);
+            if lo != 0.0 {
+                self.partials[i] = lo;
+                i += 1;
+            }
+            x = hi;
+        }
+        self.partials.truncate(i);
+        self.partials.push(x);
+    }
+
+    pub fn merge(&mut self, other: ExactSum) {
+        other.partials.into_iter().for_each(|p| self.add(p));
+        self.special += other.special;
+    }
+
+    /// The correctly rounded total.
+    pub fn total(&self) -> f64 {
+        if self.special != 0.0 || self.special.is_nan() {
+            return self.special;
+        }
+        let p = &self.partials;
+        let Some(mut n) = p.len().checked_sub(1) else {
+            return 0.0;
+        };
+        let mut hi = p[n];
+        let mut lo = 0.0;
+        while n > 0 {
+            let x = hi;
+            let y = p[n - 1];
+            n -= 1;
+            hi = x + y;
+            lo = y - (hi - x);
+            if lo != 0.0 {
+                break;
+            }
+        }
+        // Round half-way cases as if the remaining partials were included.
+        if n > 0 && ((lo < 0.0 && p[n - 1] < 0.0) || (lo > 0.0 && p[n - 1] > 0.0)) {
+            let y = lo * 2.0;
+            let x = hi + y;
+            if y == x - hi {
+                hi = x;
+            }
+        }
+        hi
     }
 }
 
@@ -154,6 +255,20 @@ mod tests {
             Some(8.399999999999999)
         );
         assert_eq!(percentile(&[], 50.0), None);
+    }
+
+    #[test]
+    fn sums_are_exact_and_order_independent() {
+        let terms = [1e16, 1.0, -1e16, 0.1, 0.2, 0.3];
+        let mut forward = ExactSum::default();
+        terms.iter().for_each(|&x| forward.add(x));
+        // Python: math.fsum([1e16, 1.0, -1e16, 0.1, 0.2, 0.3]) == 1.6
+        assert_eq!(forward.total(), 1.6);
+        let (mut a, mut b) = (ExactSum::default(), ExactSum::default());
+        terms[..3].iter().for_each(|&x| a.add(x));
+        terms[3..].iter().rev().for_each(|&x| b.add(x));
+        a.merge(b);
+        assert_eq!(a.total(), forward.total());
     }
 
     #[test]

@@ -1,17 +1,23 @@
 //! One run of a plan over its datasets. Looked-up datasets are read into keyed
 //! tables (projected fields only); the items dataset is then streamed, each item
-//! evaluated and folded into the aggregates as it is read.
+//! evaluated and folded into the aggregates as it is read. Both are read in
+//! parallel chunks and merged in file order, so that the outcome (numbers, counts,
+//! and which errors are reported) does not depend on the number of threads.
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
-use crate::data::{read_dataset, validate, ReadStats, Record};
+use crate::data::{read_chunked, validate, Chunk, ReadStats, Record};
 use crate::diagnostic::{Diagnostic, Location};
 use crate::eval::aggregate::Accumulator;
 use crate::eval::interp::{evaluate, Frame};
 use crate::plan::{DatasetPlan, GatePlan, Plan, Severity};
 use crate::spec::{Duplicates, Join};
 use crate::value::{Key, Value};
+
+/// Join tables hash millions of keys; foldhash is several times faster than SipHash,
+/// and a fixed seed keeps runs reproducible (no output depends on table order).
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
 /// Item-evaluation errors to show before giving up.
 const MAX_ITEM_ERRORS: usize = 10;
@@ -73,13 +79,8 @@ pub struct GateOutcome {
     pub status: GateStatus,
 }
 
-struct Lookup {
-    records: Vec<Record>,
-    index: HashMap<Key, usize>,
-    matched: Vec<bool>,
-}
-
-pub fn run(plan: &Plan) -> Result<Outcome, Vec<Diagnostic>> {
+/// Runs the plan with up to `threads` threads per dataset read.
+pub fn run(plan: &Plan, threads: usize) -> Result<Outcome, Vec<Diagnostic>> {
     let mut outcomes: Vec<DatasetOutcome> = plan
         .datasets
         .iter()
@@ -87,27 +88,14 @@ pub fn run(plan: &Plan) -> Result<Outcome, Vec<Diagnostic>> {
         .collect();
     let mut lookups = Vec::new();
     for (index, dataset) in plan.datasets.iter().enumerate().take(plan.items) {
-        lookups.push(load_lookup(dataset, index, &mut outcomes[index]).map_err(|d| vec![d])?);
+        lookups
+            .push(load_lookup(dataset, index, threads, &mut outcomes[index]).map_err(|d| vec![d])?);
     }
-    let mut state = ItemState {
-        plan,
-        accumulators: plan
-            .aggregates
-            .iter()
-            .map(|a| Accumulator::new(a.function))
-            .collect(),
-        derived: vec![Value::Null; plan.derived.len()],
-        errors: Vec::new(),
-        items: 0,
-    };
-    stream_items(plan, &mut lookups, &mut outcomes, &mut state)?;
-    if !state.errors.is_empty() {
-        return Err(state.errors);
+    let items = stream_items(plan, &lookups, threads, &mut outcomes)?;
+    for (outcome, matched) in outcomes.iter_mut().zip(&items.matched) {
+        outcome.unmatched = matched.iter().filter(|m| !**m).count();
     }
-    for (outcome, lookup) in outcomes.iter_mut().zip(&lookups) {
-        outcome.unmatched = lookup.matched.iter().filter(|m| !**m).count();
-    }
-    let aggregates: Vec<Value> = state
+    let aggregates: Vec<Value> = items
         .accumulators
         .into_iter()
         .zip(&plan.aggregates)
@@ -122,7 +110,7 @@ pub fn run(plan: &Plan) -> Result<Outcome, Vec<Diagnostic>> {
     let warnings = data_warnings(plan, &outcomes);
     Ok(Outcome {
         datasets: outcomes,
-        items: state.items,
+        items: items.count,
         metrics,
         gates,
         warnings,
@@ -130,10 +118,19 @@ pub fn run(plan: &Plan) -> Result<Outcome, Vec<Diagnostic>> {
 }
 
 fn key_of(dataset: &DatasetPlan, index: usize, record: &Record) -> Result<Option<Key>, Diagnostic> {
-    let mut records: Vec<Option<&Record>> = vec![None; index + 1];
-    records[index] = Some(record);
+    let mut records: [Option<&Record>; 8] = [None; 8];
+    let frame_records: Vec<Option<&Record>>;
+    let records: &[Option<&Record>] = if index < records.len() {
+        records[index] = Some(record);
+        &records[..=index]
+    } else {
+        let mut v = vec![None; index + 1];
+        v[index] = Some(record);
+        frame_records = v;
+        &frame_records
+    };
     let frame = Frame {
-        records: &records,
+        records,
         ..Frame::default()
     };
     let value = evaluate(&dataset.key, &frame).and_then(|v| Key::of(&v));
@@ -167,32 +164,34 @@ fn duplicate_error(dataset: &DatasetPlan, key: &Key, first: u32, again: u32) -> 
     ))
 }
 
-fn load_lookup(
-    dataset: &DatasetPlan,
-    index: usize,
-    outcome: &mut DatasetOutcome,
-) -> Result<Lookup, Diagnostic> {
-    let mut lookup = Lookup {
-        records: Vec::new(),
-        index: HashMap::new(),
-        matched: Vec::new(),
-    };
-    let (mut keyless, mut duplicates) = (0, 0);
-    outcome.read = read_dataset(dataset, |record| {
-        validate(dataset, &record)?;
-        let Some(key) = key_of(dataset, index, &record)? else {
-            keyless += 1;
-            return Ok(());
-        };
-        match lookup.index.entry(key) {
+fn stop_line(diagnostic: &Diagnostic) -> usize {
+    diagnostic.location.as_ref().map_or(usize::MAX, |l| l.line)
+}
+
+// ---- looked-up datasets ---------------------------------------------------------
+
+/// A keyed table: one record per key, in first-occurrence order.
+#[derive(Default)]
+struct Lookup {
+    records: Vec<Record>,
+    keys: Vec<Key>,
+    index: FastMap<Key, usize>,
+    keyless: usize,
+    duplicates: usize,
+}
+
+impl Lookup {
+    /// Adds a record under the duplicates policy; `error` stops at a repeated key.
+    fn add(&mut self, dataset: &DatasetPlan, key: Key, record: Record) -> Result<(), Diagnostic> {
+        match self.index.entry(key) {
             Entry::Vacant(slot) => {
-                slot.insert(lookup.records.len());
-                lookup.records.push(record);
-                lookup.matched.push(false);
+                self.keys.push(slot.key().clone());
+                slot.insert(self.records.len());
+                self.records.push(record);
             }
             Entry::Occupied(slot) => {
-                duplicates += 1;
-                let existing = &mut lookup.records[*slot.get()];
+                self.duplicates += 1;
+                let existing = &mut self.records[*slot.get()];
                 match dataset.duplicates {
                     Duplicates::Error => {
                         return Err(duplicate_error(
@@ -208,111 +207,196 @@ fn load_lookup(
             }
         }
         Ok(())
-    })?;
-    outcome.keyless = keyless;
-    outcome.duplicates = duplicates;
-    Ok(lookup)
+    }
 }
 
-struct ItemState<'p> {
+fn load_lookup(
+    dataset: &DatasetPlan,
+    index: usize,
+    threads: usize,
+    outcome: &mut DatasetOutcome,
+) -> Result<Lookup, Diagnostic> {
+    let (chunks, read) = read_chunked(dataset, threads, Lookup::default, |table, record| {
+        validate(dataset, &record)?;
+        match key_of(dataset, index, &record)? {
+            Some(key) => table.add(dataset, key, record),
+            None => {
+                table.keyless += 1;
+                Ok(())
+            }
+        }
+    })?;
+    let mut chunks = chunks.into_iter();
+    let Chunk {
+        state: mut table,
+        stop,
+    } = chunks.next().expect("at least one chunk");
+    if let Some(stop) = stop {
+        return Err(stop);
+    }
+    for Chunk { state: part, stop } in chunks {
+        // The first repeated key across chunks, if it comes before this chunk's own stop.
+        if dataset.duplicates == Duplicates::Error {
+            let repeated = part
+                .keys
+                .iter()
+                .zip(&part.records)
+                .filter_map(|(key, record)| {
+                    table
+                        .index
+                        .get(key)
+                        .map(|&i| (key, table.records[i].line, record.line))
+                })
+                .min_by_key(|&(_, _, line)| line);
+            if let Some((key, first, again)) = repeated {
+                if stop
+                    .as_ref()
+                    .is_none_or(|s| (again as usize) < stop_line(s))
+                {
+                    return Err(duplicate_error(dataset, key, first, again));
+                }
+            }
+        }
+        if let Some(stop) = stop {
+            return Err(stop);
+        }
+        table.keyless += part.keyless;
+        table.duplicates += part.duplicates;
+        for (key, record) in part.keys.into_iter().zip(part.records) {
+            table.add(dataset, key, record)?;
+        }
+    }
+    outcome.read = read;
+    outcome.keyless = table.keyless;
+    outcome.duplicates = table.duplicates;
+    // The key list only served the merge; the index keeps the keys.
+    table.keys = Vec::new();
+    Ok(table)
+}
+
+// ---- items ----------------------------------------------------------------------
+
+/// What one chunk of items contributes.
+struct ItemChunk<'p> {
     plan: &'p Plan,
     accumulators: Vec<Accumulator>,
     derived: Vec<Value>,
-    errors: Vec<Diagnostic>,
-    items: usize,
+    count: usize,
+    /// Evaluation errors, with the item's line for ordering.
+    errors: Vec<(usize, Diagnostic)>,
+    /// Per lookup: which records an item matched, and how many items missed it.
+    matched: Vec<Vec<bool>>,
+    missing: Vec<usize>,
+    skipped: Vec<usize>,
+    keyless: usize,
+    /// `duplicates: error`: each key's first line in this chunk, to find repeats
+    /// within it (a stop) and across chunks (when merging).
+    seen: FastMap<Key, u32>,
+    /// `duplicates: first`/`last` need every earlier key: one chunk only.
+    first_lines: FastMap<Key, (u32, usize)>,
+    buffered: Vec<(Option<Key>, Record)>,
+    duplicates: usize,
 }
 
-/// Streams the items dataset. With `duplicates: last` the items are buffered so
-/// that a later record can replace an earlier one at its position.
-fn stream_items(
-    plan: &Plan,
-    lookups: &mut [Lookup],
-    outcomes: &mut [DatasetOutcome],
-    state: &mut ItemState<'_>,
-) -> Result<(), Vec<Diagnostic>> {
-    let dataset = &plan.datasets[plan.items];
-    let mut first_lines: HashMap<Key, (u32, usize)> = HashMap::new();
-    let mut buffered: Vec<(Option<Key>, Record)> = Vec::new();
-    let (mut keyless, mut duplicates) = (0, 0);
-    let read = read_dataset(dataset, |record| {
-        validate(dataset, &record)?;
-        let key = key_of(dataset, plan.items, &record)?;
-        if key.is_none() {
-            keyless += 1;
+impl<'p> ItemChunk<'p> {
+    fn new(plan: &'p Plan, lookups: &[Lookup]) -> Self {
+        Self {
+            plan,
+            accumulators: plan
+                .aggregates
+                .iter()
+                .map(|a| Accumulator::new(a.function))
+                .collect(),
+            derived: vec![Value::Null; plan.derived.len()],
+            count: 0,
+            errors: Vec::new(),
+            matched: lookups
+                .iter()
+                .map(|l| vec![false; l.records.len()])
+                .collect(),
+            missing: vec![0; lookups.len()],
+            skipped: vec![0; lookups.len()],
+            keyless: 0,
+            seen: FastMap::default(),
+            first_lines: FastMap::default(),
+            buffered: Vec::new(),
+            duplicates: 0,
         }
-        if let (Some(key), true) = (&key, dataset.duplicates != Duplicates::Keep) {
-            match first_lines.entry(key.clone()) {
-                Entry::Vacant(slot) => {
-                    slot.insert((record.line, buffered.len()));
-                }
-                Entry::Occupied(slot) => {
-                    duplicates += 1;
-                    let (first_line, position) = *slot.get();
-                    match dataset.duplicates {
-                        Duplicates::Error => {
-                            return Err(duplicate_error(dataset, key, first_line, record.line))
-                        }
-                        Duplicates::Last => buffered[position].1 = record,
-                        _ => {}
+    }
+
+    /// Reads one record of the items dataset.
+    fn record(&mut self, lookups: &[Lookup], record: Record) -> Result<(), Diagnostic> {
+        let dataset = &self.plan.datasets[self.plan.items];
+        validate(dataset, &record)?;
+        let key = key_of(dataset, self.plan.items, &record)?;
+        match &key {
+            None => self.keyless += 1,
+            Some(key) => match dataset.duplicates {
+                Duplicates::Keep => {}
+                Duplicates::Error => match self.seen.entry(key.clone()) {
+                    Entry::Vacant(slot) => {
+                        slot.insert(record.line);
                     }
-                    return Ok(());
-                }
-            }
+                    Entry::Occupied(slot) => {
+                        return Err(duplicate_error(dataset, key, *slot.get(), record.line))
+                    }
+                },
+                Duplicates::First | Duplicates::Last => match self.first_lines.entry(key.clone()) {
+                    Entry::Vacant(slot) => {
+                        slot.insert((record.line, self.buffered.len()));
+                    }
+                    Entry::Occupied(slot) => {
+                        self.duplicates += 1;
+                        if dataset.duplicates == Duplicates::Last {
+                            self.buffered[slot.get().1].1 = record;
+                        }
+                        return Ok(());
+                    }
+                },
+            },
         }
         if dataset.duplicates == Duplicates::Last {
-            buffered.push((key, record));
-        } else {
-            state.item(key.as_ref(), &record, lookups, outcomes);
+            self.buffered.push((key, record));
+            return Ok(());
         }
-        if state.errors.len() >= MAX_ITEM_ERRORS {
-            return Err(Diagnostic::error(format!(
-                "stopped after {MAX_ITEM_ERRORS} items could not be evaluated"
-            )));
+        self.item(lookups, key.as_ref(), &record);
+        if self.errors.len() >= MAX_ITEM_ERRORS {
+            return Err(Diagnostic::error("too many errors"));
         }
         Ok(())
-    });
-    match read {
-        Ok(read) => outcomes[plan.items].read = read,
-        Err(diagnostic) => {
-            state.errors.push(diagnostic);
-            return Err(std::mem::take(&mut state.errors));
-        }
     }
-    for (key, record) in &buffered {
-        state.item(key.as_ref(), record, lookups, outcomes);
-    }
-    outcomes[plan.items].keyless = keyless;
-    outcomes[plan.items].duplicates = duplicates;
-    Ok(())
-}
 
-impl ItemState<'_> {
-    fn item(
-        &mut self,
-        key: Option<&Key>,
-        record: &Record,
-        lookups: &mut [Lookup],
-        outcomes: &mut [DatasetOutcome],
-    ) {
+    fn item(&mut self, lookups: &[Lookup], key: Option<&Key>, record: &Record) {
         let plan = self.plan;
-        let mut records: Vec<Option<&Record>> = Vec::with_capacity(plan.datasets.len());
-        for (index, lookup) in lookups.iter_mut().enumerate() {
-            let found = key.and_then(|k| lookup.index.get(k)).copied();
-            match found {
-                Some(position) => lookup.matched[position] = true,
+        let found: Vec<Option<usize>> = lookups
+            .iter()
+            .map(|l| key.and_then(|k| l.index.get(k)).copied())
+            .collect();
+        let mut skip = false;
+        for (index, position) in found.iter().enumerate() {
+            match position {
+                Some(position) => self.matched[index][*position] = true,
                 None => {
-                    outcomes[index].missing += 1;
+                    self.missing[index] += 1;
                     if plan.datasets[index].join == Join::Inner {
-                        outcomes[index].skipped_items += 1;
-                        return;
+                        self.skipped[index] += 1;
+                        skip = true;
                     }
                 }
             }
-            records.push(found.map(|position| &lookup.records[position]));
         }
+        if skip {
+            return;
+        }
+        let mut records: Vec<Option<&Record>> = found
+            .iter()
+            .zip(lookups)
+            .map(|(p, l)| p.map(|p| &l.records[p]))
+            .collect();
         records.push(Some(record));
-        self.items += 1;
-        if let Err(error) = self.evaluate_item(&records) {
+        self.count += 1;
+        if let Err(error) = self.evaluate(&records) {
+            let (at, message) = *error;
             let sources: Vec<String> = plan
                 .datasets
                 .iter()
@@ -320,18 +404,15 @@ impl ItemState<'_> {
                 .filter_map(|(d, r)| r.map(|r| format!("{}:{}", d.display_path, r.line)))
                 .collect();
             let item = key.map_or_else(|| "(no key)".to_string(), |k| format!("`{k}`"));
-            self.errors.push(
-                Diagnostic::error(format!("item {item} ({}): {}", sources.join(", "), error.1))
-                    .at(error.0)
-                    .help("fix the data, or guard the expression (`??`, `if`, `is_list`, …)"),
-            );
+            let diagnostic =
+                Diagnostic::error(format!("item {item} ({}): {message}", sources.join(", ")))
+                    .at(at)
+                    .help("fix the data, or guard the expression (`??`, `if`, `is_list`, …)");
+            self.errors.push((record.line as usize, diagnostic));
         }
     }
 
-    fn evaluate_item(
-        &mut self,
-        records: &[Option<&Record>],
-    ) -> Result<(), Box<(Location, String)>> {
+    fn evaluate(&mut self, records: &[Option<&Record>]) -> Result<(), Box<(Location, String)>> {
         let plan = self.plan;
         for (i, derived) in plan.derived.iter().enumerate() {
             let frame = Frame {
@@ -377,6 +458,128 @@ impl ItemState<'_> {
         }
         Ok(())
     }
+}
+
+/// The items' contribution, merged over chunks.
+struct Items {
+    accumulators: Vec<Accumulator>,
+    count: usize,
+    matched: Vec<Vec<bool>>,
+}
+
+fn stream_items(
+    plan: &Plan,
+    lookups: &[Lookup],
+    threads: usize,
+    outcomes: &mut [DatasetOutcome],
+) -> Result<Items, Vec<Diagnostic>> {
+    let dataset = &plan.datasets[plan.items];
+    // `first` and `last` need to see every earlier key before scoring an item.
+    let threads = match dataset.duplicates {
+        Duplicates::Keep | Duplicates::Error => threads,
+        Duplicates::First | Duplicates::Last => 1,
+    };
+    let (chunks, read) = read_chunked(
+        dataset,
+        threads,
+        || ItemChunk::new(plan, lookups),
+        |chunk, record| chunk.record(lookups, record),
+    )
+    .map_err(|d| vec![d])?;
+    let mut chunks: Vec<Chunk<ItemChunk<'_>>> = chunks;
+    // `duplicates: last` scores the buffered items now, at their first positions.
+    for chunk in &mut chunks {
+        let buffered = std::mem::take(&mut chunk.state.buffered);
+        for (key, record) in &buffered {
+            chunk.state.item(lookups, key.as_ref(), record);
+        }
+    }
+    let first_duplicate = (dataset.duplicates == Duplicates::Error)
+        .then(|| first_duplicate(dataset, &chunks))
+        .flatten();
+    // Report what a single reader would have: errors in line order, up to the first
+    // stop (a bad record, a repeated key, or the error limit).
+    let mut errors: Vec<Diagnostic> = Vec::new();
+    let duplicate_line = first_duplicate.as_ref().map_or(usize::MAX, stop_line);
+    'chunks: for chunk in &mut chunks {
+        let stop = chunk.state.errors.len() < MAX_ITEM_ERRORS;
+        for (line, error) in chunk.state.errors.drain(..) {
+            if line > duplicate_line {
+                break 'chunks;
+            }
+            errors.push(error);
+            if errors.len() == MAX_ITEM_ERRORS {
+                errors.push(Diagnostic::error(format!(
+                    "stopped after {MAX_ITEM_ERRORS} items could not be evaluated"
+                )));
+                return Err(errors);
+            }
+        }
+        if let (Some(data_error), true) = (chunk.stop.take(), stop) {
+            if stop_line(&data_error) < duplicate_line {
+                errors.push(data_error);
+                return Err(errors);
+            }
+            break;
+        }
+    }
+    if let Some(duplicate) = first_duplicate {
+        errors.push(duplicate);
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let mut chunks = chunks.into_iter().map(|c| c.state);
+    let mut total = chunks.next().expect("at least one chunk");
+    for part in chunks {
+        for (a, b) in total.accumulators.iter_mut().zip(part.accumulators) {
+            a.merge(b);
+        }
+        total.count += part.count;
+        total.keyless += part.keyless;
+        for (a, b) in total.matched.iter_mut().zip(part.matched) {
+            a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
+        }
+        for i in 0..lookups.len() {
+            total.missing[i] += part.missing[i];
+            total.skipped[i] += part.skipped[i];
+        }
+    }
+    for (i, outcome) in outcomes.iter_mut().enumerate().take(lookups.len()) {
+        outcome.missing = total.missing[i];
+        outcome.skipped_items = total.skipped[i];
+    }
+    let items = &mut outcomes[plan.items];
+    items.read = read;
+    items.keyless = total.keyless;
+    items.duplicates = total.duplicates;
+    Ok(Items {
+        accumulators: total.accumulators,
+        count: total.count,
+        matched: total.matched,
+    })
+}
+
+/// The first key of a later chunk that an earlier chunk already had, in file order.
+/// Repeats within a chunk stop that chunk, like any other bad record.
+fn first_duplicate(dataset: &DatasetPlan, chunks: &[Chunk<ItemChunk<'_>>]) -> Option<Diagnostic> {
+    for (k, chunk) in chunks.iter().enumerate().skip(1) {
+        let earlier = |key: &Key| {
+            chunks[..k]
+                .iter()
+                .find_map(|c| c.state.seen.get(key).copied())
+        };
+        let repeat = chunk
+            .state
+            .seen
+            .iter()
+            .filter_map(|(key, &line)| earlier(key).map(|first| (line, first, key)))
+            .min_by_key(|&(line, _, _)| line);
+        if let Some((line, first, key)) = repeat {
+            return Some(duplicate_error(dataset, key, first, line));
+        }
+    }
+    None
 }
 
 fn evaluate_metrics(plan: &Plan, aggregates: &[Value]) -> Result<Vec<Value>, Vec<Diagnostic>> {

@@ -13,10 +13,16 @@ pub struct Output {
 
 /// Runs the `evalspec` binary with `args` in `dir`.
 pub fn evalspec(dir: &Path, args: &[&str]) -> Output {
+    evalspec_with_env(dir, &[], args)
+}
+
+/// Runs the `evalspec` binary with extra environment variables.
+pub fn evalspec_with_env(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
     let output = Command::new(env!("CARGO_BIN_EXE_evalspec"))
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
+        .envs(env.iter().copied())
         .output()
         .expect("the evalspec binary runs");
     Output {

@@ -1,0 +1,115 @@
+//! Reading in parallel chunks changes nothing: reports, warnings and errors are
+//! byte-identical for any `--threads`, including errors that fall in a later chunk.
+
+mod support;
+
+#[path = "../benches/support/generate.rs"]
+#[allow(dead_code)]
+mod generate;
+
+use std::path::Path;
+
+use support::{repo_root, Output};
+
+const ITEMS: u64 = 4_000;
+/// Small chunks, so that both datasets are split several ways.
+const CHUNK_BYTES: &str = "65536";
+
+fn run(dir: &Path, gold: &str, threads: usize) -> (Output, Option<Vec<u8>>) {
+    let spec = repo_root().join("specs/rag-precision.yaml");
+    let out = format!("out{threads}");
+    let _ = std::fs::remove_dir_all(dir.join(&out));
+    let result = support::evalspec_with_env(
+        dir,
+        &[("EVALSPEC_MIN_CHUNK_BYTES", CHUNK_BYTES)],
+        &[
+            "run",
+            spec.to_str().unwrap(),
+            "--dataset",
+            &format!("gold={gold}"),
+            "--dataset",
+            "trace=trace.jsonl",
+            "--out",
+            &out,
+            "--threads",
+            &threads.to_string(),
+        ],
+    );
+    let report = std::fs::read(dir.join(&out).join("report.json")).ok();
+    (result, report)
+}
+
+fn assert_same_for_any_thread_count(dir: &Path, gold: &str) -> Output {
+    let (first, first_report) = run(dir, gold, 1);
+    for threads in [2, 3] {
+        let (other, report) = run(dir, gold, threads);
+        assert_eq!(first.code, other.code, "exit code with {threads} threads");
+        assert_eq!(
+            first.stdout.replace("out1", "outN"),
+            other.stdout.replace(&format!("out{threads}"), "outN"),
+            "stdout with {threads} threads"
+        );
+        assert_eq!(first.stderr, other.stderr, "stderr with {threads} threads");
+        assert_eq!(first_report, report, "report.json with {threads} threads");
+    }
+    first
+}
+
+#[test]
+fn results_do_not_depend_on_the_number_of_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    generate::generate(dir.path(), ITEMS, 7).unwrap();
+    let gold_size = std::fs::metadata(dir.path().join("gold.jsonl"))
+        .unwrap()
+        .len();
+    assert!(
+        gold_size > 3 * 65536,
+        "the gold file must span several chunks ({gold_size} bytes)"
+    );
+
+    let clean = assert_same_for_any_thread_count(dir.path(), "gold.jsonl");
+    assert!(clean.code == 0 || clean.code == 1, "{}", clean.stderr);
+    assert!(
+        clean.stderr.contains("record(s) repeat an earlier key"),
+        "{}",
+        clean.stderr
+    );
+
+    // Errors late in the file: a bad line in the trace's second half and a repeated
+    // gold key far from its first occurrence.
+    let gold = std::fs::read_to_string(dir.path().join("gold.jsonl")).unwrap();
+    let lines: Vec<&str> = gold.lines().collect();
+    let mut repeated = lines.clone();
+    repeated.insert(lines.len() - 10, lines[3]);
+    std::fs::write(
+        dir.path().join("gold-repeated.jsonl"),
+        repeated.join("\n") + "\n",
+    )
+    .unwrap();
+    let repeated = assert_same_for_any_thread_count(dir.path(), "gold-repeated.jsonl");
+    assert_eq!(repeated.code, 2);
+    assert!(
+        repeated
+            .stderr
+            .contains("duplicate key `Q0000003` (first on line 4)"),
+        "{}",
+        repeated.stderr
+    );
+
+    let trace = std::fs::read_to_string(dir.path().join("trace.jsonl")).unwrap();
+    let mut trace_lines: Vec<&str> = trace.lines().collect();
+    let bad = trace_lines.len() * 3 / 4;
+    trace_lines[bad] = "{\"qid\": oops}";
+    std::fs::write(
+        dir.path().join("trace.jsonl"),
+        trace_lines.join("\n") + "\n",
+    )
+    .unwrap();
+    let broken = assert_same_for_any_thread_count(dir.path(), "gold.jsonl");
+    assert_eq!(broken.code, 2);
+    assert!(
+        broken.stderr.contains(&format!("trace.jsonl:{}:", bad + 1)),
+        "{}",
+        broken.stderr
+    );
+}
