@@ -3,13 +3,9 @@
 
 mod support;
 
-#[path = "../benches/support/generate.rs"]
-#[allow(dead_code)]
-mod generate;
-
 use std::path::Path;
 
-use support::{repo_root, Output};
+use support::{generate, repo_root, Output};
 
 const ITEMS: u64 = 4_000;
 /// Small chunks, so that both datasets are split several ways.

@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-/// xorshift64*: fast and deterministic.
+/// xorshift64*: fast and deterministic. Also used by the tests' case generators.
 pub struct Rng(u64);
 
 impl Rng {
@@ -18,11 +18,14 @@ impl Rng {
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
     }
     pub fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
+        self.next() % 100 < percent
+    }
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
     }
 }
 
@@ -48,7 +51,7 @@ const WORDS: &[&str] = &[
 
 fn phrase(rng: &mut Rng, words: usize) -> String {
     (0..words)
-        .map(|_| WORDS[rng.below(WORDS.len() as u64) as usize])
+        .map(|_| *rng.pick(WORDS))
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -77,8 +80,8 @@ pub fn generate(dir: &Path, items: u64, seed: u64) -> std::io::Result<()> {
     let mut rng = Rng::new(seed);
     for i in 0..items {
         let qid = format!("Q{i:07}");
-        let topic = TOPICS[rng.below(TOPICS.len() as u64) as usize];
-        let verb = VERBS[rng.below(VERBS.len() as u64) as usize];
+        let topic = *rng.pick(TOPICS);
+        let verb = *rng.pick(VERBS);
         let answerable = rng.chance(75);
         let fact = format!("{verb} {topic} for every {}", phrase(&mut rng, 2));
         let citations: Vec<String> = (0..1 + rng.below(2)).map(|_| doc_id(&mut rng)).collect();
@@ -119,7 +122,7 @@ pub fn generate(dir: &Path, items: u64, seed: u64) -> std::io::Result<()> {
         for _ in 0..repeats {
             let mut retrieved: Vec<String> = (0..8).map(|_| doc_id(&mut rng)).collect();
             if answerable && rng.chance(85) {
-                let at = rng.below(8) as usize;
+                let at = rng.below(8);
                 retrieved[at] = citations[0].clone();
             }
             let refuse = if answerable {
@@ -133,7 +136,7 @@ pub fn generate(dir: &Path, items: u64, seed: u64) -> std::io::Result<()> {
                 let cited = if retrieved.contains(&citations[0]) && rng.chance(85) {
                     citations[0].clone()
                 } else {
-                    retrieved[rng.below(8) as usize].clone()
+                    retrieved[rng.below(8)].clone()
                 };
                 (
                     format!(

@@ -190,7 +190,7 @@ fn count_lines(dataset: &DatasetPlan, range: Range<u64>) -> Result<usize, Diagno
     file.seek(SeekFrom::Start(range.start))
         .map_err(|e| open_error(dataset, &e))?;
     let mut reader = BufReader::with_capacity(1 << 20, file.take(range.end - range.start));
-    let (mut lines, mut previous_cr, mut any) = (0usize, false, false);
+    let (mut lines, mut previous_cr) = (0usize, false);
     loop {
         let buffer = reader.fill_buf().map_err(|e| open_error(dataset, &e))?;
         if buffer.is_empty() {
@@ -203,12 +203,11 @@ fn count_lines(dataset: &DatasetPlan, range: Range<u64>) -> Result<usize, Diagno
             lines += usize::from(b == b'\n');
             previous_cr = b == b'\r';
         }
-        any = true;
         let n = buffer.len();
         reader.consume(n);
     }
-    // A last line without a line break still counts; so does a trailing lone `\r`.
-    let _ = any;
+    // A trailing lone `\r` ends a line too. (A last line without any break needs no
+    // count: only the lines before a chunk matter, and chunks end after a `\n`.)
     Ok(lines + usize::from(previous_cr))
 }
 

@@ -3,6 +3,11 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+
+#[path = "../../benches/support/generate.rs"]
+pub mod generate;
+#[allow(unused_imports)] // not every test crate draws random cases
+pub use generate::Rng;
 use std::process::Command;
 
 pub struct Output {
@@ -66,30 +71,6 @@ pub fn code_block(document: &str, heading: &str, language: &str) -> String {
         .filter(|line| !matches!(line.trim_end(), "|" | "||"))
         .map(|line| format!("{line}\n"))
         .collect()
-}
-
-/// xorshift64*: small, deterministic, good enough to generate test cases.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    pub fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
 }
 
 pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
