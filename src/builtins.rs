@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use crate::ranking;
 use crate::types::Type;
 use crate::value::{python_strip, SetItem, Value};
 
@@ -70,6 +71,7 @@ pub enum Returns {
     Num,
     Str,
     ListOfStr,
+    ListOfNum,
     Any,
     /// The type of argument `n`.
     Arg(usize),
@@ -106,6 +108,7 @@ impl Builtin {
             Returns::Num => Type::Float,
             Returns::Str => Type::Str,
             Returns::ListOfStr => Type::list_of(Type::Str),
+            Returns::ListOfNum => Type::list_of(Type::Float),
             Returns::Any => Type::Any,
             Returns::Arg(i) => arg(i),
             Returns::Join(a, b) => arg(a).join(&arg(b)),
@@ -169,6 +172,18 @@ pub static BUILTINS: &[Builtin] = &[
     Builtin { name: "is_bool", params: &[P::Any], optional: 0, returns: Returns::Bool, eval: is_bool, summary: "the value is true or false", example: "is_bool(gold.answerable)" },
     Builtin { name: "is_null", params: &[P::Any], optional: 0, returns: Returns::Bool, eval: is_null, summary: "the value is null or missing", example: "is_null(trace)" },
     Builtin { name: "truthy", params: &[P::Any], optional: 0, returns: Returns::Bool, eval: truthy, summary: "Python truthiness: false for null, false, 0, \"\", [] and {}", example: "truthy(trace.citations)" },
+    Builtin { name: "relevance", params: &[P::List, P::Any], optional: 0, returns: Returns::ListOfNum, eval: ranking::relevance, summary: "the judged level of each ranked id (0 if unjudged; a repeated id gains at its first rank only)", example: "relevance(run.docs, qrels.judgements)" },
+    Builtin { name: "count_relevant", params: &[P::Any], optional: 0, returns: Returns::Int, eval: ranking::count_relevant, summary: "judged ids with level ≥ 1", example: "count_relevant(qrels.judgements)" },
+    Builtin { name: "ideal_gains", params: &[P::Any], optional: 0, returns: Returns::ListOfNum, eval: ranking::ideal_gains, summary: "the positive judged levels, best first", example: "ideal_gains(qrels.judgements)" },
+    Builtin { name: "precision_at", params: &[P::List, P::Int], optional: 0, returns: Returns::Num, eval: ranking::precision_at, summary: "relevant ids in the top k, over k", example: "precision_at(gains, 10)" },
+    Builtin { name: "recall_at", params: &[P::List, P::Num, P::Int], optional: 0, returns: Returns::Num, eval: ranking::recall_at, summary: "relevant ids in the top k, over all relevant (0 when none)", example: "recall_at(gains, relevant, 10)" },
+    Builtin { name: "success_at", params: &[P::List, P::Int], optional: 0, returns: Returns::Num, eval: ranking::success_at, summary: "1 when any of the top k is relevant, else 0", example: "success_at(gains, 5)" },
+    Builtin { name: "reciprocal_rank", params: &[P::List], optional: 0, returns: Returns::Num, eval: ranking::reciprocal_rank, summary: "1 / rank of the first relevant id, else 0", example: "reciprocal_rank(gains)" },
+    Builtin { name: "reciprocal_rank_at", params: &[P::List, P::Int], optional: 0, returns: Returns::Num, eval: ranking::reciprocal_rank_at, summary: "reciprocal rank within the top k", example: "reciprocal_rank_at(gains, 10)" },
+    Builtin { name: "average_precision", params: &[P::List, P::Num], optional: 0, returns: Returns::Num, eval: ranking::average_precision, summary: "mean precision at the relevant ranks, over all relevant (0 when none)", example: "average_precision(gains, relevant)" },
+    Builtin { name: "average_precision_at", params: &[P::List, P::Num, P::Int], optional: 0, returns: Returns::Num, eval: ranking::average_precision_at, summary: "average precision within the top k", example: "average_precision_at(gains, relevant, 10)" },
+    Builtin { name: "ndcg_at", params: &[P::List, P::List, P::Int], optional: 0, returns: Returns::Num, eval: ranking::ndcg_at, summary: "DCG of the top k over the ideal DCG (gain = level, discount log2(rank+1)); 0 when nothing is relevant", example: "ndcg_at(gains, ideal, 10)" },
+    Builtin { name: "ndcg_exp_at", params: &[P::List, P::List, P::Int], optional: 0, returns: Returns::Num, eval: ranking::ndcg_exp_at, summary: "as ndcg_at with gain 2^level − 1", example: "ndcg_exp_at(gains, ideal, 10)" },
     Builtin { name: "truthy_or", params: &[P::Any, P::Any], optional: 0, returns: Returns::Join(0, 1), eval: truthy_or, summary: "the first value if it is truthy, else the second (Python's `a or b`)", example: "truthy_or(trace.qid, trace.q_id)" },
 ];
 

@@ -16,6 +16,7 @@ pub mod eval;
 pub mod matchers;
 pub mod params;
 pub mod plan;
+pub mod ranking;
 pub mod report;
 pub mod source;
 pub mod spec;

@@ -5,6 +5,7 @@ mod json_array;
 mod progress;
 mod project;
 mod reader;
+mod trec;
 mod validate;
 
 pub use project::json_to_value;

@@ -21,7 +21,7 @@ impl Interner {
     const MAX_LEN: usize = 32;
     const MAX_ENTRIES: usize = 1 << 20;
 
-    fn string(&mut self, s: &str) -> Arc<str> {
+    pub fn string(&mut self, s: &str) -> Arc<str> {
         if s.len() > Self::MAX_LEN {
             return Arc::from(s);
         }

@@ -14,7 +14,7 @@ use std::ops::Range;
 use sha2::{Digest, Sha256};
 
 use crate::data::progress::Progress;
-use crate::data::{json_array, project, Record};
+use crate::data::{json_array, project, trec, Record};
 use crate::diagnostic::{Diagnostic, Location};
 use crate::plan::DatasetPlan;
 use crate::spec::Format;
@@ -56,10 +56,18 @@ pub fn read_chunked<S: Send>(
     let size = std::fs::metadata(&dataset.path)
         .map_err(|e| open_error(dataset, &e))?
         .len();
-    if dataset.format == Format::Json {
-        let mut state = make();
-        let (stop, stats) = read_json_array(dataset, &mut state, &sink)?;
-        return Ok((vec![Chunk { state, stop }], stats));
+    match dataset.format {
+        Format::Jsonl => {}
+        Format::Json => {
+            let mut state = make();
+            let (stop, stats) = read_json_array(dataset, &mut state, &sink)?;
+            return Ok((vec![Chunk { state, stop }], stats));
+        }
+        Format::TrecQrels | Format::TrecRun => {
+            let mut state = make();
+            let (stop, stats) = read_trec(dataset, &mut state, &sink)?;
+            return Ok((vec![Chunk { state, stop }], stats));
+        }
     }
     let chunks = threads.clamp(1, 64).min(
         usize::try_from(size / min_chunk_bytes())
@@ -336,31 +344,52 @@ fn read_jsonl_range<S>(
     Ok((records, None))
 }
 
+fn read_whole(dataset: &DatasetPlan) -> Result<(Vec<u8>, ReadStats), Diagnostic> {
+    let mut bytes = Vec::new();
+    BufReader::new(open(dataset)?)
+        .read_to_end(&mut bytes)
+        .map_err(|e| open_error(dataset, &e))?;
+    let stats = ReadStats {
+        bytes: bytes.len() as u64,
+        sha256: format!("{:x}", Sha256::digest(&bytes)),
+        records: 0,
+    };
+    Ok((bytes, stats))
+}
+
+fn utf8_error(dataset: &DatasetPlan, bytes: &[u8], e: &std::str::Utf8Error) -> Diagnostic {
+    let (line, column) = line_col(
+        &String::from_utf8_lossy(&bytes[..e.valid_up_to()]),
+        e.valid_up_to(),
+    );
+    Diagnostic::error(format!("{}: the file is not valid UTF-8", dataset.name))
+        .at(Location::in_data(&dataset.display_path, line, Some(column)))
+}
+
+fn read_trec<S>(
+    dataset: &DatasetPlan,
+    state: &mut S,
+    sink: &(impl Fn(&mut S, Record) -> Result<(), Diagnostic> + Sync),
+) -> Result<(Option<Diagnostic>, ReadStats), Diagnostic> {
+    let (bytes, mut stats) = read_whole(dataset)?;
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(text) => text,
+        Err(e) => return Ok((Some(utf8_error(dataset, &bytes, &e)), stats)),
+    };
+    let (records, stop) = trec::read(dataset, text, state, sink);
+    stats.records = records;
+    Ok((stop, stats))
+}
+
 fn read_json_array<S>(
     dataset: &DatasetPlan,
     state: &mut S,
     sink: &(impl Fn(&mut S, Record) -> Result<(), Diagnostic> + Sync),
 ) -> Result<(Option<Diagnostic>, ReadStats), Diagnostic> {
-    let mut bytes = Vec::new();
-    BufReader::new(open(dataset)?)
-        .read_to_end(&mut bytes)
-        .map_err(|e| open_error(dataset, &e))?;
-    let mut stats = ReadStats {
-        bytes: bytes.len() as u64,
-        sha256: format!("{:x}", Sha256::digest(&bytes)),
-        records: 0,
-    };
+    let (bytes, mut stats) = read_whole(dataset)?;
     let text = match std::str::from_utf8(&bytes) {
         Ok(text) => text,
-        Err(e) => {
-            let (line, column) = line_col(
-                &String::from_utf8_lossy(&bytes[..e.valid_up_to()]),
-                e.valid_up_to(),
-            );
-            let d = Diagnostic::error(format!("{}: the file is not valid UTF-8", dataset.name))
-                .at(Location::in_data(&dataset.display_path, line, Some(column)));
-            return Ok((Some(d), stats));
-        }
+        Err(e) => return Ok((Some(utf8_error(dataset, &bytes, &e)), stats)),
     };
     let elements = match json_array::split(text) {
         Ok(elements) => elements,

@@ -15,6 +15,8 @@ pub struct Frame<'a> {
     pub derived: &'a [Value],
     pub aggregates: &'a [Value],
     pub metrics: &'a [Value],
+    /// Per dataset, the number of records it kept (for `records(dataset)`).
+    pub dataset_records: &'a [Value],
 }
 
 pub fn evaluate_constant(op: &Op) -> Result<Value, String> {
@@ -31,6 +33,7 @@ pub fn evaluate(op: &Op, frame: &Frame<'_>) -> Result<Value, String> {
         Op::Derived(i) => frame.derived[*i].clone(),
         Op::Aggregate(i) => frame.aggregates[*i].clone(),
         Op::Metric(i) => frame.metrics[*i].clone(),
+        Op::DatasetRecords(i) => frame.dataset_records[*i].clone(),
         Op::Field(base, name) => evaluate(base, frame)?.field(name)?,
         Op::Index(base, index) => index_value(&evaluate(base, frame)?, &evaluate(index, frame)?)?,
         Op::Not(operand) => match evaluate(operand, frame)? {

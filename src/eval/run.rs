@@ -101,7 +101,14 @@ pub fn run(plan: &Plan, threads: usize) -> Result<Outcome, Vec<Diagnostic>> {
         .zip(&plan.aggregates)
         .map(|(acc, agg)| acc.finish(agg.function))
         .collect();
-    let metrics = evaluate_metrics(plan, &aggregates)?;
+    // `records(d)`: a looked-up dataset's table size (one per key); the items read.
+    let dataset_records: Vec<Value> = lookups
+        .iter()
+        .map(|l| l.records.len())
+        .chain([outcomes[plan.items].read.records])
+        .map(|n| Value::Number(n as f64))
+        .collect();
+    let metrics = evaluate_metrics(plan, &aggregates, &dataset_records)?;
     let gates = plan
         .gates
         .iter()
@@ -582,12 +589,17 @@ fn first_duplicate(dataset: &DatasetPlan, chunks: &[Chunk<ItemChunk<'_>>]) -> Op
     None
 }
 
-fn evaluate_metrics(plan: &Plan, aggregates: &[Value]) -> Result<Vec<Value>, Vec<Diagnostic>> {
+fn evaluate_metrics(
+    plan: &Plan,
+    aggregates: &[Value],
+    dataset_records: &[Value],
+) -> Result<Vec<Value>, Vec<Diagnostic>> {
     let mut metrics: Vec<Value> = Vec::with_capacity(plan.metrics.len());
     for metric in &plan.metrics {
         let frame = Frame {
             aggregates,
             metrics: &metrics,
+            dataset_records,
             ..Frame::default()
         };
         let value = evaluate(&metric.op, &frame)

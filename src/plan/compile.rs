@@ -26,6 +26,9 @@ pub struct Overrides {
     pub datasets: Vec<(String, PathBuf)>,
 }
 
+/// `records(dataset)`: a metric-scope count of a dataset's records.
+const RECORDS: &str = "records";
+
 const AGGREGATES: &[&str] = &[
     "count",
     "sum",
@@ -86,6 +89,8 @@ struct Compiler<'s> {
     metric_order: Vec<usize>,
     /// Metric types by declaration index, once compiled (for gates).
     metric_types: Vec<Type>,
+    /// While compiling a metric expanded from `ks`: the cutoff that `k` names.
+    cutoff: Option<u32>,
 }
 
 struct DerivedDecl {
@@ -116,6 +121,7 @@ impl<'s> Compiler<'s> {
             derived_order: Vec::new(),
             metric_order: Vec::new(),
             metric_types: Vec::new(),
+            cutoff: None,
         }
     }
 
@@ -200,7 +206,17 @@ impl<'s> Compiler<'s> {
                 seen.push((&name.text, what));
             }
         }
-        for metric in &spec.metrics {
+        for (i, metric) in spec.metrics.iter().enumerate() {
+            if spec.metrics[..i]
+                .iter()
+                .any(|m| m.name.text == metric.name.text)
+            {
+                self.errors.push(
+                    Diagnostic::error(format!("two metrics are named `{}`", metric.name.text))
+                        .at(self.locate_name(&metric.name))
+                        .help("a cutoff template (`{k}` with `ks`) and another metric give the same name; rename one"),
+                );
+            }
             if spec.params.iter().any(|p| p.name.text == metric.name.text) {
                 self.errors.push(
                     Diagnostic::error(format!(
@@ -486,7 +502,10 @@ impl<'s> Compiler<'s> {
         let spec = self.spec;
         let mut decls: Vec<Option<MetricDecl>> = Vec::new();
         for (declared, metric) in spec.metrics.iter().enumerate() {
-            let decl = self.compile_expr(&metric.expr, Scope::Metric).and_then(|(op, ty, deps)| {
+            self.cutoff = metric.cutoff;
+            let compiled = self.compile_expr(&metric.expr, Scope::Metric);
+            self.cutoff = None;
+            let decl = compiled.and_then(|(op, ty, deps)| {
                 if !ty.is_numeric() && ty != Type::Any && ty != Type::Bool {
                     self.errors.push(
                         Diagnostic::error(format!("metric `{}` must be a number, found {ty}", metric.name.text))
@@ -774,6 +793,7 @@ impl<'s> Compiler<'s> {
             match op {
                 Op::Derived(i) => *i = derived_order[*i],
                 Op::Metric(i) => *i = metric_order[*i],
+                Op::DatasetRecords(i) => *i = plan_index[*i],
                 _ => {}
             }
             if let Op::Path { dataset, path } = op {
@@ -1038,6 +1058,11 @@ impl<'s> Compiler<'s> {
                 Type::Any,
             ));
         }
+        if let (Some(k), "k", Scope::Metric | Scope::Item { in_aggregate: true }) =
+            (self.cutoff, name, scope)
+        {
+            return Some((Op::Const(Value::Number(f64::from(k))), Type::Int));
+        }
         if let Some(param) = self.params.iter().find(|p| p.name == name) {
             let ty = match param.ty {
                 ParamType::Number => Type::Float,
@@ -1232,6 +1257,9 @@ impl<'s> Compiler<'s> {
         if AGGREGATES.contains(&name) {
             return self.aggregate(name, name_span, args, filter, expr, scope, ctx);
         }
+        if name == RECORDS && filter.is_none() {
+            return self.dataset_records(args, expr, scope, ctx);
+        }
         if let Some(filter) = filter {
             self.error_at(
                 ctx,
@@ -1279,6 +1307,7 @@ impl<'s> Compiler<'s> {
                 .iter()
                 .map(|b| b.name)
                 .chain(AGGREGATES.iter().copied())
+                .chain([RECORDS])
                 .chain([builtins::IF]);
             let d = self.error_at(ctx, name_span, format!("unknown function `{name}`"));
             d.help = Some(match did_you_mean(name, names) {
@@ -1344,6 +1373,44 @@ impl<'s> Compiler<'s> {
             }
         }
         ok.then_some(())
+    }
+
+    fn dataset_records(
+        &mut self,
+        args: &[Expr],
+        expr: &Expr,
+        scope: Scope,
+        ctx: &mut ExprCtx<'_>,
+    ) -> Option<(Op, Type)> {
+        let dataset = match args {
+            [Expr {
+                kind: ExprKind::Name(name),
+                ..
+            }] => self.spec.datasets.iter().position(|d| &d.name.text == name),
+            _ => None,
+        };
+        match (dataset, scope) {
+            (Some(dataset), Scope::Metric) => Some((Op::DatasetRecords(dataset), Type::Int)),
+            (Some(_), _) => {
+                self.error_at(
+                    ctx,
+                    expr.span,
+                    "`records(dataset)` is only allowed in metrics",
+                );
+                None
+            }
+            (None, _) => {
+                let names: Vec<&str> = self
+                    .spec
+                    .datasets
+                    .iter()
+                    .map(|d| d.name.text.as_str())
+                    .collect();
+                let d = self.error_at(ctx, expr.span, "`records` takes the name of a dataset");
+                d.help = Some(format!("datasets: {}", names.join(", ")));
+                None
+            }
+        }
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -21,6 +21,8 @@ pub enum Op {
     Aggregate(usize),
     /// Another metric's value (metrics and gates).
     Metric(usize),
+    /// `records(dataset)`: how many records the dataset kept (metrics only).
+    DatasetRecords(usize),
     /// `base.name` on a value read whole.
     Field(Box<Op>, Arc<str>),
     Index(Box<Op>, Box<Op>),
@@ -62,6 +64,7 @@ impl Op {
             | Op::Derived(_)
             | Op::Aggregate(_)
             | Op::Metric(_)
+            | Op::DatasetRecords(_)
             | Op::Path { .. } => {}
         }
     }

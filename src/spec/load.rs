@@ -27,7 +27,7 @@ const TOP_KEYS: &[&str] = &[
 const PARAM_KEYS: &[&str] = &["type", "default", "min", "max", "description"];
 const DATASET_KEYS: &[&str] = &["format", "path", "key", "duplicates", "join", "schema"];
 const RULE_KEYS: &[&str] = &["type", "optional", "nonempty"];
-const METRIC_KEYS: &[&str] = &["expr", "empty", "better", "description"];
+const METRIC_KEYS: &[&str] = &["expr", "empty", "better", "description", "ks"];
 const GATE_KEYS: &[&str] = &["expr", "severity", "message"];
 
 /// Reads and structurally validates the spec at `path`.
@@ -123,11 +123,11 @@ impl Loader {
     }
 
     /// Loads a mapping of user-named entries, each through `entry`.
-    fn section<T>(
+    fn section<T, I: IntoIterator<Item = T>>(
         &mut self,
         top: &mut Mapping<'_>,
         key: &str,
-        mut entry: impl FnMut(&mut Self, Name, &Node, String) -> Option<T>,
+        mut entry: impl FnMut(&mut Self, Name, &Node, String) -> I,
     ) -> Vec<T> {
         let Some(node) = top.take(key) else {
             return Vec::new();
@@ -144,10 +144,15 @@ impl Loader {
         let mut out = Vec::new();
         for (key_node, value) in section.take_rest() {
             let path = join_path(key, &key_node.key_text());
-            if let Some(name) = self.name(key_node, key) {
-                if let Some(item) = entry(self, name, value, path) {
-                    out.push(item);
-                }
+            // Metric names may hold `{k}`, replaced by each cutoff of their `ks`.
+            let template = key == "metrics" && key_node.key_text().contains("{k}");
+            let name = if template {
+                self.cutoff_template(key_node, key)
+            } else {
+                self.name(key_node, key)
+            };
+            if let Some(name) = name {
+                out.extend(entry(self, name, value, path));
             }
         }
         out
@@ -228,7 +233,12 @@ impl Loader {
             Some(n) => self.keyword(
                 n,
                 &map.path_of("format"),
-                &[("jsonl", Format::Jsonl), ("json", Format::Json)],
+                &[
+                    ("jsonl", Format::Jsonl),
+                    ("json", Format::Json),
+                    ("trec_qrels", Format::TrecQrels),
+                    ("trec_run", Format::TrecRun),
+                ],
             ),
             None => Some(Format::Jsonl),
         };
@@ -399,18 +409,53 @@ impl Loader {
         })
     }
 
-    fn metric(&mut self, name: Name, node: &Node, path: String) -> Option<MetricDecl> {
+    /// A metric name with `{k}`; valid when every cutoff turns it into a name.
+    fn cutoff_template(&mut self, node: &Node, path: &str) -> Option<Name> {
+        let text = node.key_text();
+        if is_identifier(&text.replace("{k}", "1")) {
+            return Some(Name {
+                text,
+                node: node.clone(),
+                key_path: path.to_string(),
+            });
+        }
+        self.name(node, path)
+    }
+
+    /// One metric, or one per cutoff when it has `ks`.
+    fn metric(&mut self, name: Name, node: &Node, path: String) -> Vec<MetricDecl> {
+        let template = name.text.contains("{k}");
         if !matches!(node.kind, NodeKind::Map(_)) {
-            let expr = self.expr(node, &path)?;
-            return Some(MetricDecl {
+            if template {
+                self.errors.push(
+                    Diagnostic::error(format!(
+                        "metric `{}` names a cutoff `{{k}}` but gives no `ks`",
+                        name.text
+                    ))
+                    .at(locate(&self.source, &name.node, &path))
+                    .help("write it as a mapping with `expr:` and `ks: [5, 10]`"),
+                );
+                return Vec::new();
+            }
+            let Some(expr) = self.expr(node, &path) else {
+                return Vec::new();
+            };
+            return vec![MetricDecl {
                 name,
                 expr,
                 empty: None,
                 better: None,
                 description: None,
-            });
+                cutoff: None,
+            }];
         }
-        let mut map = Mapping::new(&self.source, node, &path, "a metric", &mut self.errors)?;
+        let Some(mut map) = Mapping::new(&self.source, node, &path, "a metric", &mut self.errors)
+        else {
+            return Vec::new();
+        };
+        let ks = map
+            .take("ks")
+            .map(|n| (n, self.cutoffs(n, &map.path_of("ks"))));
         let expr = self.required_expr(&mut map, "expr", &name, &path);
         let empty = map
             .take("empty")
@@ -426,13 +471,86 @@ impl Loader {
             .take("description")
             .and_then(|n| self.string(n, &map.path_of("description")));
         map.finish(&self.source, METRIC_KEYS, &mut self.errors);
-        Some(MetricDecl {
+        let Some(expr) = expr else { return Vec::new() };
+        let metric = |name: Name, cutoff: Option<u32>| MetricDecl {
             name,
-            expr: expr?,
-            empty,
+            expr: expr.clone(),
+            empty: empty.clone(),
             better,
-            description,
-        })
+            description: description.clone(),
+            cutoff,
+        };
+        match (ks, template) {
+            (None, false) => vec![metric(name, None)],
+            (Some((_, ks)), true) => ks
+                .into_iter()
+                .map(|k| {
+                    metric(
+                        Name {
+                            text: name.text.replace("{k}", &k.to_string()),
+                            ..name.clone()
+                        },
+                        Some(k),
+                    )
+                })
+                .collect(),
+            (None, true) => {
+                self.errors.push(
+                    Diagnostic::error(format!(
+                        "metric `{}` names a cutoff `{{k}}` but gives no `ks`",
+                        name.text
+                    ))
+                    .at(locate(&self.source, &name.node, &path))
+                    .help("add `ks: [5, 10]`: one metric per cutoff"),
+                );
+                Vec::new()
+            }
+            (Some((node, _)), false) => {
+                self.errors.push(
+                    Diagnostic::error(format!(
+                        "metric `{}` has `ks` but its name has no `{{k}}`",
+                        name.text
+                    ))
+                    .at(locate(&self.source, node, &join_path(&path, "ks")))
+                    .help(format!(
+                        "name it e.g. `{}_{{k}}`, so that each cutoff gets its own metric",
+                        name.text
+                    )),
+                );
+                Vec::new()
+            }
+        }
+    }
+
+    /// `ks: [1, 3, 5]`: distinct whole numbers ≥ 1.
+    fn cutoffs(&mut self, node: &Node, path: &str) -> Vec<u32> {
+        let items = match &node.kind {
+            NodeKind::Seq(items) => items,
+            _ => {
+                self.errors.push(
+                    Diagnostic::error(format!(
+                        "`ks` must be a list of cutoffs, found {}",
+                        node.type_name()
+                    ))
+                    .at(locate(&self.source, node, path)),
+                );
+                return Vec::new();
+            }
+        };
+        let mut ks: Vec<u32> = Vec::new();
+        for item in items {
+            match item.kind {
+                NodeKind::Int(k) if k >= 1 && !ks.contains(&(k as u32)) => ks.push(k as u32),
+                _ => self.errors.push(
+                    Diagnostic::error(format!(
+                        "a cutoff must be a distinct whole number ≥ 1, found `{}`",
+                        item.key_text()
+                    ))
+                    .at(locate(&self.source, item, path)),
+                ),
+            }
+        }
+        ks
     }
 
     fn gate(&mut self, name: Name, node: &Node, path: String) -> Option<GateDecl> {

@@ -89,6 +89,10 @@ pub enum Format {
     Jsonl,
     /// One JSON array of objects.
     Json,
+    /// TREC relevance judgements, one record per query.
+    TrecQrels,
+    /// A TREC run, one ranked record per query.
+    TrecRun,
 }
 
 impl Format {
@@ -96,6 +100,8 @@ impl Format {
         match self {
             Format::Jsonl => "jsonl",
             Format::Json => "json",
+            Format::TrecQrels => "trec_qrels",
+            Format::TrecRun => "trec_run",
         }
     }
 }
@@ -222,6 +228,8 @@ pub struct MetricDecl {
     pub empty: Option<(f64, Node)>,
     pub better: Option<Better>,
     pub description: Option<String>,
+    /// For a metric expanded from `ks`: its cutoff, bound to `k` in its expression.
+    pub cutoff: Option<u32>,
 }
 
 #[derive(Debug, Clone)]

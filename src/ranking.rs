@@ -1,0 +1,309 @@
+//! Ranking measures over a query's *gains*: the relevance level of the document at
+//! each rank (0 for unjudged), as `relevance(docs, judgements)` computes them. A
+//! level of 1 or more counts as relevant, as trec_eval's default. The formulas and
+//! edge rules are written out in grammar/README.md.
+
+use std::collections::HashMap;
+
+use crate::value::Value;
+
+fn gains(value: &Value) -> Result<Vec<f64>, String> {
+    match value {
+        Value::Null => Ok(Vec::new()),
+        Value::List(items) => items
+            .iter()
+            .map(|v| match v {
+                Value::Number(n) => Ok(*n),
+                other => Err(format!(
+                    "gains must be numbers, found {} {}",
+                    other.type_name(),
+                    other.preview()
+                )),
+            })
+            .collect(),
+        other => Err(format!("gains must be a list, found {}", other.type_name())),
+    }
+}
+
+/// A cutoff: a whole number ≥ 1.
+fn cutoff(value: &Value) -> Result<usize, String> {
+    match value {
+        Value::Number(k) if *k >= 1.0 && k.fract() == 0.0 => Ok(*k as usize),
+        other => Err(format!(
+            "a cutoff must be a whole number ≥ 1, found {}",
+            other.preview()
+        )),
+    }
+}
+
+fn number(value: &Value) -> f64 {
+    match value {
+        Value::Number(n) => *n,
+        _ => 0.0,
+    }
+}
+
+fn relevant(gain: f64) -> bool {
+    gain >= 1.0
+}
+
+/// `relevance(docs, judgements)`: the judged level of each ranked document; a
+/// document repeated in the ranking gains only at its first rank.
+pub fn relevance(a: &[Value]) -> Result<Value, String> {
+    let judged: HashMap<&str, f64, foldhash::fast::FixedState> = match &a[1] {
+        Value::Null => HashMap::default(),
+        Value::Object(fields) => fields.iter().map(|(k, v)| (&**k, number(v))).collect(),
+        other => {
+            return Err(format!(
+                "judgements must be an object of document → level, found {}",
+                other.type_name()
+            ))
+        }
+    };
+    let docs: &[Value] = match &a[0] {
+        Value::Null => &[],
+        Value::List(docs) => docs,
+        other => {
+            return Err(format!(
+                "the ranking must be a list of ids, found {}",
+                other.type_name()
+            ))
+        }
+    };
+    let mut seen: std::collections::HashSet<&str, foldhash::fast::FixedState> = Default::default();
+    let mut out = Vec::with_capacity(docs.len());
+    for doc in docs {
+        let Value::String(id) = doc else {
+            return Err(format!(
+                "the ranking must hold string ids, found {} {}",
+                doc.type_name(),
+                doc.preview()
+            ));
+        };
+        let gain = if seen.insert(id) {
+            judged.get(&**id).copied().unwrap_or(0.0)
+        } else {
+            0.0
+        };
+        out.push(Value::Number(gain));
+    }
+    Ok(Value::list(out))
+}
+
+/// `count_relevant(judgements)`: judged documents with level ≥ 1.
+pub fn count_relevant(a: &[Value]) -> Result<Value, String> {
+    let count = match &a[0] {
+        Value::Null => 0,
+        Value::Object(fields) => fields.iter().filter(|(_, v)| relevant(number(v))).count(),
+        other => {
+            return Err(format!(
+                "judgements must be an object, found {}",
+                other.type_name()
+            ))
+        }
+    };
+    Ok(Value::Number(count as f64))
+}
+
+/// `ideal_gains(judgements)`: the positive levels, best first: the ideal ranking.
+pub fn ideal_gains(a: &[Value]) -> Result<Value, String> {
+    let mut levels: Vec<f64> = match &a[0] {
+        Value::Null => Vec::new(),
+        Value::Object(fields) => fields
+            .iter()
+            .map(|(_, v)| number(v))
+            .filter(|g| *g > 0.0)
+            .collect(),
+        other => {
+            return Err(format!(
+                "judgements must be an object, found {}",
+                other.type_name()
+            ))
+        }
+    };
+    levels.sort_by(|x, y| y.total_cmp(x));
+    Ok(Value::list(levels.into_iter().map(Value::Number).collect()))
+}
+
+fn hits_in_top(g: &[f64], k: usize) -> usize {
+    g.iter().take(k).filter(|x| relevant(**x)).count()
+}
+
+/// `precision_at(gains, k)`: relevant in the top k, over k (even if fewer were retrieved).
+pub fn precision_at(a: &[Value]) -> Result<Value, String> {
+    let (g, k) = (gains(&a[0])?, cutoff(&a[1])?);
+    Ok(Value::Number(hits_in_top(&g, k) as f64 / k as f64))
+}
+
+/// `recall_at(gains, relevant, k)`: relevant in the top k over all relevant; 0 when none are.
+pub fn recall_at(a: &[Value]) -> Result<Value, String> {
+    let (g, total, k) = (gains(&a[0])?, number(&a[1]), cutoff(&a[2])?);
+    Ok(Value::Number(if total > 0.0 {
+        hits_in_top(&g, k) as f64 / total
+    } else {
+        0.0
+    }))
+}
+
+/// `success_at(gains, k)`: 1 when any of the top k is relevant, else 0.
+pub fn success_at(a: &[Value]) -> Result<Value, String> {
+    let (g, k) = (gains(&a[0])?, cutoff(&a[1])?);
+    Ok(Value::Number(f64::from(u8::from(hits_in_top(&g, k) > 0))))
+}
+
+fn reciprocal_rank_of(g: &[f64], k: usize) -> f64 {
+    g.iter()
+        .take(k)
+        .position(|x| relevant(*x))
+        .map_or(0.0, |i| 1.0 / (i + 1) as f64)
+}
+
+/// `reciprocal_rank(gains)`: 1 / rank of the first relevant document, else 0.
+pub fn reciprocal_rank(a: &[Value]) -> Result<Value, String> {
+    Ok(Value::Number(reciprocal_rank_of(
+        &gains(&a[0])?,
+        usize::MAX,
+    )))
+}
+
+/// `reciprocal_rank_at(gains, k)`: as `reciprocal_rank`, looking at the top k only.
+pub fn reciprocal_rank_at(a: &[Value]) -> Result<Value, String> {
+    Ok(Value::Number(reciprocal_rank_of(
+        &gains(&a[0])?,
+        cutoff(&a[1])?,
+    )))
+}
+
+fn average_precision_of(g: &[f64], total: f64, k: usize) -> f64 {
+    if total <= 0.0 {
+        return 0.0;
+    }
+    let mut hits = 0usize;
+    let mut sum = 0.0;
+    for (i, gain) in g.iter().take(k).enumerate() {
+        if relevant(*gain) {
+            hits += 1;
+            sum += hits as f64 / (i + 1) as f64;
+        }
+    }
+    sum / total
+}
+
+/// `average_precision(gains, relevant)`: the mean of precision at each relevant
+/// document's rank, over all relevant documents (retrieved or not); 0 when none are.
+pub fn average_precision(a: &[Value]) -> Result<Value, String> {
+    Ok(Value::Number(average_precision_of(
+        &gains(&a[0])?,
+        number(&a[1]),
+        usize::MAX,
+    )))
+}
+
+/// `average_precision_at(gains, relevant, k)`: as `average_precision`, top k only.
+pub fn average_precision_at(a: &[Value]) -> Result<Value, String> {
+    Ok(Value::Number(average_precision_of(
+        &gains(&a[0])?,
+        number(&a[1]),
+        cutoff(&a[2])?,
+    )))
+}
+
+fn dcg(g: &[f64], k: usize, exponential: bool) -> f64 {
+    g.iter()
+        .take(k)
+        .enumerate()
+        .map(|(i, gain)| {
+            let gain = if exponential {
+                2f64.powf(*gain) - 1.0
+            } else {
+                *gain
+            };
+            gain / ((i + 2) as f64).log2()
+        })
+        .sum()
+}
+
+fn ndcg(a: &[Value], exponential: bool) -> Result<Value, String> {
+    let (g, ideal, k) = (gains(&a[0])?, gains(&a[1])?, cutoff(&a[2])?);
+    let best = dcg(&ideal, k, exponential);
+    Ok(Value::Number(if best > 0.0 {
+        dcg(&g, k, exponential) / best
+    } else {
+        0.0
+    }))
+}
+
+/// `ndcg_at(gains, ideal, k)`: DCG of the top k (gain = level, discount log2(rank + 1))
+/// over the DCG of the ideal gains' top k; 0 when nothing is relevant.
+pub fn ndcg_at(a: &[Value]) -> Result<Value, String> {
+    ndcg(a, false)
+}
+
+/// `ndcg_exp_at(gains, ideal, k)`: as `ndcg_at` with gain 2^level − 1.
+pub fn ndcg_exp_at(a: &[Value]) -> Result<Value, String> {
+    ndcg(a, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nums(xs: &[f64]) -> Value {
+        Value::list(xs.iter().map(|x| Value::Number(*x)).collect())
+    }
+
+    fn n(v: Result<Value, String>) -> f64 {
+        match v.unwrap() {
+            Value::Number(x) => x,
+            other => panic!("{other}"),
+        }
+    }
+
+    #[test]
+    fn hand_computed_measures() {
+        // Ranking d4, d3, d1 with judgements d1=1, d2=0, d3=2 (the trec_eval example).
+        let judged = Value::Object(
+            vec![
+                ("d1".into(), Value::Number(1.0)),
+                ("d2".into(), Value::Number(0.0)),
+                ("d3".into(), Value::Number(2.0)),
+            ]
+            .into(),
+        );
+        let docs = Value::list(vec!["d4".into(), "d3".into(), "d1".into()]);
+        let g = relevance(&[docs, judged.clone()]).unwrap();
+        assert_eq!(g, nums(&[0.0, 2.0, 1.0]));
+        let total = count_relevant(std::slice::from_ref(&judged)).unwrap();
+        assert_eq!(total, Value::Number(2.0));
+        let ideal = ideal_gains(&[judged]).unwrap();
+        assert_eq!(ideal, nums(&[2.0, 1.0]));
+        assert_eq!(n(precision_at(&[g.clone(), 5.0.into()])), 0.4);
+        assert_eq!(n(recall_at(&[g.clone(), total.clone(), 2.0.into()])), 0.5);
+        assert_eq!(n(reciprocal_rank(std::slice::from_ref(&g))), 0.5);
+        assert_eq!(n(reciprocal_rank_at(&[g.clone(), 1.0.into()])), 0.0);
+        assert_eq!(n(success_at(&[g.clone(), 2.0.into()])), 1.0);
+        // AP = (1/2 + 2/3) / 2; pytrec_eval gives 0.5833333333333333.
+        assert_eq!(
+            n(average_precision(&[g.clone(), total])),
+            0.5833333333333333
+        );
+        // nDCG@5 = (2/log2 3 + 1/log2 4) / (2/log2 2 + 1/log2 3); pytrec_eval: 0.66967181649423.
+        assert!((n(ndcg_at(&[g, ideal, 5.0.into()])) - 0.66967181649423).abs() < 1e-12);
+    }
+
+    #[test]
+    fn edge_rules() {
+        let none = nums(&[]);
+        // No relevant documents: recall, AP and nDCG are 0, not undefined.
+        assert_eq!(n(recall_at(&[nums(&[0.0]), 0.0.into(), 5.0.into()])), 0.0);
+        assert_eq!(n(average_precision(&[nums(&[0.0]), 0.0.into()])), 0.0);
+        assert_eq!(n(ndcg_at(&[nums(&[0.0]), none.clone(), 5.0.into()])), 0.0);
+        // Fewer than k retrieved: precision still divides by k.
+        assert_eq!(n(precision_at(&[nums(&[1.0]), 10.0.into()])), 0.1);
+        // A repeated document gains once.
+        let judged = Value::Object(vec![("a".into(), Value::Number(1.0))].into());
+        let docs = Value::list(vec!["a".into(), "a".into()]);
+        assert_eq!(relevance(&[docs, judged]).unwrap(), nums(&[1.0, 0.0]));
+        assert!(precision_at(&[none, 0.0.into()]).is_err());
+    }
+}
