@@ -66,7 +66,7 @@ fn the_seed_worked_example_gives_the_seed_numbers() {
     assert_eq!(metrics["refused"], 1);
     assert_eq!(metrics["answerable"], 2);
     assert_eq!(metrics["unanswerable"], 1);
-    for rate in ["precision", "chr", "recall_at_k"] {
+    for rate in ["precision", "chr", "recall_at_k", "chr_upper_at_k"] {
         assert_eq!(metrics[rate].as_f64(), Some(1.0), "{rate}");
     }
     for rate in ["under_refusal", "over_refusal"] {
@@ -82,6 +82,16 @@ fn the_seed_worked_example_gives_the_seed_numbers() {
         out.stdout
     );
     assert!(out.stderr.is_empty(), "{}", out.stderr);
+}
+
+#[test]
+fn chr_upper_bound_counts_answerable_items_whose_gold_is_in_the_top_k() {
+    let ws = Workspace::new(GOLD, TRACE);
+    // A0001's gold p1#2 is retrieved second, A0003's pB#1 first.
+    assert_eq!(ws.run(&["--param", "k=1"]).code, 0);
+    assert_eq!(ws.report()["metrics"]["chr_upper_at_k"].as_f64(), Some(0.5));
+    assert_eq!(ws.run(&["--param", "k=2"]).code, 0);
+    assert_eq!(ws.report()["metrics"]["chr_upper_at_k"].as_f64(), Some(1.0));
 }
 
 #[test]

@@ -54,3 +54,50 @@ proptest! {
         prop_assert_eq!(python_strip(once), once);
     }
 }
+
+fn num(v: Value) -> f64 {
+    match v {
+        Value::Number(x) => x,
+        other => panic!("{other}"),
+    }
+}
+
+fn levels() -> impl Strategy<Value = Vec<f64>> {
+    prop::collection::vec(prop::sample::select(vec![0.0, 0.0, 1.0, 2.0, 3.0]), 0..30)
+}
+
+proptest! {
+    #[test]
+    fn ranking_measures_are_bounded_and_recall_grows_with_k(gains in levels(), extra_relevant in 0usize..5, k in 1usize..40) {
+        let relevant = gains.iter().filter(|g| **g >= 1.0).count() + extra_relevant;
+        let g = Value::list(gains.iter().map(|x| Value::Number(*x)).collect());
+        let mut ideal: Vec<f64> = gains.iter().copied().filter(|x| *x > 0.0).collect();
+        ideal.sort_by(|a, b| b.total_cmp(a));
+        let ideal = Value::list(ideal.into_iter().map(Value::Number).collect());
+        let (r, k_value) = (Value::Number(relevant as f64), Value::Number(k as f64));
+        for value in [
+            call("precision_at", &[g.clone(), k_value.clone()]),
+            call("recall_at", &[g.clone(), r.clone(), k_value.clone()]),
+            call("success_at", &[g.clone(), k_value.clone()]),
+            call("reciprocal_rank", &[g.clone()]),
+            call("average_precision", &[g.clone(), r.clone()]),
+            call("ndcg_at", &[g.clone(), ideal.clone(), k_value.clone()]),
+        ] {
+            let x = num(value);
+            prop_assert!((0.0..=1.0 + 1e-12).contains(&x), "{x}");
+        }
+        let at = |k: usize| num(call("recall_at", &[g.clone(), r.clone(), Value::Number(k as f64)]));
+        prop_assert!(at(k) <= at(k + 1));
+    }
+
+    #[test]
+    fn a_perfect_ranking_scores_one(mut gains in prop::collection::vec(prop::sample::select(vec![1.0f64, 2.0, 3.0]), 1..20), k in 1usize..30) {
+        gains.sort_by(|a, b| b.total_cmp(a));
+        let g = Value::list(gains.iter().map(|x| Value::Number(*x)).collect());
+        let r = Value::Number(gains.len() as f64);
+        prop_assert_eq!(num(call("average_precision", &[g.clone(), r.clone()])), 1.0);
+        prop_assert_eq!(num(call("reciprocal_rank", &[g.clone()])), 1.0);
+        prop_assert!((num(call("ndcg_at", &[g.clone(), g.clone(), Value::Number(k as f64)])) - 1.0).abs() < 1e-12);
+        prop_assert_eq!(num(call("recall_at", &[g, r, Value::Number(gains.len() as f64)])), 1.0);
+    }
+}
