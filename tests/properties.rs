@@ -79,7 +79,7 @@ proptest! {
             call("precision_at", &[g.clone(), k_value.clone()]),
             call("recall_at", &[g.clone(), r.clone(), k_value.clone()]),
             call("success_at", &[g.clone(), k_value.clone()]),
-            call("reciprocal_rank", &[g.clone()]),
+            call("reciprocal_rank", std::slice::from_ref(&g)),
             call("average_precision", &[g.clone(), r.clone()]),
             call("ndcg_at", &[g.clone(), ideal.clone(), k_value.clone()]),
         ] {
@@ -96,7 +96,7 @@ proptest! {
         let g = Value::list(gains.iter().map(|x| Value::Number(*x)).collect());
         let r = Value::Number(gains.len() as f64);
         prop_assert_eq!(num(call("average_precision", &[g.clone(), r.clone()])), 1.0);
-        prop_assert_eq!(num(call("reciprocal_rank", &[g.clone()])), 1.0);
+        prop_assert_eq!(num(call("reciprocal_rank", std::slice::from_ref(&g))), 1.0);
         prop_assert!((num(call("ndcg_at", &[g.clone(), g.clone(), Value::Number(k as f64)])) - 1.0).abs() < 1e-12);
         prop_assert_eq!(num(call("recall_at", &[g, r, Value::Number(gains.len() as f64)])), 1.0);
     }
