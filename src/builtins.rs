@@ -5,6 +5,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use crate::ranking;
+use crate::spans;
 use crate::types::Type;
 use crate::value::{python_strip, SetItem, Value};
 
@@ -184,6 +185,13 @@ pub static BUILTINS: &[Builtin] = &[
     Builtin { name: "average_precision_at", params: &[P::List, P::Num, P::Int], optional: 0, returns: Returns::Num, eval: ranking::average_precision_at, summary: "average precision within the top k", example: "average_precision_at(gains, relevant, 10)" },
     Builtin { name: "ndcg_at", params: &[P::List, P::List, P::Int], optional: 0, returns: Returns::Num, eval: ranking::ndcg_at, summary: "DCG of the top k over the ideal DCG (gain = level, discount log2(rank+1)); 0 when nothing is relevant", example: "ndcg_at(gains, ideal, 10)" },
     Builtin { name: "ndcg_exp_at", params: &[P::List, P::List, P::Int], optional: 0, returns: Returns::Num, eval: ranking::ndcg_exp_at, summary: "as ndcg_at with gain 2^level − 1", example: "ndcg_exp_at(gains, ideal, 10)" },
+    Builtin { name: "span_relevance", params: &[P::List, P::List, P::Any], optional: 0, returns: Returns::ListOfNum, eval: spans::span_relevance, summary: "per rank, 1 when the hit matches a gold span: same doc_id and pages overlapping within the tolerance (null: same document only)", example: "span_relevance(ranked, questions.gold, 0)" },
+    Builtin { name: "span_credit", params: &[P::List, P::List, P::Any], optional: 0, returns: Returns::ListOfNum, eval: spans::span_credit, summary: "per rank, 1 when the hit is credited to a not yet credited gold span (each gold span at most once)", example: "span_credit(ranked, questions.gold, 0)" },
+    Builtin { name: "spans_ordered", params: &[P::List], optional: 0, returns: Returns::Bool, eval: spans::spans_ordered, summary: "every span has start_page <= end_page", example: "spans_ordered(gold)" },
+    Builtin { name: "order_by", params: &[P::List, P::List], optional: 0, returns: Returns::SameList, eval: order_by, summary: "objects sorted by the named fields (\"-field\" for descending), stably; numbers and strings compare as in Python", example: "order_by(hits, [\"-score\", \"doc_id\"])" },
+    Builtin { name: "pluck", params: &[P::List, P::Str], optional: 0, returns: Returns::Any, eval: pluck, summary: "the named field of each object in a list", example: "pluck(ranked, \"chunk_id\")" },
+    Builtin { name: "repeat", params: &[P::Any, P::Int], optional: 0, returns: Returns::Any, eval: repeat, summary: "a list of n copies of a value", example: "repeat(1, 3) == [1, 1, 1]" },
+    Builtin { name: "ranks_where", params: &[P::List], optional: 0, returns: Returns::Any, eval: ranks_where, summary: "the 1-based positions whose value is true or ≥ 1", example: "ranks_where([0, 1, 1]) == [2, 3]" },
     Builtin { name: "truthy_or", params: &[P::Any, P::Any], optional: 0, returns: Returns::Join(0, 1), eval: truthy_or, summary: "the first value if it is truthy, else the second (Python's `a or b`)", example: "truthy_or(trace.qid, trace.q_id)" },
 ];
 
@@ -383,6 +391,95 @@ fn greatest(a: &[Value]) -> Result<Value, String> {
         _ => Value::Null,
     })
 }
+fn order_by(a: &[Value]) -> Result<Value, String> {
+    let keys: Vec<(bool, &str)> = list(&a[1])
+        .iter()
+        .map(|k| match k {
+            Value::String(k) => Ok(k
+                .strip_prefix('-')
+                .map_or((false, &**k), |name| (true, name))),
+            other => Err(format!(
+                "`order_by` keys must be field names, found {}",
+                other.preview()
+            )),
+        })
+        .collect::<Result<_, _>>()?;
+    let items = list(&a[0]);
+    let mut rows: Vec<(Vec<Value>, &Value)> = Vec::with_capacity(items.len());
+    for item in items {
+        let Value::Object(_) = item else {
+            return Err(format!(
+                "`order_by` sorts objects, found {}",
+                item.preview()
+            ));
+        };
+        rows.push((
+            keys.iter()
+                .map(|(_, k)| item.field(k))
+                .collect::<Result<_, _>>()?,
+            item,
+        ));
+    }
+    // Each key column must hold one comparable kind, as Python's sort requires.
+    for (column, (_, name)) in keys.iter().enumerate() {
+        let kinds: HashSet<&str> = rows
+            .iter()
+            .map(|(values, _)| values[column].type_name())
+            .collect();
+        if kinds.len() > 1 || kinds.iter().any(|k| !matches!(*k, "number" | "string")) {
+            return Err(format!(
+                "`order_by`: field `{name}` must be all numbers or all strings"
+            ));
+        }
+    }
+    rows.sort_by(|(x, _), (y, _)| {
+        keys.iter().zip(x.iter().zip(y)).fold(
+            std::cmp::Ordering::Equal,
+            |order, ((descending, _), (a, b))| {
+                order.then_with(|| {
+                    let o = match (a, b) {
+                        (Value::Number(a), Value::Number(b)) => a.total_cmp(b),
+                        (Value::String(a), Value::String(b)) => a.cmp(b),
+                        _ => std::cmp::Ordering::Equal,
+                    };
+                    if *descending {
+                        o.reverse()
+                    } else {
+                        o
+                    }
+                })
+            },
+        )
+    });
+    Ok(Value::list(
+        rows.into_iter().map(|(_, item)| item.clone()).collect(),
+    ))
+}
+fn pluck(a: &[Value]) -> Result<Value, String> {
+    let name = string(&a[1]);
+    Ok(Value::list(
+        list(&a[0])
+            .iter()
+            .map(|item| item.field(name))
+            .collect::<Result<_, _>>()?,
+    ))
+}
+fn repeat(a: &[Value]) -> Result<Value, String> {
+    let n = number(&a[1]).unwrap_or(0.0).max(0.0) as usize;
+    Ok(Value::list(vec![a[0].clone(); n]))
+}
+fn ranks_where(a: &[Value]) -> Result<Value, String> {
+    let hit =
+        |v: &Value| matches!(v, Value::Bool(true)) || matches!(v, Value::Number(n) if *n >= 1.0);
+    Ok(Value::list(
+        list(&a[0])
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| hit(v))
+            .map(|(i, _)| Value::Number((i + 1) as f64))
+            .collect(),
+    ))
+}
 fn is_list(a: &[Value]) -> Result<Value, String> {
     Ok(Value::Bool(matches!(a[0], Value::List(_))))
 }
@@ -461,6 +558,54 @@ mod tests {
         assert_eq!(
             call("intersect", vec![strs(&["a", "b", "a"]), strs(&["a"])]),
             strs(&["a"])
+        );
+    }
+
+    #[test]
+    fn order_by_sorts_stably_by_several_keys() {
+        let hit = |score: f64, doc: &str, chunk: &str| {
+            Value::Object(
+                vec![
+                    ("score".into(), score.into()),
+                    ("doc_id".into(), doc.into()),
+                    ("chunk_id".into(), chunk.into()),
+                ]
+                .into(),
+            )
+        };
+        let hits = Value::list(vec![
+            hit(0.5, "B", "c1"),
+            hit(0.9, "A", "c2"),
+            hit(0.5, "A", "c3"),
+            hit(0.5, "A", "c0"),
+        ]);
+        let keys = strs(&["-score", "doc_id"]);
+        let ordered = call("order_by", vec![hits, keys]);
+        // Ties on (score, doc_id) keep their input order: c3 before c0.
+        assert_eq!(
+            call("pluck", vec![ordered, "chunk_id".into()]),
+            strs(&["c2", "c3", "c0", "c1"])
+        );
+        let mixed = Value::list(vec![
+            hit(0.5, "A", "c"),
+            Value::Object(vec![("score".into(), "x".into())].into()),
+        ]);
+        assert!(lookup("order_by")
+            .unwrap()
+            .call(&[mixed, strs(&["score"])])
+            .is_err());
+    }
+
+    #[test]
+    fn ranks_and_repeats() {
+        let flags = Value::list(vec![0.0.into(), 1.0.into(), Value::Bool(true)]);
+        assert_eq!(
+            call("ranks_where", vec![flags]),
+            Value::list(vec![2.0.into(), 3.0.into()])
+        );
+        assert_eq!(
+            call("repeat", vec![1.0.into(), 2.0.into()]),
+            Value::list(vec![1.0.into(), 1.0.into()])
         );
     }
 

@@ -19,6 +19,7 @@ pub mod plan;
 pub mod ranking;
 pub mod report;
 pub mod source;
+pub mod spans;
 pub mod spec;
 pub mod suggest;
 pub mod syntax;

@@ -2,6 +2,7 @@
 
 use crate::data::Record;
 use crate::diagnostic::{Diagnostic, Location};
+use crate::eval::{evaluate, Frame};
 use crate::plan::{DatasetPlan, FieldPath, Rule};
 use crate::spec::DataType;
 use crate::value::Value;
@@ -16,29 +17,89 @@ pub fn read_path(record: &Record, path: &FieldPath) -> Result<Value, String> {
 }
 
 /// Checks every rule; the first violation becomes a located error.
-pub fn validate(dataset: &DatasetPlan, record: &Record) -> Result<(), Diagnostic> {
+/// Checks every schema rule, then every check; the first violation becomes a
+/// located error. `index` is the dataset's place in the plan (checks read slots).
+pub fn validate(dataset: &DatasetPlan, index: usize, record: &Record) -> Result<(), Diagnostic> {
+    let at = || Location::in_data(&dataset.display_path, record.line as usize, None);
     for rule in &dataset.rules {
         let problem = match read_path(record, &rule.path) {
-            Err(message) => Some(message),
-            Ok(value) => check(rule, &value),
+            Err(message) => Some((rule.field.clone(), message)),
+            Ok(value) => match &rule.each {
+                None => check(rule, &value).map(|p| (rule.field.clone(), p)),
+                Some(each) => check_each(rule, each, &value),
+            },
         };
-        if let Some(problem) = problem {
-            return Err(Diagnostic::error(format!(
-                "{}: field `{}` {problem}",
-                dataset.name, rule.field
-            ))
-            .at(Location::in_data(
-                &dataset.display_path,
-                record.line as usize,
-                None,
-            ))
-            .help(format!(
-                "fix the record, or the rule in `datasets.{}.schema`",
-                dataset.name
-            )));
+        if let Some((field, problem)) = problem {
+            return Err(
+                Diagnostic::error(format!("{}: field `{field}` {problem}", dataset.name))
+                    .at(Location::in_data(
+                        &dataset.display_path,
+                        record.line as usize,
+                        None,
+                    ))
+                    .help(format!(
+                        "fix the record, or the rule in `datasets.{}.schema`",
+                        dataset.name
+                    )),
+            );
+        }
+    }
+    if dataset.checks.is_empty() {
+        return Ok(());
+    }
+    let mut records: Vec<Option<&Record>> = vec![None; index + 1];
+    records[index] = Some(record);
+    let frame = Frame {
+        records: &records,
+        ..Frame::default()
+    };
+    for check in &dataset.checks {
+        match evaluate(&check.op, &frame) {
+            Ok(Value::Bool(true)) => {}
+            Ok(_) => {
+                return Err(
+                    Diagnostic::error(format!("{}: {}", dataset.name, check.message))
+                        .at(at())
+                        .help(format!("the record fails the check `{}`", check.text)),
+                )
+            }
+            Err(message) => {
+                return Err(Diagnostic::error(format!(
+                    "{}: cannot evaluate the check `{}`: {message}",
+                    dataset.name, check.text
+                ))
+                .at(at()))
+            }
         }
     }
     Ok(())
+}
+
+/// A `list[].field` rule: the list itself is checked by its own rule; each element's
+/// field here, naming the element that fails (`gold[1].start_page`).
+fn check_each(rule: &Rule, each: &[String], list: &Value) -> Option<(String, String)> {
+    let Value::List(items) = list else {
+        return None;
+    };
+    let base = rule.field.split("[]").next().unwrap_or(&rule.field);
+    for (i, item) in items.iter().enumerate() {
+        let mut value = item.clone();
+        for name in each {
+            value = match value.field(name) {
+                Ok(v) => v,
+                Err(message) => return Some((format!("{base}[{i}]"), message)),
+            };
+        }
+        if let Some(problem) = check(rule, &value) {
+            let field = if each.is_empty() {
+                format!("{base}[{i}]")
+            } else {
+                format!("{base}[{i}].{}", each.join("."))
+            };
+            return Some((field, problem));
+        }
+    }
+    None
 }
 
 fn check(rule: &Rule, value: &Value) -> Option<String> {
@@ -53,6 +114,15 @@ fn check(rule: &Rule, value: &Value) -> Option<String> {
             value.type_name(),
             value.preview()
         ));
+    }
+    if let (Some(min), Value::Number(n)) = (rule.min, value) {
+        if *n < min {
+            return Some(format!(
+                "must be at least {}, found {}",
+                crate::value::format_number(min),
+                value.preview()
+            ));
+        }
     }
     let empty = match value {
         Value::String(s) => s.is_empty(),
@@ -99,9 +169,11 @@ mod tests {
                 slot: 0,
                 rest: vec![],
             },
+            each: None,
             ty,
             optional,
             nonempty,
+            min: None,
         }
     }
 

@@ -224,7 +224,7 @@ fn load_lookup(
     outcome: &mut DatasetOutcome,
 ) -> Result<Lookup, Diagnostic> {
     let (chunks, read) = read_chunked(dataset, threads, Lookup::default, |table, record| {
-        validate(dataset, &record)?;
+        validate(dataset, index, &record)?;
         match key_of(dataset, index, &record)? {
             Some(key) => table.add(dataset, key, record),
             None => {
@@ -334,7 +334,7 @@ impl<'p> ItemChunk<'p> {
     /// Reads one record of the items dataset.
     fn record(&mut self, lookups: &[Lookup], record: Record) -> Result<(), Diagnostic> {
         let dataset = &self.plan.datasets[self.plan.items];
-        validate(dataset, &record)?;
+        validate(dataset, self.plan.items, &record)?;
         let key = key_of(dataset, self.plan.items, &record)?;
         match &key {
             None => self.keyless += 1,

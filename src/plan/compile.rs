@@ -702,14 +702,45 @@ impl<'s> Compiler<'s> {
                 .schema
                 .iter()
                 .map(|rule| Rule {
-                    field: rule.path.join("."),
+                    field: match &rule.each {
+                        Some(each) if each.is_empty() => format!("{}[]", rule.path.join(".")),
+                        Some(each) => format!("{}[].{}", rule.path.join("."), each.join(".")),
+                        None => rule.path.join("."),
+                    },
                     path: FieldPath {
                         slot: 0,
                         rest: rule.path.clone(),
                     },
+                    each: rule.each.clone(),
                     ty: rule.ty.clone(),
                     optional: rule.optional,
                     nonempty: rule.nonempty,
+                    min: rule.min,
+                })
+                .collect();
+            let checks = decl
+                .checks
+                .iter()
+                .filter_map(|check| {
+                    let (op, ty, _) = self.compile_expr(&check.expr, Scope::Record(index))?;
+                    if !Type::Bool.accepts(&ty) {
+                        self.errors.push(
+                            Diagnostic::error(format!(
+                                "a check must be true or false, but this one is {ty}"
+                            ))
+                            .at(check.expr.location(
+                                &self.source,
+                                0,
+                                check.expr.text.len(),
+                            )),
+                        );
+                        return None;
+                    }
+                    Some(Check {
+                        op,
+                        text: check.expr.text.clone(),
+                        message: check.message.clone(),
+                    })
                 })
                 .collect();
             out.push((
@@ -725,6 +756,7 @@ impl<'s> Compiler<'s> {
                     join: decl.join,
                     projection: Projection::default(),
                     rules,
+                    checks,
                     declared_at: self.locate_name(&decl.name),
                 },
             ));
@@ -767,6 +799,9 @@ impl<'s> Compiler<'s> {
         };
         for dataset in &mut datasets {
             dataset.key.walk_mut(&mut collect);
+            for check in &mut dataset.checks {
+                check.op.walk_mut(&mut collect);
+            }
         }
         for_each_op(
             &mut derived,
@@ -811,6 +846,9 @@ impl<'s> Compiler<'s> {
         };
         for dataset in &mut datasets {
             dataset.key.walk_mut(&mut resolve);
+            for check in &mut dataset.checks {
+                check.op.walk_mut(&mut resolve);
+            }
         }
         for_each_op(
             &mut derived,
@@ -908,6 +946,9 @@ impl<'s> Compiler<'s> {
             }
             ExprKind::Name(name) => self.name(name, expr.span, scope, ctx),
             ExprKind::Member(..) | ExprKind::Index(..) => {
+                if let Some(result) = self.explicit_param(expr, scope, ctx) {
+                    return result;
+                }
                 if let Some(op) = self.dataset_path(expr, scope) {
                     return Some((op, Type::Any));
                 }
@@ -993,6 +1034,39 @@ impl<'s> Compiler<'s> {
                 filter,
             } => self.call(name, *name_span, args, filter.as_deref(), expr, scope, ctx),
         }
+    }
+
+    /// `params.NAME`: a param, named explicitly (the only way to reach one from a
+    /// dataset's key or checks, where bare names are the record's fields). `None`
+    /// when `params` is a dataset of the spec.
+    fn explicit_param(
+        &mut self,
+        expr: &Expr,
+        scope: Scope,
+        ctx: &mut ExprCtx<'_>,
+    ) -> Option<Option<(Op, Type)>> {
+        let ExprKind::Member(base, name) = &expr.kind else {
+            return None;
+        };
+        let ExprKind::Name(root) = &base.kind else {
+            return None;
+        };
+        let shadowed = matches!(scope, Scope::Item { .. })
+            && self.spec.datasets.iter().any(|d| d.name.text == "params");
+        if root != "params" || shadowed {
+            return None;
+        }
+        if self.params.iter().any(|p| &p.name == name) {
+            return Some(self.name(name, expr.span, Scope::Params, ctx));
+        }
+        let names: Vec<&str> = self.params.iter().map(|p| p.name.as_str()).collect();
+        let help = match did_you_mean(name, names.iter().copied()) {
+            Some(s) => format!("did you mean `params.{s}`?"),
+            None => format!("params: {}", names.join(", ")),
+        };
+        self.error_at(ctx, expr.span, format!("the spec has no param `{name}`"))
+            .help = Some(help);
+        Some(None)
     }
 
     /// `gold.answer_json.claim` (or, in a key, `answer_json.claim`) as a static path.

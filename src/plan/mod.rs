@@ -61,6 +61,7 @@ pub struct DatasetPlan {
     pub join: Join,
     pub projection: Projection,
     pub rules: Vec<Rule>,
+    pub checks: Vec<Check>,
     /// Where the dataset was declared, for data errors that concern the declaration.
     pub declared_at: Location,
 }
@@ -70,9 +71,20 @@ pub struct DatasetPlan {
 pub struct Rule {
     pub field: String,
     pub path: FieldPath,
+    /// `list[].field`: checked on `field` of each element of the list at `path`.
+    pub each: Option<Vec<String>>,
     pub ty: DataType,
     pub optional: bool,
     pub nonempty: bool,
+    pub min: Option<f64>,
+}
+
+/// A per-record condition, evaluated with only the record (and params) in scope.
+#[derive(Debug)]
+pub struct Check {
+    pub op: Op,
+    pub text: String,
+    pub message: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

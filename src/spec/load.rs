@@ -25,8 +25,16 @@ const TOP_KEYS: &[&str] = &[
     "gates",
 ];
 const PARAM_KEYS: &[&str] = &["type", "default", "min", "max", "description"];
-const DATASET_KEYS: &[&str] = &["format", "path", "key", "duplicates", "join", "schema"];
-const RULE_KEYS: &[&str] = &["type", "optional", "nonempty"];
+const DATASET_KEYS: &[&str] = &[
+    "format",
+    "path",
+    "key",
+    "duplicates",
+    "join",
+    "schema",
+    "checks",
+];
+const RULE_KEYS: &[&str] = &["type", "optional", "nonempty", "min"];
 const METRIC_KEYS: &[&str] = &["expr", "empty", "better", "description", "ks"];
 const GATE_KEYS: &[&str] = &["expr", "severity", "message"];
 
@@ -281,6 +289,10 @@ impl Loader {
             Some(n) => self.schema(n, &map.path_of("schema")),
             None => Vec::new(),
         };
+        let checks = match map.take("checks") {
+            Some(n) => self.checks(n, &map.path_of("checks")),
+            None => Vec::new(),
+        };
         map.finish(&self.source, DATASET_KEYS, &mut self.errors);
         Some(DatasetDecl {
             name,
@@ -290,7 +302,51 @@ impl Loader {
             duplicates: duplicates?,
             join: join?,
             schema,
+            checks,
         })
+    }
+
+    /// `checks: [{expr: …, message: …}]`, conditions every record must meet.
+    fn checks(&mut self, node: &Node, path: &str) -> Vec<RecordCheck> {
+        let NodeKind::Seq(items) = &node.kind else {
+            self.errors.push(
+                Diagnostic::error(format!(
+                    "`checks` must be a list, found {}",
+                    node.type_name()
+                ))
+                .at(locate(&self.source, node, path))
+                .help("write `checks: [{expr: \"len(gold) > 0\", message: \"gold is empty\"}]`"),
+            );
+            return Vec::new();
+        };
+        let mut checks = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let item_path = format!("{path}[{i}]");
+            let Some(mut map) =
+                Mapping::new(&self.source, item, &item_path, "a check", &mut self.errors)
+            else {
+                continue;
+            };
+            let expr = map
+                .take("expr")
+                .and_then(|n| self.expr(n, &map.path_of("expr")));
+            let message = map
+                .take("message")
+                .and_then(|n| self.string(n, &map.path_of("message")));
+            map.finish(&self.source, &["expr", "message"], &mut self.errors);
+            match (expr, message) {
+                (Some(expr), Some(message)) => checks.push(RecordCheck { expr, message }),
+                (_, None) => self.errors.push(
+                    Diagnostic::error("a check needs `expr` and `message`").at(locate(
+                        &self.source,
+                        item,
+                        &item_path,
+                    )),
+                ),
+                _ => {}
+            }
+        }
+        checks
     }
 
     fn schema(&mut self, node: &Node, path: &str) -> Vec<FieldRule> {
@@ -302,17 +358,33 @@ impl Loader {
         for (key, value) in map.take_rest() {
             let field = key.key_text();
             let rule_path = join_path(path, &field);
-            let field_path: Vec<String> = field.split('.').map(str::to_string).collect();
-            if field_path.iter().any(String::is_empty) {
+            // `gold[].start_page`: a rule for a field of each element of the list `gold`.
+            let (list_part, element_part) = match field.split_once("[]") {
+                Some((list, rest)) => (list, Some(rest.strip_prefix('.').unwrap_or(rest))),
+                None => (field.as_str(), None),
+            };
+            let field_path: Vec<String> = list_part.split('.').map(str::to_string).collect();
+            let each: Option<Vec<String>> = element_part.map(|e| {
+                if e.is_empty() {
+                    Vec::new()
+                } else {
+                    e.split('.').map(str::to_string).collect()
+                }
+            });
+            if field_path
+                .iter()
+                .chain(each.iter().flatten())
+                .any(|p| p.is_empty() || p.contains("[]"))
+            {
                 self.errors.push(
                     Diagnostic::error(format!("`{field}` is not a field path"))
                         .at(locate(&self.source, key, path))
-                        .help("write a field name, or names joined by dots (`answer_json.claim`)"),
+                        .help("write a field name, names joined by dots (`answer_json.claim`), or `list[].field` for each element"),
                 );
                 continue;
             }
-            let (type_node, optional, nonempty) = match &value.kind {
-                NodeKind::Str(_) => (value, None, false),
+            let (type_node, optional, nonempty, min) = match &value.kind {
+                NodeKind::Str(_) => (value, None, false, None),
                 NodeKind::Map(_) => {
                     let Some(mut rule) =
                         Mapping::new(&self.source, value, &rule_path, "a rule", &mut self.errors)
@@ -327,9 +399,12 @@ impl Loader {
                         .take("nonempty")
                         .and_then(|n| self.bool(n, &rule.path_of("nonempty")))
                         .unwrap_or(false);
+                    let min = rule
+                        .take("min")
+                        .and_then(|n| self.number(n, &rule.path_of("min")));
                     rule.finish(&self.source, RULE_KEYS, &mut self.errors);
                     match ty {
-                        Some(ty) => (ty, optional, nonempty),
+                        Some(ty) => (ty, optional, nonempty, min),
                         None => {
                             self.errors.push(
                                 Diagnostic::error(format!("the rule for `{field}` has no `type`"))
@@ -358,9 +433,11 @@ impl Loader {
             match parse_data_type(&text) {
                 Some(ty) => rules.push(FieldRule {
                     path: field_path,
+                    each,
                     ty,
                     optional: optional.unwrap_or(question),
                     nonempty,
+                    min,
                     node: key.clone(),
                 }),
                 None => self.errors.push(

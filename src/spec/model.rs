@@ -158,18 +158,30 @@ pub struct DatasetDecl {
     pub duplicates: Duplicates,
     pub join: Join,
     pub schema: Vec<FieldRule>,
+    pub checks: Vec<RecordCheck>,
 }
 
 /// A data contract rule: the record field at `path` must have type `ty`.
 #[derive(Debug, Clone)]
 pub struct FieldRule {
     pub path: Vec<String>,
+    /// `list[].field`: the rule applies to `field` of each element of the list at `path`.
+    pub each: Option<Vec<String>>,
     pub ty: DataType,
     /// Null or missing is accepted.
     pub optional: bool,
     /// Strings and lists must not be empty.
     pub nonempty: bool,
+    /// Numbers must be at least this.
+    pub min: Option<f64>,
     pub node: Node,
+}
+
+/// A per-record condition of a dataset's contract, with the message shown when it fails.
+#[derive(Debug, Clone)]
+pub struct RecordCheck {
+    pub expr: ExprText,
+    pub message: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
