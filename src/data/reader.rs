@@ -64,8 +64,7 @@ pub fn read_chunked<S: Send>(
             return Ok((vec![Chunk { state, stop }], stats));
         }
         Format::TrecQrels | Format::TrecRun => {
-            let mut state = make();
-            let (stop, stats) = read_trec(dataset, &mut state, &sink)?;
+            let (state, stop, stats) = read_trec(dataset, &make, &sink)?;
             return Ok((vec![Chunk { state, stop }], stats));
         }
     }
@@ -366,19 +365,27 @@ fn utf8_error(dataset: &DatasetPlan, bytes: &[u8], e: &std::str::Utf8Error) -> D
         .at(Location::in_data(&dataset.display_path, line, Some(column)))
 }
 
+/// A TREC file, streamed query by query; read again with every query grouped in
+/// memory if a query turns out to be split over the file.
 fn read_trec<S>(
     dataset: &DatasetPlan,
-    state: &mut S,
+    make: &impl Fn() -> S,
     sink: &(impl Fn(&mut S, Record) -> Result<(), Diagnostic> + Sync),
-) -> Result<(Option<Diagnostic>, ReadStats), Diagnostic> {
-    let (bytes, mut stats) = read_whole(dataset)?;
-    let text = match std::str::from_utf8(&bytes) {
-        Ok(text) => text,
-        Err(e) => return Ok((Some(utf8_error(dataset, &bytes, &e)), stats)),
+) -> Result<(S, Option<Diagnostic>, ReadStats), Diagnostic> {
+    let mut state = make();
+    let mut outcome = trec::read(dataset, trec::Mode::Stream, &mut state, sink)
+        .map_err(|e| open_error(dataset, &e))?;
+    if outcome.restart {
+        state = make();
+        outcome = trec::read(dataset, trec::Mode::Grouped, &mut state, sink)
+            .map_err(|e| open_error(dataset, &e))?;
+    }
+    let stats = ReadStats {
+        records: outcome.records,
+        sha256: outcome.sha256,
+        bytes: outcome.bytes,
     };
-    let (records, stop) = trec::read(dataset, text, state, sink);
-    stats.records = records;
-    Ok((stop, stats))
+    Ok((state, outcome.stop, stats))
 }
 
 fn read_json_array<S>(

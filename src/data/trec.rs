@@ -6,12 +6,17 @@
 //! - run: `{qid, docs: [docno, …], scores: [score, …]}`, ranked as trec_eval ranks:
 //!   by score descending, ties by docno descending; the rank column is ignored.
 //!
-//! A document listed twice for one query is an error naming both lines.
+//! A document listed twice for one query is an error naming both lines. A file whose
+//! queries each sit on consecutive lines (as runs are usually written) is streamed,
+//! holding one query at a time; any other order is grouped in memory.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::io::{BufRead, BufReader};
 use std::sync::Arc;
 
-use crate::data::project::Interner;
+use sha2::{Digest, Sha256};
+
 use crate::data::Record;
 use crate::diagnostic::{Diagnostic, Location};
 use crate::plan::{DatasetPlan, ProjectedField};
@@ -23,48 +28,117 @@ struct Group {
     line: usize,
     /// (docno, number, line): the judged level, or the run's score.
     entries: Vec<(Arc<str>, f64, usize)>,
+    /// Each document's line, to report one listed twice.
+    seen: HashMap<Arc<str>, usize, foldhash::fast::FixedState>,
 }
 
-/// Groups the file's lines by query and hands one record per query to `sink`.
+impl Group {
+    fn new(qid: &str, line: usize) -> Self {
+        Group {
+            qid: Arc::from(qid),
+            line,
+            entries: Vec::new(),
+            seen: HashMap::default(),
+        }
+    }
+}
+
+/// How lines become groups.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Each query's lines are together: a group is handed on as soon as it ends, so
+    /// only one query is held at a time.
+    Stream,
+    /// Lines of a query may be anywhere: every group is held until the end.
+    Grouped,
+}
+
+pub struct Outcome {
+    pub records: usize,
+    pub stop: Option<Diagnostic>,
+    /// In `Stream` mode: a query came back after its group ended; read again `Grouped`.
+    pub restart: bool,
+    pub sha256: String,
+    pub bytes: u64,
+}
+
+/// Groups the file's lines by query and hands one record per query to `sink`, in the
+/// order of each query's first line.
 pub fn read<S>(
     dataset: &DatasetPlan,
-    text: &str,
+    mode: Mode,
     state: &mut S,
     sink: &(impl Fn(&mut S, Record) -> Result<(), Diagnostic> + Sync),
-) -> (usize, Option<Diagnostic>) {
-    let mut interner = Interner::default();
+) -> Result<Outcome, std::io::Error> {
+    let mut reader = BufReader::with_capacity(1 << 20, File::open(&dataset.path)?);
+    let mut hasher = Sha256::new();
+    let mut outcome = Outcome {
+        records: 0,
+        stop: None,
+        restart: false,
+        sha256: String::new(),
+        bytes: 0,
+    };
     let mut groups: Vec<Group> = Vec::new();
     let mut by_qid: HashMap<Arc<str>, usize, foldhash::fast::FixedState> = HashMap::default();
+    let mut ended: HashSet<Arc<str>, foldhash::fast::FixedState> = HashSet::default();
     let columns = if dataset.format == Format::TrecQrels {
         4
     } else {
         6
     };
-    for (index, line_text) in text.lines().enumerate() {
-        let line = index + 1;
-        let fields: Vec<(usize, &str)> = split_fields(line_text);
-        if fields.is_empty() {
-            continue;
+    let mut buffer = Vec::new();
+    let mut line = 0usize;
+    let emit = |group: Group, state: &mut S, outcome: &mut Outcome| -> bool {
+        outcome.records += 1;
+        match sink(state, record(dataset, group)) {
+            Ok(()) => true,
+            Err(d) => {
+                outcome.stop = Some(d);
+                false
+            }
         }
+    };
+    loop {
+        buffer.clear();
+        let n = reader.read_until(b'\n', &mut buffer)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buffer);
+        outcome.bytes += n as u64;
+        line += 1;
         let error = |column: usize, message: String, help: &str| {
             Diagnostic::error(format!("{}: {message}", dataset.name))
                 .at(Location::in_data(&dataset.display_path, line, Some(column)))
                 .help(help.to_string())
         };
+        let Ok(line_text) = std::str::from_utf8(&buffer) else {
+            outcome.stop = Some(error(
+                1,
+                "the line is not valid UTF-8".into(),
+                "save the file as UTF-8",
+            ));
+            return Ok(outcome);
+        };
+        let fields = split_fields(line_text);
+        if fields.is_empty() {
+            continue;
+        }
         if fields.len() != columns {
             let shape = if columns == 4 {
                 "`qid iter docno rel`"
             } else {
                 "`qid Q0 docno rank score tag`"
             };
-            let d = error(
+            outcome.stop = Some(error(
                 1,
                 format!("expected {columns} columns, found {}", fields.len()),
                 &format!("each line is {shape}"),
-            );
-            return (groups.len(), Some(d));
+            ));
+            return Ok(outcome);
         }
-        let (value_column, value_text) = fields[columns - if columns == 4 { 1 } else { 2 }];
+        let (value_column, value_text) = fields[if columns == 4 { 3 } else { 4 }];
         let value = if columns == 4 {
             value_text
                 .parse::<i64>()
@@ -80,60 +154,72 @@ pub fn read<S>(
         let value = match value {
             Ok(value) => value,
             Err(message) => {
-                return (
-                    groups.len(),
-                    Some(error(
-                        char_column(line_text, value_column),
-                        format!("{message}, found `{value_text}`"),
-                        "fix the line",
-                    )),
-                )
+                outcome.stop = Some(error(
+                    char_column(line_text, value_column),
+                    format!("{message}, found `{value_text}`"),
+                    "fix the line",
+                ));
+                return Ok(outcome);
             }
         };
-        let qid = fields[0].1;
-        let docno = fields[2].1;
-        let group = match by_qid.get(qid) {
-            Some(&g) => g,
-            None => {
-                let qid: Arc<str> = Arc::from(qid);
-                by_qid.insert(qid.clone(), groups.len());
-                groups.push(Group {
-                    qid,
-                    line,
-                    entries: Vec::new(),
-                });
-                groups.len() - 1
+        let (qid, (doc_column, docno)) = (fields[0].1, fields[2]);
+        let group = match mode {
+            Mode::Stream => {
+                if groups.last().is_none_or(|g| &*g.qid != qid) {
+                    if ended.contains(qid) {
+                        outcome.restart = true;
+                        return Ok(outcome);
+                    }
+                    let mut next = Group::new(qid, line);
+                    if let Some(mut done) = groups.pop() {
+                        ended.insert(done.qid.clone());
+                        // One query at a time: its duplicate check's table is reused.
+                        done.seen.clear();
+                        next.seen = std::mem::take(&mut done.seen);
+                        if !emit(done, state, &mut outcome) {
+                            return Ok(outcome);
+                        }
+                    }
+                    groups.push(next);
+                }
+                groups.last_mut().expect("a current group")
+            }
+            Mode::Grouped => {
+                let index = match by_qid.get(qid) {
+                    Some(&index) => index,
+                    None => {
+                        let group = Group::new(qid, line);
+                        by_qid.insert(group.qid.clone(), groups.len());
+                        groups.push(group);
+                        groups.len() - 1
+                    }
+                };
+                &mut groups[index]
             }
         };
-        let group = &mut groups[group];
-        if let Some((_, _, first)) = group.entries.iter().find(|(d, _, _)| &**d == docno) {
-            let d = error(
-                char_column(line_text, fields[2].0),
+        // Not interned: a streamed query is dropped once scored, and a table of all
+        // document ids would cost more than it saves.
+        let docno: Arc<str> = Arc::from(docno);
+        if let Some(first) = group.seen.insert(docno.clone(), line) {
+            outcome.stop = Some(error(
+                char_column(line_text, doc_column),
                 format!(
                     "document `{docno}` is listed twice for query `{}` (first on line {first})",
                     group.qid
                 ),
                 "each document may appear once per query",
-            );
-            return (groups.len(), Some(d));
+            ));
+            return Ok(outcome);
         }
-        group
-            .entries
-            .push((interner_string(&mut interner, docno), value, line));
+        group.entries.push((docno, value, line));
     }
-    let mut records = 0;
     for group in groups {
-        let record = record(dataset, group);
-        records += 1;
-        if let Err(d) = sink(state, record) {
-            return (records, Some(d));
+        if !emit(group, state, &mut outcome) {
+            return Ok(outcome);
         }
     }
-    (records, None)
-}
-
-fn interner_string(interner: &mut Interner, s: &str) -> Arc<str> {
-    interner.string(s)
+    outcome.sha256 = format!("{:x}", hasher.finalize());
+    Ok(outcome)
 }
 
 /// Fields with their byte offsets.
@@ -161,6 +247,7 @@ fn char_column(line: &str, byte: usize) -> usize {
 }
 
 fn record(dataset: &DatasetPlan, mut group: Group) -> Record {
+    group.seen = HashMap::default();
     let fields: Vec<(Arc<str>, Value)> = if dataset.format == Format::TrecQrels {
         let judgements = group
             .entries
