@@ -13,7 +13,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use support::measure::{measure, median, Measured};
+use support::measure::{measure, medians, run_engine, Measured};
 use support::{baseline, generate};
 
 const SEED: u64 = 20_261_122;
@@ -110,22 +110,7 @@ fn main() {
             + std::fs::metadata(&trace).unwrap().len()) as f64
             / 1e6;
         let out = work.path().join("out");
-        let engine: Vec<Measured> = (0..runs)
-            .map(|_| {
-                measure(
-                    Command::new(env!("CARGO_BIN_EXE_evalspec"))
-                        .arg("run")
-                        .arg(&spec)
-                        .arg("--dataset")
-                        .arg(format!("gold={}", gold.display()))
-                        .arg("--dataset")
-                        .arg(format!("trace={}", trace.display()))
-                        .arg("--out")
-                        .arg(&out)
-                        .arg("--quiet"),
-                )
-            })
-            .collect();
+        let engine = run_engine(runs, &spec, &[("gold", &gold), ("trace", &trace)], &out);
         let report: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap())
                 .unwrap();
@@ -159,10 +144,8 @@ fn main() {
                 "engine and baseline disagree: {ours:?} vs {fields:?}"
             );
         }
-        let engine_s = median(engine.iter().map(|m| m.seconds).collect());
-        let engine_rss = median(engine.iter().map(|m| m.max_rss_mb).collect());
-        let base_s = median(base.iter().map(|m| m.seconds).collect());
-        let base_rss = median(base.iter().map(|m| m.max_rss_mb).collect());
+        let (engine_s, engine_rss) = medians(&engine);
+        let (base_s, base_rss) = medians(&base);
         let (py_s, py_rss) = match &scorer {
             Some(scorer) => {
                 let p = measure(

@@ -11,7 +11,7 @@ mod support;
 use std::path::PathBuf;
 use std::process::Command;
 
-use support::measure::{measure, median};
+use support::measure::{measure, medians, run_engine};
 use support::{generate_trec, trec_baseline};
 
 const PYTREC: &str = r#"
@@ -64,22 +64,12 @@ fn main() {
         / 1e6;
     let work = tempfile::tempdir().unwrap();
     let spec = repo.join("specs/trec.yaml");
-    let engine: Vec<_> = (0..runs)
-        .map(|_| {
-            measure(
-                Command::new(env!("CARGO_BIN_EXE_evalspec"))
-                    .arg("run")
-                    .arg(&spec)
-                    .arg("--dataset")
-                    .arg(format!("qrels={}", qrels.display()))
-                    .arg("--dataset")
-                    .arg(format!("run={}", run.display()))
-                    .arg("--out")
-                    .arg(work.path())
-                    .arg("--quiet"),
-            )
-        })
-        .collect();
+    let engine = run_engine(
+        runs,
+        &spec,
+        &[("qrels", &qrels), ("run", &run)],
+        work.path(),
+    );
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(work.path().join("report.json")).unwrap())
             .unwrap();
@@ -106,10 +96,8 @@ fn main() {
             "{name}: engine {ours}, yardstick {theirs}"
         );
     }
-    let engine_s = median(engine.iter().map(|m| m.seconds).collect());
-    let engine_rss = median(engine.iter().map(|m| m.max_rss_mb).collect());
-    let base_s = median(base.iter().map(|m| m.seconds).collect());
-    let base_rss = median(base.iter().map(|m| m.max_rss_mb).collect());
+    let (engine_s, engine_rss) = medians(&engine);
+    let (base_s, base_rss) = medians(&base);
     let (py_s, py_rss) = if python {
         let script = work.path().join("pytrec.py");
         std::fs::write(&script, PYTREC).unwrap();

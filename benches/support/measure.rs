@@ -45,3 +45,32 @@ pub fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
     xs[xs.len() / 2]
 }
+
+/// Runs `evalspec run SPEC --dataset …` `runs` times, quietly, writing into `out`.
+pub fn run_engine(
+    runs: usize,
+    spec: &std::path::Path,
+    datasets: &[(&str, &std::path::Path)],
+    out: &std::path::Path,
+) -> Vec<Measured> {
+    (0..runs)
+        .map(|_| {
+            let mut command = Command::new(env!("CARGO_BIN_EXE_evalspec"));
+            command.arg("run").arg(spec);
+            for (name, path) in datasets {
+                command
+                    .arg("--dataset")
+                    .arg(format!("{name}={}", path.display()));
+            }
+            measure(command.arg("--out").arg(out).arg("--quiet"))
+        })
+        .collect()
+}
+
+/// Median wall seconds and median peak RSS (MB) of repeated runs.
+pub fn medians(runs: &[Measured]) -> (f64, f64) {
+    (
+        median(runs.iter().map(|m| m.seconds).collect()),
+        median(runs.iter().map(|m| m.max_rss_mb).collect()),
+    )
+}
