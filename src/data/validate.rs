@@ -2,7 +2,7 @@
 
 use crate::data::Record;
 use crate::diagnostic::{Diagnostic, Location};
-use crate::eval::{evaluate, Frame};
+use crate::eval::evaluate_on_record;
 use crate::plan::{DatasetPlan, FieldPath, Rule};
 use crate::spec::DataType;
 use crate::value::Value;
@@ -47,14 +47,8 @@ pub fn validate(dataset: &DatasetPlan, index: usize, record: &Record) -> Result<
     if dataset.checks.is_empty() {
         return Ok(());
     }
-    let mut records: Vec<Option<&Record>> = vec![None; index + 1];
-    records[index] = Some(record);
-    let frame = Frame {
-        records: &records,
-        ..Frame::default()
-    };
     for check in &dataset.checks {
-        match evaluate(&check.op, &frame) {
+        match evaluate_on_record(&check.op, index, record) {
             Ok(Value::Bool(true)) => {}
             Ok(_) => {
                 return Err(

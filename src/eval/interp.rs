@@ -19,6 +19,29 @@ pub struct Frame<'a> {
     pub dataset_records: &'a [Value],
 }
 
+/// Evaluates `op` with only `record` in scope, at its dataset's place `index` in the
+/// plan (keys and record checks). Small plans need no allocation per record.
+pub fn evaluate_on_record(op: &Op, index: usize, record: &Record) -> Result<Value, String> {
+    let mut inline: [Option<&Record>; 8] = [None; 8];
+    let spilled: Vec<Option<&Record>>;
+    let records: &[Option<&Record>] = if index < inline.len() {
+        inline[index] = Some(record);
+        &inline[..=index]
+    } else {
+        let mut all = vec![None; index + 1];
+        all[index] = Some(record);
+        spilled = all;
+        &spilled
+    };
+    evaluate(
+        op,
+        &Frame {
+            records,
+            ..Frame::default()
+        },
+    )
+}
+
 pub fn evaluate_constant(op: &Op) -> Result<Value, String> {
     evaluate(op, &Frame::default())
 }

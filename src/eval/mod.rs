@@ -6,5 +6,5 @@ mod interp;
 mod run;
 
 pub use aggregate::percentile;
-pub use interp::{evaluate, evaluate_constant, Frame};
+pub use interp::{evaluate, evaluate_constant, evaluate_on_record, Frame};
 pub use run::{run, DatasetOutcome, GateOutcome, GateStatus, Outcome};

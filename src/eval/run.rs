@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use crate::data::{read_chunked, validate, Chunk, ReadStats, Record};
 use crate::diagnostic::{Diagnostic, Location};
 use crate::eval::aggregate::Accumulator;
-use crate::eval::interp::{evaluate, Frame};
+use crate::eval::interp::{evaluate, evaluate_on_record, Frame};
 use crate::plan::{DatasetPlan, GatePlan, Plan, Severity};
 use crate::spec::{Duplicates, Join};
 use crate::value::{Key, Value};
@@ -125,22 +125,7 @@ pub fn run(plan: &Plan, threads: usize) -> Result<Outcome, Vec<Diagnostic>> {
 }
 
 fn key_of(dataset: &DatasetPlan, index: usize, record: &Record) -> Result<Option<Key>, Diagnostic> {
-    let mut records: [Option<&Record>; 8] = [None; 8];
-    let frame_records: Vec<Option<&Record>>;
-    let records: &[Option<&Record>] = if index < records.len() {
-        records[index] = Some(record);
-        &records[..=index]
-    } else {
-        let mut v = vec![None; index + 1];
-        v[index] = Some(record);
-        frame_records = v;
-        &frame_records
-    };
-    let frame = Frame {
-        records,
-        ..Frame::default()
-    };
-    let value = evaluate(&dataset.key, &frame).and_then(|v| Key::of(&v));
+    let value = evaluate_on_record(&dataset.key, index, record).and_then(|v| Key::of(&v));
     value.map_err(|message| {
         Diagnostic::error(format!(
             "{}: cannot compute the key `{}`: {message}",
