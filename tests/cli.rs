@@ -367,3 +367,38 @@ fn json_array_datasets_and_inner_joins() {
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("qaset.json:3:"), "{}", out.stderr);
 }
+
+#[test]
+fn a_gate_that_is_not_a_comparison_reports_its_own_result() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "t.jsonl",
+        "{\"id\":\"a\",\"ok\":true}\n{\"id\":\"b\",\"ok\":false}\n",
+    );
+    write(
+        dir.path(),
+        "spec.yaml",
+        "name: g\nversion: 0.1.0\nitems: t\ndatasets:\n  t: {path: t.jsonl, key: id}\nmetrics:\n  rate: ratio(t.ok)\ngates:\n  threshold: rate >= 0.4\n  band: rate > 0.4 and rate < 0.6\n  strict: {expr: rate > 0.6 and rate < 1, severity: warn}\n",
+    );
+    let out = evalspec(dir.path(), &["run", "spec.yaml", "--quiet"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("evalspec-out/report.json")).unwrap(),
+    )
+    .unwrap();
+    let gates = report["gates"].as_array().unwrap();
+    assert_eq!(
+        gates[0]["value"].as_f64(),
+        Some(0.5),
+        "a comparison reports its left side"
+    );
+    assert_eq!(
+        gates[1]["value"], true,
+        "anything else reports the gate's result"
+    );
+    assert_eq!(
+        (gates[2]["value"].clone(), gates[2]["status"].clone()),
+        (Value::Bool(false), Value::from("warn"))
+    );
+}

@@ -247,7 +247,6 @@ fn char_column(line: &str, byte: usize) -> usize {
 }
 
 fn record(dataset: &DatasetPlan, mut group: Group) -> Record {
-    group.seen = HashMap::default();
     let fields: Vec<(Arc<str>, Value)> = if dataset.format == Format::TrecQrels {
         let judgements = group
             .entries

@@ -606,8 +606,12 @@ fn evaluate_gate(gate: &GatePlan, metrics: &[Value]) -> Result<GateOutcome, Vec<
     };
     let fail = |e: String| vec![Diagnostic::error(format!("gate `{}`: {e}", gate.name))];
     // A gate that cannot be decided (a metric has no value) does not pass.
-    let pass = evaluate(&gate.op, &frame).map_err(fail)? == Value::Bool(true);
-    let value = evaluate(&gate.value, &frame).map_err(fail)?;
+    let result = evaluate(&gate.op, &frame).map_err(fail)?;
+    let pass = result == Value::Bool(true);
+    let value = match &gate.value {
+        Some(value) => evaluate(value, &frame).map_err(fail)?,
+        None => result,
+    };
     let status = match (pass, gate.severity) {
         (true, _) => GateStatus::Pass,
         (false, Severity::Warn) => GateStatus::Warn,

@@ -561,7 +561,14 @@ impl<'s> Compiler<'s> {
         let spec = self.spec;
         let mut gates = Vec::new();
         for gate in &spec.gates {
-            let Some((op, ty, _)) = self.compile_expr(&gate.expr, Scope::Gate) else {
+            let Some(parsed) = self.parse_expr(&gate.expr) else {
+                continue;
+            };
+            let mut ctx = ExprCtx {
+                text: &gate.expr,
+                deps: Vec::new(),
+            };
+            let Some((op, ty)) = self.lower(&parsed, Scope::Gate, &mut ctx) else {
                 continue;
             };
             if !Type::Bool.accepts(&ty) || ty == Type::Null {
@@ -575,25 +582,16 @@ impl<'s> Compiler<'s> {
                 );
                 continue;
             }
-            // The reported value: the left side of a top-level comparison.
-            let parsed = syntax::parse(&gate.expr.text).expect("the gate parsed once already");
+            // The reported value: the left side of a top-level comparison, else the
+            // gate's own result.
             let (value, value_ty) = match &parsed.kind {
                 ExprKind::Binary(op, left, _) if op.is_comparison() => {
-                    let mut ctx = ExprCtx {
-                        text: &gate.expr,
-                        deps: Vec::new(),
-                    };
                     match self.lower(left, Scope::Gate, &mut ctx) {
-                        Some((value, value_ty)) => (value, value_ty),
+                        Some((value, value_ty)) => (Some(value), value_ty),
                         None => continue,
                     }
                 }
-                _ => {
-                    let Some((value, _, _)) = self.compile_expr(&gate.expr, Scope::Gate) else {
-                        continue;
-                    };
-                    (value, Type::Bool)
-                }
+                _ => (None, Type::Bool),
             };
             let severity = match &gate.severity {
                 SeveritySpec::Fail => Some(Severity::Fail),
@@ -879,8 +877,19 @@ impl<'s> Compiler<'s> {
 
     /// Parses and lowers one expression; returns its op, type and dependencies.
     fn compile_expr(&mut self, text: &ExprText, scope: Scope) -> Option<(Op, Type, Vec<usize>)> {
-        let expr = match syntax::parse(&text.text) {
-            Ok(expr) => expr,
+        let expr = self.parse_expr(text)?;
+        let mut ctx = ExprCtx {
+            text,
+            deps: Vec::new(),
+        };
+        let (op, ty) = self.lower(&expr, scope, &mut ctx)?;
+        Some((op, ty, ctx.deps))
+    }
+
+    /// Parses one expression, reporting a syntax error at its place in the spec.
+    fn parse_expr(&mut self, text: &ExprText) -> Option<Expr> {
+        match syntax::parse(&text.text) {
+            Ok(expr) => Some(expr),
             Err(error) => {
                 self.errors.push(
                     Diagnostic::error(format!("syntax error: {}", error.message))
@@ -891,15 +900,9 @@ impl<'s> Compiler<'s> {
                         ))
                         .help(syntax_help(&text.text)),
                 );
-                return None;
+                None
             }
-        };
-        let mut ctx = ExprCtx {
-            text,
-            deps: Vec::new(),
-        };
-        let (op, ty) = self.lower(&expr, scope, &mut ctx)?;
-        Some((op, ty, ctx.deps))
+        }
     }
 
     fn error_at(
@@ -1735,7 +1738,9 @@ fn for_each_op(
     }
     for g in gates {
         g.op.walk_mut(f);
-        g.value.walk_mut(f);
+        if let Some(value) = &mut g.value {
+            value.walk_mut(f);
+        }
     }
 }
 

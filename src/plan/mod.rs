@@ -157,7 +157,8 @@ pub struct GatePlan {
     pub name: String,
     pub op: Op,
     /// The gate's reported value: the left side of a top-level comparison, else the result.
-    pub value: Op,
+    /// `None`: the value is the gate's own result.
+    pub value: Option<Op>,
     pub value_ty: Type,
     pub severity: Severity,
     pub message: Option<String>,
