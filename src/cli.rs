@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::spec::ReportFormat;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "evalspec",
@@ -19,9 +21,14 @@ pub struct Cli {
 pub enum Command {
     /// Compile a spec and print its evaluation plan, without reading any data.
     Check(CheckArgs),
-    /// Score the datasets, print a summary and write DIR/report.json.
+    /// Score the datasets, print a summary and write the reports into DIR
+    /// (report.json, and those the spec's `reports:` and --format ask for).
     /// Exit status: 0 all `fail` gates passed, 1 a `fail` gate failed, 2 nothing could be scored.
     Run(RunArgs),
+    /// Compare two runs (report.json files or run folders): metric changes, gate
+    /// flips, label transitions, items added or removed, and spec changes.
+    /// Exit status: 0, or 1 with --fail-on-regression when the new run regressed.
+    Diff(DiffArgs),
 }
 
 #[derive(Debug, Args)]
@@ -32,6 +39,28 @@ pub struct Overrides {
     /// Read a dataset from another file: `--dataset trace=runs/trace.jsonl`.
     #[arg(long = "dataset", value_name = "NAME=PATH", value_parser = name_value)]
     pub datasets: Vec<(String, String)>,
+    /// Also write this report (repeatable): json, markdown, junit, html, summary, items.
+    #[arg(long = "format", value_name = "FORMAT", value_parser = report_format)]
+    pub formats: Vec<ReportFormat>,
+    /// A prior run (its report.json or --out folder) that gates compare against
+    /// (`baseline.NAME`, `max_drop`, `min_gain`, …).
+    #[arg(long, value_name = "PATH")]
+    pub baseline: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The earlier run: a report.json or the folder holding it.
+    pub old: PathBuf,
+    /// The later run.
+    pub new: PathBuf,
+    /// Output: text (coloured on a terminal), md (for a PR comment) or json.
+    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = ["text", "md", "json"])]
+    pub format: String,
+    /// Exit 1 when a gate went from pass to fail or a metric moved in its bad
+    /// direction by more than its tolerance.
+    #[arg(long)]
+    pub fail_on_regression: bool,
 }
 
 #[derive(Debug, Args)]
@@ -48,7 +77,7 @@ pub struct RunArgs {
     pub spec: PathBuf,
     #[command(flatten)]
     pub overrides: Overrides,
-    /// Folder for report.json (created if missing).
+    /// Folder for the reports (created if missing).
     #[arg(long, value_name = "DIR", default_value = "evalspec-out")]
     pub out: PathBuf,
     /// Print only warnings and errors.
@@ -58,6 +87,23 @@ pub struct RunArgs {
     /// the same for any number.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(usize))]
     pub threads: Option<usize>,
+}
+
+fn report_format(text: &str) -> Result<ReportFormat, String> {
+    let aliases = [
+        ("md", ReportFormat::Markdown),
+        ("xml", ReportFormat::Junit),
+        ("github", ReportFormat::Summary),
+    ];
+    ReportFormat::ALL
+        .iter()
+        .chain(aliases.iter())
+        .find(|(name, _)| *name == text)
+        .map(|(_, format)| *format)
+        .ok_or_else(|| {
+            let names: Vec<&str> = ReportFormat::ALL.iter().map(|(n, _)| *n).collect();
+            format!("unknown format `{text}`; formats: {}", names.join(", "))
+        })
 }
 
 fn name_value(text: &str) -> Result<(String, String), String> {

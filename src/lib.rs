@@ -4,7 +4,8 @@
 //! The pipeline, one module per stage: [`spec`] (YAML → declarations), [`syntax`]
 //! (expression text → AST), [`plan`] (names → slots, types checked, projection),
 //! [`data`] (records read and validated), [`eval`] (items, aggregates, metrics,
-//! gates), [`report`] (report.json and the summary).
+//! gates), [`report`] (report.json, items.jsonl, templated reports, the
+//! summary); [`diff`] compares two runs.
 
 #![forbid(unsafe_code)]
 
@@ -12,6 +13,7 @@ pub mod builtins;
 pub mod cli;
 pub mod data;
 pub mod diagnostic;
+pub mod diff;
 pub mod eval;
 pub mod matchers;
 pub mod params;
@@ -63,6 +65,7 @@ where
     match cli.command {
         Command::Check(args) => check(&args),
         Command::Run(args) => run_spec(&args),
+        Command::Diff(args) => diff_runs(&args),
     }
 }
 
@@ -74,6 +77,8 @@ fn overrides(args: &cli::Overrides) -> Overrides {
             .iter()
             .map(|(n, p)| (n.clone(), PathBuf::from(p)))
             .collect(),
+        formats: args.formats.clone(),
+        baseline: args.baseline.clone(),
     }
 }
 
@@ -117,24 +122,45 @@ fn run_spec(args: &cli::RunArgs) -> i32 {
         stderr.push_str(&warning.render());
     }
     let _ = std::io::stderr().write_all(stderr.as_bytes());
-    let report = report::report_json(&plan, &outcome);
-    let mut bytes = serde_json::to_vec_pretty(&report).expect("a JSON value always serialises");
-    bytes.push(b'\n');
-    let path = args.out.join("report.json");
-    if let Err(error) = report::write_atomic(&path, &bytes) {
-        return fail(&[
-            Diagnostic::error(format!("cannot write `{}`: {error}", path.display()))
-                .help("check that the --out folder is writable"),
-        ]);
-    }
+    let written = match report::write_reports(&plan, &outcome, &args.out) {
+        Ok(written) => written,
+        Err(diagnostic) => return fail(&[diagnostic]),
+    };
     if !args.quiet {
         print(&report::summary(&plan, &outcome));
-        print(&format!("report: {}\n", path.display()));
+        let files: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+        print(&format!("reports: {}\n", files.join(", ")));
     }
     if outcome.pass() {
         exit::PASS
     } else {
         exit::GATE_FAILED
+    }
+}
+
+fn diff_runs(args: &cli::DiffArgs) -> i32 {
+    let load = |path: &std::path::Path| diff::Run::load(path);
+    let (old, new) = match (load(&args.old), load(&args.new)) {
+        (Ok(old), Ok(new)) => (old, new),
+        (old, new) => {
+            let errors: Vec<Diagnostic> = [old.err(), new.err()].into_iter().flatten().collect();
+            return fail(&errors);
+        }
+    };
+    let comparison = diff::compare(&old, &new);
+    let text = match args.format.as_str() {
+        "md" => diff::markdown(&comparison),
+        "json" => diff::json(&comparison),
+        _ => {
+            use std::io::IsTerminal;
+            diff::text(&comparison, std::io::stdout().is_terminal())
+        }
+    };
+    print(&text);
+    if args.fail_on_regression && comparison.regressed() {
+        exit::GATE_FAILED
+    } else {
+        exit::PASS
     }
 }
 

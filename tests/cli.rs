@@ -132,20 +132,38 @@ fn a_failing_gate_exits_1_and_says_why() {
 fn reports_are_byte_identical_across_runs_and_written_atomically() {
     let ws = Workspace::new(GOLD, TRACE);
     assert_eq!(ws.run(&[]).code, 0);
-    let first = std::fs::read(ws.path().join("out/report.json")).unwrap();
-    assert_eq!(ws.run(&[]).code, 0);
-    let second = std::fs::read(ws.path().join("out/report.json")).unwrap();
-    assert_eq!(first, second);
-    let names: Vec<String> = std::fs::read_dir(ws.path().join("out"))
+    let files = ["items.jsonl", "report.json", "report.md"];
+    let read_all = || -> Vec<Vec<u8>> {
+        files
+            .iter()
+            .map(|f| std::fs::read(ws.path().join("out").join(f)).unwrap())
+            .collect()
+    };
+    let first_run = read_all();
+    assert_eq!(ws.run(&["--threads", "1"]).code, 0);
+    assert_eq!(first_run, read_all(), "every report is byte-identical");
+    let first = first_run[1].clone();
+    let mut names: Vec<String> = std::fs::read_dir(ws.path().join("out"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(names, ["report.json"], "no temporary files are left behind");
+    names.sort();
+    assert_eq!(names, files, "no temporary files are left behind");
     let report: Value = serde_json::from_slice(&first).unwrap();
     let keys: Vec<&String> = report.as_object().unwrap().keys().collect();
     assert_eq!(
         keys,
-        ["evalspec", "spec", "params", "datasets", "items", "metrics", "gates", "pass"]
+        [
+            "evalspec",
+            "spec",
+            "params",
+            "datasets",
+            "scored",
+            "metrics",
+            "metric_info",
+            "gates",
+            "pass"
+        ]
     );
     assert_eq!(report["datasets"]["gold"]["records"], 3);
     assert_eq!(report["spec"]["version"], "1.0.0");

@@ -17,6 +17,8 @@ pub struct Frame<'a> {
     pub metrics: &'a [Value],
     /// Per dataset, the number of records it kept (for `records(dataset)`).
     pub dataset_records: &'a [Value],
+    /// Per metric, its value in the baseline run (null when it has none).
+    pub baseline: &'a [Value],
 }
 
 /// Evaluates `op` with only `record` in scope, at its dataset's place `index` in the
@@ -55,6 +57,7 @@ pub fn evaluate(op: &Op, frame: &Frame<'_>) -> Result<Value, String> {
         },
         Op::Derived(i) => frame.derived[*i].clone(),
         Op::Aggregate(i) => frame.aggregates[*i].clone(),
+        Op::Baseline(i) => frame.baseline.get(*i).cloned().unwrap_or(Value::Null),
         Op::Metric(i) => frame.metrics[*i].clone(),
         Op::DatasetRecords(i) => frame.dataset_records[*i].clone(),
         Op::Field(base, name) => evaluate(base, frame)?.field(name)?,

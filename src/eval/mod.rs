@@ -2,9 +2,11 @@
 //! and aggregates, then metrics and gates.
 
 mod aggregate;
+mod gates;
 mod interp;
 mod run;
 
 pub use aggregate::percentile;
+pub use gates::{GateOutcome, GateStatus};
 pub use interp::{evaluate, evaluate_constant, evaluate_on_record, Frame};
-pub use run::{run, DatasetOutcome, GateOutcome, GateStatus, Outcome};
+pub use run::{run, DatasetOutcome, ItemRow, OffenderRow, Outcome};

@@ -6,12 +6,14 @@
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::data::{read_chunked, validate, Chunk, ReadStats, Record};
 use crate::diagnostic::{Diagnostic, Location};
 use crate::eval::aggregate::Accumulator;
+use crate::eval::gates::{evaluate_gate, GateOutcome, GateStatus};
 use crate::eval::interp::{evaluate, evaluate_on_record, Frame};
-use crate::plan::{DatasetPlan, GatePlan, Plan, Severity};
+use crate::plan::{DatasetPlan, Plan};
 use crate::spec::{Duplicates, Join};
 use crate::value::{Key, Value};
 
@@ -31,6 +33,14 @@ pub struct Outcome {
     pub metrics: Vec<Value>,
     pub gates: Vec<GateOutcome>,
     pub warnings: Vec<Diagnostic>,
+    /// Per label of `plan.labels`, how many items took it.
+    pub label_counts: Vec<usize>,
+    /// Every item, in file order, when the plan keeps items.
+    pub rows: Vec<ItemRow>,
+    /// The first `offenders.limit` offenders in key order.
+    pub offenders: Vec<OffenderRow>,
+    /// Per metric (plan order), its value in the baseline run.
+    pub baseline: Vec<Value>,
 }
 
 impl Outcome {
@@ -55,28 +65,23 @@ pub struct DatasetOutcome {
     pub skipped_items: usize,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GateStatus {
-    Pass,
-    Warn,
-    Fail,
+/// One scored item, kept for the reports that list items.
+#[derive(Debug, Clone)]
+pub struct ItemRow {
+    /// Line (or record number) of the item in the items dataset.
+    pub line: u32,
+    pub key: Option<Key>,
+    pub label: Option<Arc<str>>,
+    /// Values of `plan.item_columns` (or, for offenders, of `offenders.show`).
+    pub values: Box<[Value]>,
 }
 
-impl GateStatus {
-    pub fn keyword(self) -> &'static str {
-        match self {
-            GateStatus::Pass => "pass",
-            GateStatus::Warn => "warn",
-            GateStatus::Fail => "fail",
-        }
-    }
-}
+/// An item that `offenders.when` picked.
+pub type OffenderRow = ItemRow;
 
-#[derive(Debug)]
-pub struct GateOutcome {
-    pub value: Value,
-    pub pass: bool,
-    pub status: GateStatus,
+/// Orders items by key (numbers, then strings in natural order), then line.
+fn item_order(a: &ItemRow, b: &ItemRow) -> std::cmp::Ordering {
+    crate::report::key_order(a.key.as_ref(), b.key.as_ref()).then(a.line.cmp(&b.line))
 }
 
 /// Runs the plan with up to `threads` threads per dataset read.
@@ -109,10 +114,19 @@ pub fn run(plan: &Plan, threads: usize) -> Result<Outcome, Vec<Diagnostic>> {
         .map(|n| Value::Number(n as f64))
         .collect();
     let metrics = evaluate_metrics(plan, &aggregates, &dataset_records)?;
+    let baseline: Vec<Value> = plan
+        .metrics
+        .iter()
+        .map(|m| {
+            plan.baseline
+                .as_ref()
+                .map_or(Value::Null, |prior| prior.metric(&m.name))
+        })
+        .collect();
     let gates = plan
         .gates
         .iter()
-        .map(|gate| evaluate_gate(gate, &metrics))
+        .map(|gate| evaluate_gate(gate, &metrics, &baseline, plan.baseline.is_some()))
         .collect::<Result<_, _>>()?;
     let warnings = data_warnings(plan, &outcomes);
     Ok(Outcome {
@@ -121,6 +135,10 @@ pub fn run(plan: &Plan, threads: usize) -> Result<Outcome, Vec<Diagnostic>> {
         metrics,
         gates,
         warnings,
+        label_counts: items.label_counts,
+        rows: items.rows,
+        offenders: items.offenders,
+        baseline,
     })
 }
 
@@ -288,6 +306,9 @@ struct ItemChunk<'p> {
     first_lines: FastMap<Key, (u32, usize)>,
     buffered: Vec<(Option<Key>, Record)>,
     duplicates: usize,
+    label_counts: Vec<usize>,
+    rows: Vec<ItemRow>,
+    offenders: Vec<OffenderRow>,
 }
 
 impl<'p> ItemChunk<'p> {
@@ -313,6 +334,9 @@ impl<'p> ItemChunk<'p> {
             first_lines: FastMap::default(),
             buffered: Vec::new(),
             duplicates: 0,
+            label_counts: vec![0; plan.labels.len()],
+            rows: Vec::new(),
+            offenders: Vec::new(),
         }
     }
 
@@ -387,7 +411,7 @@ impl<'p> ItemChunk<'p> {
             .collect();
         records.push(Some(record));
         self.count += 1;
-        if let Err(error) = self.evaluate(&records) {
+        if let Err(error) = self.evaluate(&records, key, record.line) {
             let (at, message) = *error;
             let sources: Vec<String> = plan
                 .datasets
@@ -404,7 +428,12 @@ impl<'p> ItemChunk<'p> {
         }
     }
 
-    fn evaluate(&mut self, records: &[Option<&Record>]) -> Result<(), Box<(Location, String)>> {
+    fn evaluate(
+        &mut self,
+        records: &[Option<&Record>],
+        key: Option<&Key>,
+        line: u32,
+    ) -> Result<(), Box<(Location, String)>> {
         let plan = self.plan;
         for (i, derived) in plan.derived.iter().enumerate() {
             let frame = Frame {
@@ -448,7 +477,65 @@ impl<'p> ItemChunk<'p> {
             };
             accumulator.add(value).map_err(fail)?;
         }
+        let offender = match &plan.offenders {
+            Some(offenders) => {
+                let picked = evaluate(&offenders.when, &frame).map_err(|e| {
+                    Box::new((
+                        Location::in_data(&plan.spec_display, 1, None)
+                            .with_key_path("offenders.when"),
+                        format!("in `offenders.when` (`{}`): {e}", offenders.text),
+                    ))
+                })?;
+                picked == Value::Bool(true)
+            }
+            None => false,
+        };
+        self.keep(offender, key, line);
         Ok(())
+    }
+
+    /// What the reports keep of an evaluated item: its label's count, its row,
+    /// and whether it is an offender.
+    fn keep(&mut self, offender: bool, key: Option<&Key>, line: u32) {
+        let plan = self.plan;
+        let label = plan.label_slot.and_then(|slot| match &self.derived[slot] {
+            Value::String(label) => Some(label.clone()),
+            _ => None,
+        });
+        if let Some(label) = &label {
+            if let Some(i) = plan.labels.iter().position(|l| **l == **label) {
+                self.label_counts[i] += 1;
+            }
+        }
+        if let (Some(offenders), true) = (&plan.offenders, offender) {
+            self.offenders.push(ItemRow {
+                line,
+                key: key.cloned(),
+                label: label.clone(),
+                values: offenders
+                    .show
+                    .iter()
+                    .map(|(_, slot)| self.derived[*slot].clone())
+                    .collect(),
+            });
+            // Bounded: keep only the first `limit` in key order.
+            if self.offenders.len() >= 2 * offenders.limit.max(8) {
+                self.offenders.sort_by(item_order);
+                self.offenders.truncate(offenders.limit);
+            }
+        }
+        if plan.keep_items {
+            self.rows.push(ItemRow {
+                line,
+                key: key.cloned(),
+                label,
+                values: plan
+                    .item_columns
+                    .iter()
+                    .map(|c| self.derived[c.slot].clone())
+                    .collect(),
+            });
+        }
     }
 }
 
@@ -457,6 +544,9 @@ struct Items {
     accumulators: Vec<Accumulator>,
     count: usize,
     matched: Vec<Vec<bool>>,
+    label_counts: Vec<usize>,
+    rows: Vec<ItemRow>,
+    offenders: Vec<OffenderRow>,
 }
 
 fn stream_items(
@@ -529,6 +619,11 @@ fn stream_items(
         }
         total.count += part.count;
         total.keyless += part.keyless;
+        for (a, b) in total.label_counts.iter_mut().zip(&part.label_counts) {
+            *a += b;
+        }
+        total.rows.extend(part.rows);
+        total.offenders.extend(part.offenders);
         for (a, b) in total.matched.iter_mut().zip(part.matched) {
             a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
         }
@@ -545,10 +640,16 @@ fn stream_items(
     items.read = read;
     items.keyless = total.keyless;
     items.duplicates = total.duplicates;
+    let mut offenders = total.offenders;
+    offenders.sort_by(item_order);
+    offenders.truncate(plan.offenders.as_ref().map_or(0, |o| o.limit));
     Ok(Items {
         accumulators: total.accumulators,
         count: total.count,
         matched: total.matched,
+        label_counts: total.label_counts,
+        rows: total.rows,
+        offenders,
     })
 }
 
@@ -597,31 +698,6 @@ fn evaluate_metrics(
         metrics.push(value);
     }
     Ok(metrics)
-}
-
-fn evaluate_gate(gate: &GatePlan, metrics: &[Value]) -> Result<GateOutcome, Vec<Diagnostic>> {
-    let frame = Frame {
-        metrics,
-        ..Frame::default()
-    };
-    let fail = |e: String| vec![Diagnostic::error(format!("gate `{}`: {e}", gate.name))];
-    // A gate that cannot be decided (a metric has no value) does not pass.
-    let result = evaluate(&gate.op, &frame).map_err(fail)?;
-    let pass = result == Value::Bool(true);
-    let value = match &gate.value {
-        Some(value) => evaluate(value, &frame).map_err(fail)?,
-        None => result,
-    };
-    let status = match (pass, gate.severity) {
-        (true, _) => GateStatus::Pass,
-        (false, Severity::Warn) => GateStatus::Warn,
-        (false, Severity::Fail) => GateStatus::Fail,
-    };
-    Ok(GateOutcome {
-        value,
-        pass,
-        status,
-    })
 }
 
 fn data_warnings(plan: &Plan, outcomes: &[DatasetOutcome]) -> Vec<Diagnostic> {

@@ -11,9 +11,13 @@ use crate::diagnostic::{Diagnostic, Location};
 use crate::matchers::{self, Matcher, OptionDefault, OptionKind, OptionValue};
 use crate::params;
 use crate::plan::*;
+use crate::report::{self as reports, PriorRun};
 use crate::source::SourceFile;
 use crate::spec::yaml::NodeKind;
-use crate::spec::{self, ExprText, ParamType, SeveritySpec, Spec};
+use crate::spec::{
+    self, Better, ExprText, GateRuleDecl, GateShapeDecl, ParamType, ReportFormat, ReportKind,
+    SeveritySpec, Spec,
+};
 use crate::suggest::did_you_mean;
 use crate::syntax::{self, BinaryOp, Expr, ExprKind, Span, UnaryOp};
 use crate::types::Type;
@@ -24,7 +28,14 @@ use crate::value::Value;
 pub struct Overrides {
     pub params: Vec<(String, String)>,
     pub datasets: Vec<(String, PathBuf)>,
+    /// `--format`: reports written besides the spec's own.
+    pub formats: Vec<ReportFormat>,
+    /// `--baseline`: the prior run gates compare against.
+    pub baseline: Option<PathBuf>,
 }
+
+/// The name under which the `labels:` rules put each item's label.
+pub const LABEL: &str = "label";
 
 /// `records(dataset)`: a metric-scope count of a dataset's records.
 const RECORDS: &str = "records";
@@ -47,13 +58,25 @@ pub fn compile(spec: &Spec, overrides: &Overrides) -> Result<Plan, Vec<Diagnosti
     compiler.params(overrides);
     compiler.check_names();
     let derived = compiler.derived();
+    let offenders = compiler.offenders();
     let metrics = compiler.metrics();
     let gates = compiler.gates();
     let datasets = compiler.datasets(overrides);
+    let (reports, template_dirs) = compiler.reports(overrides);
+    let baseline = overrides.baseline.as_ref().and_then(|path| {
+        PriorRun::load(path)
+            .map_err(|d| compiler.errors.push(d))
+            .ok()
+    });
     if !compiler.errors.is_empty() {
         return Err(compiler.errors);
     }
-    Ok(compiler.link(derived, metrics, gates, datasets))
+    let mut plan = compiler.link(derived, metrics, gates, datasets, offenders);
+    plan.keep_items = reports.iter().any(|(_, uses_items)| *uses_items);
+    plan.reports = reports.into_iter().map(|(r, _)| r).collect();
+    plan.template_dirs = template_dirs;
+    plan.baseline = baseline;
+    Ok(plan)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -110,6 +133,7 @@ impl<'s> Compiler<'s> {
             .iter()
             .map(|f| f.name.text.clone())
             .chain(spec.matchers.iter().map(|m| m.name.text.clone()))
+            .chain((!spec.labels.is_empty()).then(|| LABEL.to_string()))
             .collect();
         Self {
             spec,
@@ -206,6 +230,20 @@ impl<'s> Compiler<'s> {
                 seen.push((&name.text, what));
             }
         }
+        if let (Some(first), Some((name, what))) =
+            (spec.labels.first(), seen.iter().find(|(n, _)| *n == LABEL))
+        {
+            let _ = name;
+            self.errors.push(
+                Diagnostic::error(format!(
+                    "a {what} is named `{LABEL}`, which the `labels:` rules give every item"
+                ))
+                .at(self.locate_name(&first.label))
+                .help(format!(
+                    "rename the {what}; `{LABEL}` holds each item's label"
+                )),
+            );
+        }
         for (i, metric) in spec.metrics.iter().enumerate() {
             if spec.metrics[..i]
                 .iter()
@@ -272,6 +310,9 @@ impl<'s> Compiler<'s> {
             let decl = self.matcher(matcher);
             decls.push(decl);
         }
+        if !spec.labels.is_empty() {
+            decls.push(self.labels());
+        }
         let names = self.derived_names.clone();
         let deps: Vec<Vec<usize>> = decls
             .iter()
@@ -296,11 +337,122 @@ impl<'s> Compiler<'s> {
 
     fn derived_location(&self, index: usize) -> Location {
         let fields = self.spec.fields.len();
+        let matchers = self.spec.matchers.len();
         if index < fields {
             self.locate_name(&self.spec.fields[index].name)
-        } else {
+        } else if index < fields + matchers {
             self.locate_name(&self.spec.matchers[index - fields].name)
+        } else {
+            self.locate_name(&self.spec.labels[0].label)
         }
+    }
+
+    /// The `labels:` rules as one derived value: the first label whose condition
+    /// holds, else null.
+    fn labels(&mut self) -> Option<DerivedDecl> {
+        let spec = self.spec;
+        let mut rules = Vec::new();
+        let mut deps = Vec::new();
+        for rule in &spec.labels {
+            let Some((op, ty, rule_deps)) = self.compile_expr(
+                &rule.expr,
+                Scope::Item {
+                    in_aggregate: false,
+                },
+            ) else {
+                continue;
+            };
+            if !Type::Bool.accepts(&ty) {
+                self.errors.push(
+                    Diagnostic::error(format!(
+                        "the condition of label `{}` must be true or false, found {ty}",
+                        rule.label.text
+                    ))
+                    .at(rule.expr.location(&self.source, 0, rule.expr.text.len()))
+                    .help("e.g. `answerable and not refused and hit`"),
+                );
+                continue;
+            }
+            deps.extend(rule_deps);
+            rules.push((op, rule.label.text.clone()));
+        }
+        if rules.len() != spec.labels.len() {
+            return None;
+        }
+        let op = rules.into_iter().rev().fold(
+            Op::Const(Value::Null),
+            |otherwise, (condition, label)| {
+                Op::If(
+                    Box::new(condition),
+                    Box::new(Op::Const(Value::from(label.as_str()))),
+                    Box::new(otherwise),
+                )
+            },
+        );
+        let text = spec
+            .labels
+            .iter()
+            .map(|r| format!("{}: {}", r.label.text, r.expr.text))
+            .collect::<Vec<_>>()
+            .join("; ");
+        Some(DerivedDecl {
+            derived: Derived {
+                name: LABEL.to_string(),
+                kind: DerivedKind::Label,
+                op,
+                ty: Type::Str,
+                text,
+                at: self.locate_name(&spec.labels[0].label),
+            },
+            deps,
+        })
+    }
+
+    /// `offenders:` compiled once the per-item values are ordered.
+    fn offenders(&mut self) -> Option<OffendersPlan> {
+        let decl = self.spec.offenders.as_ref()?;
+        let compiled = self.compile_expr(
+            &decl.when,
+            Scope::Item {
+                in_aggregate: false,
+            },
+        );
+        let mut show = Vec::new();
+        for name in &decl.show {
+            match self.derived_names.iter().position(|n| *n == name.text) {
+                Some(index) => show.push((name.text.clone(), index)),
+                None => {
+                    let mut d = Diagnostic::error(format!(
+                        "`offenders.show` names `{}`, which is not a field or matcher",
+                        name.text
+                    ))
+                    .at(self.locate_name(name));
+                    if let Some(s) =
+                        did_you_mean(&name.text, self.derived_names.iter().map(String::as_str))
+                    {
+                        d = d.help(format!("did you mean `{s}`?"));
+                    }
+                    self.errors.push(d);
+                }
+            }
+        }
+        let (when, ty, _) = compiled?;
+        if !Type::Bool.accepts(&ty) {
+            self.errors.push(
+                Diagnostic::error(format!(
+                    "`offenders.when` must be true or false, found {ty}"
+                ))
+                .at(decl.when.location(&self.source, 0, decl.when.text.len()))
+                .help("e.g. `label != \"OK\"`"),
+            );
+            return None;
+        }
+        Some(OffendersPlan {
+            when,
+            text: decl.when.text.clone(),
+            show,
+            limit: decl.limit,
+        })
     }
 
     fn matcher(&mut self, decl: &spec::MatcherDecl) -> Option<DerivedDecl> {
@@ -523,6 +675,7 @@ impl<'s> Compiler<'s> {
                         better: metric.better,
                         text: metric.expr.text.clone(),
                         description: metric.description.clone(),
+                        tolerance: metric.tolerance,
                         declared,
                     },
                     deps,
@@ -561,55 +714,157 @@ impl<'s> Compiler<'s> {
         let spec = self.spec;
         let mut gates = Vec::new();
         for gate in &spec.gates {
-            let Some(parsed) = self.parse_expr(&gate.expr) else {
-                continue;
-            };
-            let mut ctx = ExprCtx {
-                text: &gate.expr,
-                deps: Vec::new(),
-            };
-            let Some((op, ty)) = self.lower(&parsed, Scope::Gate, &mut ctx) else {
-                continue;
-            };
-            if !Type::Bool.accepts(&ty) || ty == Type::Null {
-                self.errors.push(
-                    Diagnostic::error(format!(
-                        "gate `{}` must be true or false, but its expression is {ty}",
-                        gate.name.text
-                    ))
-                    .at(gate.expr.location(&self.source, 0, gate.expr.text.len()))
-                    .help("compare a metric with a threshold, e.g. `precision >= 0.8`"),
-                );
-                continue;
-            }
-            // The reported value: the left side of a top-level comparison, else the
-            // gate's own result.
-            let (value, value_ty) = match &parsed.kind {
-                ExprKind::Binary(op, left, _) if op.is_comparison() => {
-                    match self.lower(left, Scope::Gate, &mut ctx) {
-                        Some((value, value_ty)) => (Some(value), value_ty),
-                        None => continue,
-                    }
-                }
-                _ => (None, Type::Bool),
+            let compiled = match &gate.rule {
+                GateRuleDecl::Expr(expr) => self.expr_gate(&gate.name.text, expr),
+                GateRuleDecl::Shape(shape) => self.shaped_gate(shape),
             };
             let severity = match &gate.severity {
                 SeveritySpec::Fail => Some(Severity::Fail),
                 SeveritySpec::Warn => Some(Severity::Warn),
                 SeveritySpec::Expr(expr) => self.severity(expr),
             };
-            let Some(severity) = severity else { continue };
+            let (Some((rule, value_ty, text)), Some(severity)) = (compiled, severity) else {
+                continue;
+            };
             gates.push(GatePlan {
                 name: gate.name.text.clone(),
-                op,
-                value,
+                rule,
                 value_ty,
                 severity,
                 message: gate.message.clone(),
-                text: gate.expr.text.clone(),
+                text,
             });
         }
         gates
+    }
+
+    fn expr_gate(&mut self, name: &str, expr: &ExprText) -> Option<(GateRule, Type, String)> {
+        let parsed = self.parse_expr(expr)?;
+        let mut ctx = ExprCtx {
+            text: expr,
+            deps: Vec::new(),
+        };
+        let (op, ty) = self.lower(&parsed, Scope::Gate, &mut ctx)?;
+        if !Type::Bool.accepts(&ty) || ty == Type::Null {
+            self.errors.push(
+                Diagnostic::error(format!(
+                    "gate `{name}` must be true or false, but its expression is {ty}"
+                ))
+                .at(expr.location(&self.source, 0, expr.text.len()))
+                .help("compare a metric with a threshold, e.g. `precision >= 0.8`"),
+            );
+            return None;
+        }
+        // The reported value and threshold: the sides of a top-level comparison.
+        let (value, value_ty, bound) = match &parsed.kind {
+            ExprKind::Binary(op, left, right) if op.is_comparison() => {
+                let (value, value_ty) = self.lower(left, Scope::Gate, &mut ctx)?;
+                let (bound, _) = self.lower(right, Scope::Gate, &mut ctx)?;
+                (Some(value), value_ty, Some(bound))
+            }
+            _ => (None, Type::Bool, None),
+        };
+        Some((
+            GateRule::Expr { op, value, bound },
+            value_ty,
+            expr.text.clone(),
+        ))
+    }
+
+    /// `metric:` with thresholds and change bounds; each bound is a number
+    /// computed from params and metrics.
+    fn shaped_gate(&mut self, shape: &GateShapeDecl) -> Option<(GateRule, Type, String)> {
+        let spec = self.spec;
+        let Some(index) = spec
+            .metrics
+            .iter()
+            .position(|m| m.name.text == shape.metric.text)
+        else {
+            let mut d = Diagnostic::error(format!("unknown metric `{}`", shape.metric.text))
+                .at(self.locate_name(&shape.metric));
+            if let Some(s) = did_you_mean(
+                &shape.metric.text,
+                spec.metrics.iter().map(|m| m.name.text.as_str()),
+            ) {
+                d = d.help(format!("did you mean `{s}`?"));
+            }
+            self.errors.push(d);
+            return None;
+        };
+        let Some(better) = shape.better.or(spec.metrics[index].better) else {
+            self.errors.push(
+                Diagnostic::error(format!(
+                    "the gate on `{}` needs to know which direction is better",
+                    shape.metric.text
+                ))
+                .at(self.locate_name(&shape.metric))
+                .help(format!(
+                    "add `better: higher` (or `lower`) to metric `{}` or to this gate",
+                    shape.metric.text
+                )),
+            );
+            return None;
+        };
+        let bound = |this: &mut Self, expr: &ExprText| {
+            let (op, ty, _) = this.compile_expr(expr, Scope::Gate)?;
+            if !Type::Float.accepts(&ty) {
+                this.errors.push(
+                    Diagnostic::error(format!("a gate bound must be a number, found {ty}"))
+                        .at(expr.location(&this.source, 0, expr.text.len()))
+                        .help("write a number such as `0.8`, or a param"),
+                );
+                return None;
+            }
+            Some(op)
+        };
+        let threshold = shape.threshold.as_ref().map(|e| bound(self, e));
+        let warn_threshold = shape.warn_threshold.as_ref().map(|e| bound(self, e));
+        let changes: Vec<_> = shape
+            .changes
+            .iter()
+            .map(|(change, e)| bound(self, e).map(|op| (*change, op)))
+            .collect();
+        let threshold = threshold.map_or(Some(None), |t| t.map(Some))?;
+        let warn_threshold = warn_threshold.map_or(Some(None), |t| t.map(Some))?;
+        let changes: Vec<_> = changes.into_iter().collect::<Option<_>>()?;
+        let name = &shape.metric.text;
+        let (at_least, at_most) = match better {
+            Better::Higher => (">=", "below"),
+            Better::Lower => ("<=", "above"),
+        };
+        let mut parts = Vec::new();
+        if let Some(t) = &shape.threshold {
+            parts.push(format!("{name} {at_least} {}", t.text));
+        }
+        if let Some(t) = &shape.warn_threshold {
+            parts.push(format!("warn unless {name} {at_least} {}", t.text));
+        }
+        for (change, e) in &shape.changes {
+            parts.push(match change {
+                spec::Change::MaxDrop => format!("at most {} {at_most} baseline", e.text),
+                spec::Change::MaxDropRelative => {
+                    format!("at most {} × |baseline| {at_most} baseline", e.text)
+                }
+                spec::Change::MinGain => format!("at least {} better than baseline", e.text),
+                spec::Change::MinGainRelative => {
+                    format!("at least {} × |baseline| better than baseline", e.text)
+                }
+            });
+        }
+        let ty = self.metric_types.get(index).cloned().unwrap_or(Type::Float);
+        Some((
+            GateRule::Shape(ShapePlan {
+                metric: Op::Metric(index),
+                metric_name: name.clone(),
+                better,
+                threshold,
+                warn_threshold,
+                changes,
+                when_no_baseline: shape.when_no_baseline,
+            }),
+            ty,
+            parts.join("; "),
+        ))
     }
 
     /// A severity decided by params: evaluated now, since params are constants.
@@ -632,6 +887,140 @@ impl<'s> Compiler<'s> {
                 None
             }
         }
+    }
+
+    // ---- reports ------------------------------------------------------------------
+
+    /// The reports to write (report.json always first), each with whether it
+    /// needs every item kept; and the folders the spec's templates load from.
+    /// Templates are loaded and parsed now, before any data is read.
+    fn reports(&mut self, overrides: &Overrides) -> (Vec<(ReportPlan, bool)>, Vec<PathBuf>) {
+        let spec = self.spec;
+        let spec_dir = spec
+            .source
+            .path
+            .parent()
+            .map_or_else(PathBuf::new, Path::to_path_buf);
+        let default = [ReportFormat::Markdown, ReportFormat::Items];
+        let declared: Vec<(ReportKind, Option<String>, Option<Location>)> = match &spec.reports {
+            Some(reports) => reports
+                .iter()
+                .map(|r| {
+                    let at = Location::in_source(&self.source, r.node.offset, r.node.len.max(1))
+                        .with_key_path("reports");
+                    (r.kind.clone(), r.path.clone(), Some(at))
+                })
+                .collect(),
+            None => default
+                .iter()
+                .map(|f| (ReportKind::Builtin(*f), None, None))
+                .collect(),
+        };
+        let mut wanted = declared;
+        for format in &overrides.formats {
+            if !wanted
+                .iter()
+                .any(|(k, _, _)| *k == ReportKind::Builtin(*format))
+            {
+                wanted.push((ReportKind::Builtin(*format), None, None));
+            }
+        }
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        let mut templates: Vec<(String, String, Option<Location>)> = Vec::new();
+        let mut out: Vec<(ReportPlan, bool)> = vec![(
+            ReportPlan {
+                file: ReportFormat::Json.default_file().to_string(),
+                kind: ReportPlanKind::Json,
+            },
+            false,
+        )];
+        for (kind, file, at) in wanted {
+            let (file, plan_kind, uses_items) = match kind {
+                ReportKind::Builtin(ReportFormat::Json) if file.is_none() => continue,
+                ReportKind::Builtin(format) => {
+                    let file = file.unwrap_or_else(|| format.default_file().to_string());
+                    match reports::builtin_template(format) {
+                        Some(name) => (
+                            file,
+                            ReportPlanKind::Template(name.to_string()),
+                            format == ReportFormat::Html,
+                        ),
+                        None if format == ReportFormat::Items => {
+                            (file, ReportPlanKind::Items, true)
+                        }
+                        None => (file, ReportPlanKind::Json, false),
+                    }
+                }
+                ReportKind::Template(path) => {
+                    let full = spec_dir.join(&path);
+                    let (Some(dir), Some(name)) =
+                        (full.parent(), full.file_name().and_then(|n| n.to_str()))
+                    else {
+                        continue;
+                    };
+                    if !full.is_file() {
+                        let mut d = Diagnostic::error(format!(
+                            "template `{path}` not found (looked for `{}`)",
+                            full.display()
+                        ))
+                        .help("template paths are relative to the spec file");
+                        if let Some(at) = at.clone() {
+                            d = d.at(at);
+                        }
+                        self.errors.push(d);
+                        continue;
+                    }
+                    if !dirs.iter().any(|d| d == dir) {
+                        dirs.push(dir.to_path_buf());
+                    }
+                    let file = file.unwrap_or_else(|| {
+                        name.trim_end_matches(".j2")
+                            .trim_end_matches(".jinja")
+                            .to_string()
+                    });
+                    templates.push((name.to_string(), file.clone(), at.clone()));
+                    (file, ReportPlanKind::Template(name.to_string()), false)
+                }
+            };
+            let contained = Path::new(&file)
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)));
+            let clash = out.iter().any(|(r, _)| r.file == file);
+            if !contained || clash {
+                let problem = if contained {
+                    format!("two reports are written to `{file}`")
+                } else {
+                    format!("the report path `{file}` leaves the output folder")
+                };
+                let mut d = Diagnostic::error(problem)
+                    .help("give each report its own `path`, relative to the --out folder");
+                if let Some(at) = at {
+                    d = d.at(at);
+                }
+                self.errors.push(d);
+                continue;
+            }
+            out.push((
+                ReportPlan {
+                    file,
+                    kind: plan_kind,
+                },
+                uses_items,
+            ));
+        }
+        // Parse the spec's templates now, so that a template error stops the run
+        // before any data is read.
+        let env = reports::environment(dirs.clone());
+        for (report, uses_items) in &mut out {
+            if let ReportPlanKind::Template(name) = &report.kind {
+                match reports::check_template(&env, name) {
+                    Ok(reads_items) => *uses_items |= reads_items,
+                    Err(d) => self.errors.push(d),
+                }
+            }
+        }
+        let _ = templates;
+        (out, dirs)
     }
 
     // ---- datasets -----------------------------------------------------------------
@@ -770,6 +1159,7 @@ impl<'s> Compiler<'s> {
         mut metrics: Vec<MetricPlan>,
         mut gates: Vec<GatePlan>,
         datasets: Vec<(usize, DatasetPlan)>,
+        mut offenders: Option<OffendersPlan>,
     ) -> Plan {
         let spec = self.spec;
         let items_spec_index = spec
@@ -806,6 +1196,7 @@ impl<'s> Compiler<'s> {
             &mut aggregates,
             &mut metrics,
             &mut gates,
+            offenders.as_mut(),
             &mut collect,
         );
         for (dataset, paths) in datasets.iter_mut().zip(&mut paths) {
@@ -825,7 +1216,7 @@ impl<'s> Compiler<'s> {
         let mut resolve = |op: &mut Op| {
             match op {
                 Op::Derived(i) => *i = derived_order[*i],
-                Op::Metric(i) => *i = metric_order[*i],
+                Op::Metric(i) | Op::Baseline(i) => *i = metric_order[*i],
                 Op::DatasetRecords(i) => *i = plan_index[*i],
                 _ => {}
             }
@@ -853,8 +1244,27 @@ impl<'s> Compiler<'s> {
             &mut aggregates,
             &mut metrics,
             &mut gates,
+            offenders.as_mut(),
             &mut resolve,
         );
+        if let Some(offenders) = &mut offenders {
+            for (_, slot) in &mut offenders.show {
+                *slot = derived_order[*slot];
+            }
+        }
+        let item_columns = self
+            .derived_names
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| derived[derived_order[*i]].kind != DerivedKind::Label)
+            .map(|(i, name)| ItemColumn {
+                name: name.clone(),
+                kind: derived[derived_order[i]].kind,
+                ty: derived[derived_order[i]].ty.clone(),
+                slot: derived_order[i],
+            })
+            .collect();
+        let label_slot = derived.iter().position(|d| d.kind == DerivedKind::Label);
 
         let items = datasets.len() - 1;
         Plan {
@@ -870,6 +1280,14 @@ impl<'s> Compiler<'s> {
             aggregates,
             metrics,
             gates,
+            labels: spec.labels.iter().map(|r| r.label.text.clone()).collect(),
+            label_slot,
+            item_columns,
+            offenders,
+            reports: Vec::new(),
+            template_dirs: Vec::new(),
+            keep_items: false,
+            baseline: None,
         }
     }
 
@@ -950,6 +1368,9 @@ impl<'s> Compiler<'s> {
             ExprKind::Name(name) => self.name(name, expr.span, scope, ctx),
             ExprKind::Member(..) | ExprKind::Index(..) => {
                 if let Some(result) = self.explicit_param(expr, scope, ctx) {
+                    return result;
+                }
+                if let Some(result) = self.baseline_metric(expr, scope, ctx) {
                     return result;
                 }
                 if let Some(op) = self.dataset_path(expr, scope) {
@@ -1068,6 +1489,43 @@ impl<'s> Compiler<'s> {
             None => format!("params: {}", names.join(", ")),
         };
         self.error_at(ctx, expr.span, format!("the spec has no param `{name}`"))
+            .help = Some(help);
+        Some(None)
+    }
+
+    /// `baseline.NAME` in a gate: the metric's value in the `--baseline` run.
+    fn baseline_metric(
+        &mut self,
+        expr: &Expr,
+        scope: Scope,
+        ctx: &mut ExprCtx<'_>,
+    ) -> Option<Option<(Op, Type)>> {
+        let ExprKind::Member(base, name) = &expr.kind else {
+            return None;
+        };
+        let ExprKind::Name(root) = &base.kind else {
+            return None;
+        };
+        let metrics = &self.spec.metrics;
+        if root != "baseline" || metrics.iter().any(|m| m.name.text == "baseline") {
+            return None;
+        }
+        if scope != Scope::Gate {
+            self.error_at(ctx, expr.span, "`baseline` is only known to gates")
+                .help = Some(
+                "compare against the baseline in a gate, e.g. `chr >= baseline.chr - 0.02`".into(),
+            );
+            return Some(None);
+        }
+        if let Some(index) = metrics.iter().position(|m| &m.name.text == name) {
+            let ty = self.metric_types.get(index).cloned().unwrap_or(Type::Float);
+            return Some(Some((Op::Baseline(index), ty)));
+        }
+        let help = match did_you_mean(name, metrics.iter().map(|m| m.name.text.as_str())) {
+            Some(s) => format!("did you mean `baseline.{s}`?"),
+            None => "`baseline.NAME` names a metric of this spec".to_string(),
+        };
+        self.error_at(ctx, expr.span, format!("the spec has no metric `{name}`"))
             .help = Some(help);
         Some(None)
     }
@@ -1720,8 +2178,12 @@ fn for_each_op(
     aggregates: &mut [Aggregate],
     metrics: &mut [MetricPlan],
     gates: &mut [GatePlan],
+    offenders: Option<&mut OffendersPlan>,
     f: &mut impl FnMut(&mut Op),
 ) {
+    if let Some(offenders) = offenders {
+        offenders.when.walk_mut(f);
+    }
     for d in derived {
         d.op.walk_mut(f);
     }
@@ -1737,9 +2199,8 @@ fn for_each_op(
         m.op.walk_mut(f);
     }
     for g in gates {
-        g.op.walk_mut(f);
-        if let Some(value) = &mut g.value {
-            value.walk_mut(f);
+        for op in g.ops_mut() {
+            op.walk_mut(f);
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::fmt::{self, Write as _};
 
-use crate::plan::{AggregateFn, DerivedKind, Plan};
+use crate::plan::{AggregateFn, DerivedKind, Plan, ReportPlanKind};
 use crate::report::format_typed;
 use crate::spec::ParamType;
 use crate::types::Type;
@@ -73,6 +73,7 @@ impl fmt::Display for Plan {
                 let kind = match d.kind {
                     DerivedKind::Field => "field",
                     DerivedKind::Matcher => "matcher",
+                    DerivedKind::Label => "labels",
                 };
                 let _ = writeln!(out, "  {}. {kind} {}: {} = {}", i + 1, d.name, d.ty, d.text);
             }
@@ -102,6 +103,32 @@ impl fmt::Display for Plan {
             for g in &self.gates {
                 let _ = writeln!(out, "  {} [{}]: {}", g.name, g.severity.keyword(), g.text);
             }
+        }
+        if let Some(offenders) = &self.offenders {
+            let show: Vec<&str> = offenders.show.iter().map(|(n, _)| n.as_str()).collect();
+            let _ = writeln!(
+                out,
+                "\noffenders: the first {} items where {} (showing {})",
+                offenders.limit,
+                offenders.text,
+                if show.is_empty() {
+                    "key and label".to_string()
+                } else {
+                    show.join(", ")
+                }
+            );
+        }
+        let _ = writeln!(out, "\nreports");
+        for report in &self.reports {
+            let how = match &report.kind {
+                ReportPlanKind::Json => "report record".to_string(),
+                ReportPlanKind::Items => "one line per item".to_string(),
+                ReportPlanKind::Template(name) => format!("template {name}"),
+            };
+            let _ = writeln!(out, "  {} ({how})", report.file);
+        }
+        if let Some(baseline) = &self.baseline {
+            let _ = writeln!(out, "\nbaseline: {}", baseline.display);
         }
         f.write_str(&out)
     }

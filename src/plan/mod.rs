@@ -14,7 +14,8 @@ pub use op::Op;
 pub use projection::{FieldPath, ProjectedField, Projection};
 
 use crate::diagnostic::Location;
-use crate::spec::{Better, DataType, Duplicates, Format, Join, ParamType};
+use crate::report::PriorRun;
+use crate::spec::{Better, Change, DataType, Duplicates, Format, Join, NoBaseline, ParamType};
 use crate::types::Type;
 use crate::value::Value;
 
@@ -36,6 +37,54 @@ pub struct Plan {
     /// In dependency order; `Op::Metric(i)` refers to `metrics[i]`.
     pub metrics: Vec<MetricPlan>,
     pub gates: Vec<GatePlan>,
+    /// Label names in rule order; the label itself is the derived value `label_slot`.
+    pub labels: Vec<String>,
+    pub label_slot: Option<usize>,
+    /// Fields and matchers as declared: what `items.jsonl` shows of each item.
+    pub item_columns: Vec<ItemColumn>,
+    pub offenders: Option<OffendersPlan>,
+    pub reports: Vec<ReportPlan>,
+    /// The folders of the spec's own templates: the only places templates load from.
+    pub template_dirs: Vec<PathBuf>,
+    /// Keep every item's values for the reports (items.jsonl, HTML, templates
+    /// that list items); otherwise items are folded and dropped as they stream.
+    pub keep_items: bool,
+    /// The prior run that `baseline.NAME` and change bounds compare against.
+    pub baseline: Option<PriorRun>,
+}
+
+#[derive(Debug)]
+pub struct ItemColumn {
+    pub name: String,
+    pub kind: DerivedKind,
+    pub ty: Type,
+    /// Slot in `derived`.
+    pub slot: usize,
+}
+
+#[derive(Debug)]
+pub struct OffendersPlan {
+    pub when: Op,
+    pub text: String,
+    /// Name and derived slot of each value shown.
+    pub show: Vec<(String, usize)>,
+    pub limit: usize,
+}
+
+/// One report file: a built-in format, or a template (built in or the spec's own).
+#[derive(Debug, Clone)]
+pub struct ReportPlan {
+    /// File name inside the output folder.
+    pub file: String,
+    pub kind: ReportPlanKind,
+}
+
+#[derive(Debug, Clone)]
+pub enum ReportPlanKind {
+    Json,
+    Items,
+    /// A template by name in the report environment (built-in or the spec's).
+    Template(String),
 }
 
 #[derive(Debug)]
@@ -91,6 +140,8 @@ pub struct Check {
 pub enum DerivedKind {
     Field,
     Matcher,
+    /// The item's label, from the `labels:` rules.
+    Label,
 }
 
 #[derive(Debug)]
@@ -133,6 +184,8 @@ pub struct MetricPlan {
     pub better: Option<Better>,
     pub text: String,
     pub description: Option<String>,
+    /// How far the metric may move in its bad direction before a diff calls it a regression.
+    pub tolerance: Option<f64>,
     /// Position in the spec, for reports that list metrics as declared.
     pub declared: usize,
 }
@@ -155,14 +208,55 @@ impl Severity {
 #[derive(Debug)]
 pub struct GatePlan {
     pub name: String,
-    pub op: Op,
-    /// The gate's reported value: the left side of a top-level comparison, else the result.
-    /// `None`: the value is the gate's own result.
-    pub value: Option<Op>,
+    pub rule: GateRule,
     pub value_ty: Type,
     pub severity: Severity,
     pub message: Option<String>,
+    /// The expression, or a canonical description of a shaped gate.
     pub text: String,
+}
+
+#[derive(Debug)]
+pub enum GateRule {
+    Expr {
+        op: Op,
+        /// The gate's reported value: the left side of a top-level comparison.
+        /// `None`: the value is the gate's own result.
+        value: Option<Op>,
+        /// The right side of a top-level comparison: the threshold reports draw.
+        bound: Option<Op>,
+    },
+    Shape(ShapePlan),
+}
+
+/// A gate on one metric: thresholds, and bounds on its change against the baseline.
+#[derive(Debug)]
+pub struct ShapePlan {
+    /// `Op::Metric` of the gated metric.
+    pub metric: Op,
+    pub metric_name: String,
+    pub better: Better,
+    pub threshold: Option<Op>,
+    pub warn_threshold: Option<Op>,
+    pub changes: Vec<(Change, Op)>,
+    pub when_no_baseline: NoBaseline,
+}
+
+impl GatePlan {
+    /// Every op of the gate, for linking.
+    pub fn ops_mut(&mut self) -> Vec<&mut Op> {
+        match &mut self.rule {
+            GateRule::Expr { op, value, bound } => std::iter::once(op)
+                .chain(value.as_mut())
+                .chain(bound.as_mut())
+                .collect(),
+            GateRule::Shape(shape) => std::iter::once(&mut shape.metric)
+                .chain(shape.threshold.as_mut())
+                .chain(shape.warn_threshold.as_mut())
+                .chain(shape.changes.iter_mut().map(|(_, op)| op))
+                .collect(),
+        }
+    }
 }
 
 impl Plan {

@@ -21,6 +21,9 @@ pub enum Op {
     Aggregate(usize),
     /// Another metric's value (metrics and gates).
     Metric(usize),
+    /// `baseline.NAME`: a metric's value in the baseline run (gates only; null
+    /// without a baseline).
+    Baseline(usize),
     /// `records(dataset)`: how many records the dataset kept (metrics only).
     DatasetRecords(usize),
     /// `base.name` on a value read whole.
@@ -64,6 +67,7 @@ impl Op {
             | Op::Derived(_)
             | Op::Aggregate(_)
             | Op::Metric(_)
+            | Op::Baseline(_)
             | Op::DatasetRecords(_)
             | Op::Path { .. } => {}
         }

@@ -23,6 +23,9 @@ const TOP_KEYS: &[&str] = &[
     "matchers",
     "metrics",
     "gates",
+    "labels",
+    "offenders",
+    "reports",
 ];
 const PARAM_KEYS: &[&str] = &["type", "default", "min", "max", "description"];
 const DATASET_KEYS: &[&str] = &[
@@ -35,8 +38,23 @@ const DATASET_KEYS: &[&str] = &[
     "checks",
 ];
 const RULE_KEYS: &[&str] = &["type", "optional", "nonempty", "min"];
-const METRIC_KEYS: &[&str] = &["expr", "empty", "better", "description", "ks"];
-const GATE_KEYS: &[&str] = &["expr", "severity", "message"];
+const METRIC_KEYS: &[&str] = &["expr", "empty", "better", "description", "ks", "tolerance"];
+const GATE_KEYS: &[&str] = &[
+    "expr",
+    "metric",
+    "better",
+    "threshold",
+    "warn_threshold",
+    "max_drop",
+    "max_drop_relative",
+    "min_gain",
+    "min_gain_relative",
+    "when_no_baseline",
+    "severity",
+    "message",
+];
+const OFFENDER_KEYS: &[&str] = &["when", "show", "limit"];
+const REPORT_KEYS: &[&str] = &["format", "template", "path"];
 
 /// Reads and structurally validates the spec at `path`.
 pub fn load(path: &Path) -> Result<Spec, Vec<Diagnostic>> {
@@ -88,6 +106,9 @@ impl Loader {
         let matchers = self.section(&mut top, "matchers", Self::matcher);
         let metrics = self.section(&mut top, "metrics", Self::metric);
         let gates = self.section(&mut top, "gates", Self::gate);
+        let labels = top.take("labels").map_or_else(Vec::new, |n| self.labels(n));
+        let offenders = top.take("offenders").and_then(|n| self.offenders(n));
+        let reports = top.take("reports").map(|n| self.reports(n));
         top.finish(&self.source, TOP_KEYS, &mut self.errors);
 
         let items = match (items, datasets.first()) {
@@ -125,6 +146,9 @@ impl Loader {
                 matchers,
                 metrics,
                 gates,
+                labels,
+                offenders,
+                reports,
             }),
             _ => Err(self.errors),
         }
@@ -524,6 +548,7 @@ impl Loader {
                 better: None,
                 description: None,
                 cutoff: None,
+                tolerance: None,
             }];
         }
         let Some(mut map) = Mapping::new(&self.source, node, &path, "a metric", &mut self.errors)
@@ -547,6 +572,19 @@ impl Loader {
         let description = map
             .take("description")
             .and_then(|n| self.string(n, &map.path_of("description")));
+        let tolerance = map.take("tolerance").and_then(|n| {
+            let path = map.path_of("tolerance");
+            let value = self.number(n, &path)?;
+            if value < 0.0 {
+                self.errors.push(
+                    Diagnostic::error(format!("a tolerance cannot be negative, found {value}"))
+                        .at(locate(&self.source, n, &path))
+                        .help("the tolerance is how far the metric may move in its bad direction, e.g. `0.01`"),
+                );
+                return None;
+            }
+            Some(value)
+        });
         map.finish(&self.source, METRIC_KEYS, &mut self.errors);
         let Some(expr) = expr else { return Vec::new() };
         let metric = |name: Name, cutoff: Option<u32>| MetricDecl {
@@ -556,6 +594,7 @@ impl Loader {
             better,
             description: description.clone(),
             cutoff,
+            tolerance,
         };
         match (ks, template) {
             (None, false) => vec![metric(name, None)],
@@ -635,13 +674,34 @@ impl Loader {
             let expr = self.expr(node, &path)?;
             return Some(GateDecl {
                 name,
-                expr,
+                rule: GateRuleDecl::Expr(expr),
                 severity: SeveritySpec::Fail,
                 message: None,
             });
         }
         let mut map = Mapping::new(&self.source, node, &path, "a gate", &mut self.errors)?;
-        let expr = self.required_expr(&mut map, "expr", &name, &path);
+        let rule = match (map.take("expr"), map.take("metric")) {
+            (Some(expr), None) => self
+                .expr(expr, &map.path_of("expr"))
+                .map(GateRuleDecl::Expr),
+            (None, Some(metric)) => self.gate_shape(&mut map, metric).map(GateRuleDecl::Shape),
+            (Some(_), Some(metric)) => {
+                self.errors.push(
+                    Diagnostic::error(format!("gate `{}` has both `expr` and `metric`", name.text))
+                        .at(locate(&self.source, metric, &map.path_of("metric")))
+                        .help("write either an expression (`expr:`) or a metric with thresholds (`metric:`, `threshold:`, `max_drop:`, …)"),
+                );
+                None
+            }
+            (None, None) => {
+                self.errors.push(
+                    Diagnostic::error(format!("gate `{}` has neither `expr` nor `metric`", name.text))
+                        .at(locate(&self.source, &name.node, &path))
+                        .help("add `expr: precision >= 0.8`, or `metric: precision` with `threshold: 0.8`"),
+                );
+                None
+            }
+        };
         let severity = match map.take("severity") {
             None => Some(SeveritySpec::Fail),
             Some(n) => match &n.kind {
@@ -658,10 +718,231 @@ impl Loader {
         map.finish(&self.source, GATE_KEYS, &mut self.errors);
         Some(GateDecl {
             name,
-            expr: expr?,
+            rule: rule?,
             severity: severity?,
             message,
         })
+    }
+
+    /// `metric:` with `threshold`, `warn_threshold` and change bounds.
+    fn gate_shape(&mut self, map: &mut Mapping<'_>, metric: &Node) -> Option<GateShapeDecl> {
+        let metric = self.name(metric, &map.path_of("metric"));
+        let better = map.take("better").and_then(|n| {
+            self.keyword(
+                n,
+                &map.path_of("better"),
+                &[("higher", Better::Higher), ("lower", Better::Lower)],
+            )
+        });
+        let mut bound = |this: &mut Self, key: &str| {
+            map.take(key).and_then(|n| this.expr(n, &map.path_of(key)))
+        };
+        let threshold = bound(self, "threshold");
+        let warn_threshold = bound(self, "warn_threshold");
+        let changes: Vec<(Change, ExprText)> = Change::ALL
+            .iter()
+            .filter_map(|(key, change)| bound(self, key).map(|e| (*change, e)))
+            .collect();
+        let when_no_baseline = match map.take("when_no_baseline") {
+            None => Some(NoBaseline::Pass),
+            Some(n) => self.keyword(
+                n,
+                &map.path_of("when_no_baseline"),
+                &[
+                    ("pass", NoBaseline::Pass),
+                    ("warn", NoBaseline::Warn),
+                    ("fail", NoBaseline::Fail),
+                ],
+            ),
+        };
+        let metric = metric?;
+        if threshold.is_none() && warn_threshold.is_none() && changes.is_empty() {
+            self.errors.push(
+                Diagnostic::error(format!("the gate on `{}` sets no bound", metric.text))
+                    .at(locate(&self.source, &metric.node, &map.path_of("metric")))
+                    .help("add `threshold:`, `warn_threshold:`, `max_drop:`, `max_drop_relative:`, `min_gain:` or `min_gain_relative:`"),
+            );
+            return None;
+        }
+        Some(GateShapeDecl {
+            metric,
+            better,
+            threshold,
+            warn_threshold,
+            changes,
+            when_no_baseline: when_no_baseline?,
+        })
+    }
+
+    /// `labels:` a list of `LABEL: condition`, first match wins.
+    fn labels(&mut self, node: &Node) -> Vec<LabelRule> {
+        let NodeKind::Seq(rules) = &node.kind else {
+            self.errors.push(
+                Diagnostic::error(format!("`labels` must be a list, found {}", node.type_name()))
+                    .at(locate(&self.source, node, "labels"))
+                    .help("write one `- LABEL: condition` per line; the first label whose condition holds is the item's"),
+            );
+            return Vec::new();
+        };
+        let mut out: Vec<LabelRule> = Vec::new();
+        for (i, rule) in rules.iter().enumerate() {
+            let path = format!("labels[{i}]");
+            let entry = match &rule.kind {
+                NodeKind::Map(entries) if entries.len() == 1 => &entries[0],
+                _ => {
+                    self.errors.push(
+                        Diagnostic::error(format!(
+                            "a label rule must be one `LABEL: condition` pair, found {}",
+                            rule.type_name()
+                        ))
+                        .at(locate(&self.source, rule, &path))
+                        .help("e.g. `- HALLUCINATION: not answerable and not refused`"),
+                    );
+                    continue;
+                }
+            };
+            let (Some(label), Some(expr)) =
+                (self.name(&entry.0, &path), self.expr(&entry.1, &path))
+            else {
+                continue;
+            };
+            if out.iter().any(|r| r.label.text == label.text) {
+                self.errors.push(
+                    Diagnostic::error(format!("the label `{}` has two rules", label.text))
+                        .at(locate(&self.source, &entry.0, &path))
+                        .help("join the conditions with `or` in one rule"),
+                );
+                continue;
+            }
+            out.push(LabelRule { label, expr });
+        }
+        out
+    }
+
+    fn offenders(&mut self, node: &Node) -> Option<OffendersDecl> {
+        let mut map = Mapping::new(
+            &self.source,
+            node,
+            "offenders",
+            "`offenders`",
+            &mut self.errors,
+        )?;
+        let when = match map.take("when") {
+            Some(n) => self.expr(n, "offenders.when"),
+            None => {
+                self.errors.push(
+                    Diagnostic::error("`offenders` has no `when`")
+                        .at(locate(&self.source, node, "offenders"))
+                        .help("add `when: label != \"OK\"` (or any per-item condition)"),
+                );
+                None
+            }
+        };
+        let show = match map.take("show") {
+            None => Vec::new(),
+            Some(n) => match &n.kind {
+                NodeKind::Seq(items) => items
+                    .iter()
+                    .filter_map(|item| self.name(item, "offenders.show"))
+                    .collect(),
+                _ => {
+                    self.errors.push(
+                        Diagnostic::error(format!(
+                            "`show` must be a list of fields, found {}",
+                            n.type_name()
+                        ))
+                        .at(locate(&self.source, n, "offenders.show")),
+                    );
+                    Vec::new()
+                }
+            },
+        };
+        let limit = match map.take("limit") {
+            None => Some(10),
+            Some(n) => match n.kind {
+                NodeKind::Int(k) if k >= 1 => Some(k as usize),
+                _ => {
+                    self.errors.push(
+                        Diagnostic::error(format!(
+                            "`limit` must be a whole number ≥ 1, found `{}`",
+                            n.key_text()
+                        ))
+                        .at(locate(&self.source, n, "offenders.limit")),
+                    );
+                    None
+                }
+            },
+        };
+        map.finish(&self.source, OFFENDER_KEYS, &mut self.errors);
+        Some(OffendersDecl {
+            when: when?,
+            show,
+            limit: limit?,
+        })
+    }
+
+    /// `reports:` built-in formats by name, or `{format|template, path}`.
+    fn reports(&mut self, node: &Node) -> Vec<ReportDecl> {
+        let NodeKind::Seq(entries) = &node.kind else {
+            self.errors.push(
+                Diagnostic::error(format!(
+                    "`reports` must be a list, found {}",
+                    node.type_name()
+                ))
+                .at(locate(&self.source, node, "reports"))
+                .help(
+                    "e.g. `reports: [markdown, junit, {template: report.md.j2, path: report.md}]`",
+                ),
+            );
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (i, entry) in entries.iter().enumerate() {
+            let path = format!("reports[{i}]");
+            if let NodeKind::Str(_) = entry.kind {
+                if let Some(format) = self.keyword(entry, &path, &ReportFormat::ALL) {
+                    out.push(ReportDecl {
+                        kind: ReportKind::Builtin(format),
+                        path: None,
+                        node: entry.clone(),
+                    });
+                }
+                continue;
+            }
+            let Some(mut map) =
+                Mapping::new(&self.source, entry, &path, "a report", &mut self.errors)
+            else {
+                continue;
+            };
+            let format = map
+                .take("format")
+                .and_then(|n| self.keyword(n, &map.path_of("format"), &ReportFormat::ALL));
+            let template = map
+                .take("template")
+                .and_then(|n| self.string(n, &map.path_of("template")));
+            let file = map
+                .take("path")
+                .and_then(|n| self.string(n, &map.path_of("path")));
+            map.finish(&self.source, REPORT_KEYS, &mut self.errors);
+            let kind = match (format, template) {
+                (Some(format), None) => ReportKind::Builtin(format),
+                (None, Some(template)) => ReportKind::Template(template),
+                _ => {
+                    self.errors.push(
+                        Diagnostic::error("a report needs exactly one of `format` and `template`")
+                            .at(locate(&self.source, entry, &path))
+                            .help("e.g. `{format: junit, path: gates.xml}` or `{template: report.md.j2}`"),
+                    );
+                    continue;
+                }
+            };
+            out.push(ReportDecl {
+                kind,
+                path: file,
+                node: entry.clone(),
+            });
+        }
+        out
     }
 
     fn required_expr(

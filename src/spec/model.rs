@@ -21,6 +21,12 @@ pub struct Spec {
     pub matchers: Vec<MatcherDecl>,
     pub metrics: Vec<MetricDecl>,
     pub gates: Vec<GateDecl>,
+    /// Ordered `LABEL: condition` rules; an item takes the first label whose
+    /// condition holds.
+    pub labels: Vec<LabelRule>,
+    pub offenders: Option<OffendersDecl>,
+    /// `None`: the default reports.
+    pub reports: Option<Vec<ReportDecl>>,
 }
 
 /// A user-chosen name and where it was written.
@@ -232,6 +238,15 @@ pub enum Better {
     Lower,
 }
 
+impl Better {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Better::Higher => "higher",
+            Better::Lower => "lower",
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct MetricDecl {
     pub name: Name,
@@ -242,6 +257,9 @@ pub struct MetricDecl {
     pub description: Option<String>,
     /// For a metric expanded from `ks`: its cutoff, bound to `k` in its expression.
     pub cutoff: Option<u32>,
+    /// How far the metric may move in its bad direction before `diff
+    /// --fail-on-regression` calls it a regression.
+    pub tolerance: Option<f64>,
 }
 
 #[derive(Debug, Clone)]
@@ -255,7 +273,136 @@ pub enum SeveritySpec {
 #[derive(Debug, Clone)]
 pub struct GateDecl {
     pub name: Name,
-    pub expr: ExprText,
+    pub rule: GateRuleDecl,
     pub severity: SeveritySpec,
     pub message: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub enum GateRuleDecl {
+    /// `expr:` any boolean over metrics, params and `baseline.NAME`.
+    Expr(ExprText),
+    /// `metric:` with thresholds and changes against the baseline.
+    Shape(GateShapeDecl),
+}
+
+/// A gate on one metric in the usual shapes, without arithmetic. Every bound is
+/// an expression over params and metrics (usually a number).
+#[derive(Debug, Clone)]
+pub struct GateShapeDecl {
+    pub metric: Name,
+    /// Overrides the metric's own `better`.
+    pub better: Option<Better>,
+    pub threshold: Option<ExprText>,
+    pub warn_threshold: Option<ExprText>,
+    pub changes: Vec<(Change, ExprText)>,
+    pub when_no_baseline: NoBaseline,
+}
+
+/// A bound on the change against the baseline, in the metric's good direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    /// May be worse than the baseline by at most this much.
+    MaxDrop,
+    /// … by at most this fraction of |baseline|.
+    MaxDropRelative,
+    /// Must be better than the baseline by at least this much.
+    MinGain,
+    /// … by at least this fraction of |baseline|.
+    MinGainRelative,
+}
+
+impl Change {
+    pub const ALL: [(&'static str, Change); 4] = [
+        ("max_drop", Change::MaxDrop),
+        ("max_drop_relative", Change::MaxDropRelative),
+        ("min_gain", Change::MinGain),
+        ("min_gain_relative", Change::MinGainRelative),
+    ];
+
+    pub fn keyword(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, c)| *c == self)
+            .map_or("", |(k, _)| k)
+    }
+}
+
+/// What a gate with change bounds does when there is no baseline value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoBaseline {
+    Pass,
+    Warn,
+    Fail,
+}
+
+#[derive(Debug, Clone)]
+pub struct LabelRule {
+    pub label: Name,
+    pub expr: ExprText,
+}
+
+/// Which items reports list as the top offenders.
+#[derive(Debug, Clone)]
+pub struct OffendersDecl {
+    pub when: ExprText,
+    /// Fields and matchers shown for each offender.
+    pub show: Vec<Name>,
+    pub limit: usize,
+}
+
+/// One report to write: a built-in format or a template of the spec's own.
+#[derive(Debug, Clone)]
+pub struct ReportDecl {
+    pub kind: ReportKind,
+    /// The output file, relative to the output folder.
+    pub path: Option<String>,
+    pub node: Node,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReportKind {
+    Builtin(ReportFormat),
+    /// A template file, relative to the spec.
+    Template(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ReportFormat {
+    Json,
+    Markdown,
+    Junit,
+    Html,
+    Summary,
+    Items,
+}
+
+impl ReportFormat {
+    pub const ALL: [(&'static str, ReportFormat); 6] = [
+        ("json", ReportFormat::Json),
+        ("markdown", ReportFormat::Markdown),
+        ("junit", ReportFormat::Junit),
+        ("html", ReportFormat::Html),
+        ("summary", ReportFormat::Summary),
+        ("items", ReportFormat::Items),
+    ];
+
+    pub fn keyword(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, f)| *f == self)
+            .map_or("", |(k, _)| k)
+    }
+
+    /// The file written into the output folder unless the spec names another.
+    pub fn default_file(self) -> &'static str {
+        match self {
+            ReportFormat::Json => "report.json",
+            ReportFormat::Markdown => "report.md",
+            ReportFormat::Junit => "junit.xml",
+            ReportFormat::Html => "report.html",
+            ReportFormat::Summary => "summary.md",
+            ReportFormat::Items => "items.jsonl",
+        }
+    }
 }

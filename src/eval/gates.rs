@@ -1,0 +1,281 @@
+//! Gates: each decides pass, warn or fail from the metrics (and the baseline),
+//! and says why when it does not pass.
+
+use crate::diagnostic::Diagnostic;
+use crate::eval::interp::{evaluate, Frame};
+use crate::plan::{GatePlan, GateRule, Severity, ShapePlan};
+use crate::spec::{Better, Change, NoBaseline};
+use crate::value::{format_number, Value};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum GateStatus {
+    Pass,
+    Warn,
+    Fail,
+}
+
+impl GateStatus {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            GateStatus::Pass => "pass",
+            GateStatus::Warn => "warn",
+            GateStatus::Fail => "fail",
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct GateOutcome {
+    /// The gated value: the metric, or the left side of a top-level comparison.
+    pub value: Value,
+    /// Every condition held (a warn-severity gate that does not pass warns).
+    pub pass: bool,
+    pub status: GateStatus,
+    /// The fail level the value is held to, when the gate has one.
+    pub threshold: Option<Value>,
+    pub warn_threshold: Option<Value>,
+    /// The gated metric's baseline value (shaped gates; null without one).
+    pub baseline: Value,
+    /// Why the gate did not pass, one line per failed condition.
+    pub reasons: Vec<String>,
+}
+
+/// Changes are compared with this much relative slack, so that `0.78` counts as
+/// exactly `0.02` below `0.80` despite binary rounding.
+const CHANGE_SLACK: f64 = 1e-9;
+
+pub fn evaluate_gate(
+    gate: &GatePlan,
+    metrics: &[Value],
+    baseline: &[Value],
+    has_baseline: bool,
+) -> Result<GateOutcome, Vec<Diagnostic>> {
+    let frame = Frame {
+        metrics,
+        baseline,
+        ..Frame::default()
+    };
+    let fail = |e: String| vec![Diagnostic::error(format!("gate `{}`: {e}", gate.name))];
+    let on_failure = match gate.severity {
+        Severity::Fail => GateStatus::Fail,
+        Severity::Warn => GateStatus::Warn,
+    };
+    match &gate.rule {
+        GateRule::Expr { op, value, bound } => {
+            // A gate that cannot be decided (a metric has no value) does not pass.
+            let result = evaluate(op, &frame).map_err(fail)?;
+            let pass = result == Value::Bool(true);
+            let value = match value {
+                Some(value) => evaluate(value, &frame).map_err(fail)?,
+                None => result.clone(),
+            };
+            let threshold = match bound {
+                Some(bound) => Some(evaluate(bound, &frame).map_err(fail)?),
+                None => None,
+            };
+            let reasons = match (&result, &threshold) {
+                (Value::Bool(true), _) => Vec::new(),
+                (Value::Null, _) => vec!["undecided: a value it needs is missing (null)".into()],
+                (_, Some(threshold)) => vec![format!(
+                    "`{}` is false: {} against {}",
+                    gate.text,
+                    value.preview(),
+                    threshold.preview()
+                )],
+                _ => vec![format!("`{}` is false", gate.text)],
+            };
+            Ok(GateOutcome {
+                value,
+                pass,
+                status: if pass { GateStatus::Pass } else { on_failure },
+                threshold,
+                warn_threshold: None,
+                baseline: Value::Null,
+                reasons,
+            })
+        }
+        GateRule::Shape(shape) => {
+            shaped_gate(shape, &frame, on_failure, has_baseline).map_err(fail)
+        }
+    }
+}
+
+fn number(op: &crate::plan::Op, frame: &Frame<'_>) -> Result<Option<f64>, String> {
+    Ok(match evaluate(op, frame)? {
+        Value::Number(n) => Some(n),
+        Value::Bool(b) => Some(f64::from(u8::from(b))),
+        _ => None,
+    })
+}
+
+fn shaped_gate(
+    shape: &ShapePlan,
+    frame: &Frame<'_>,
+    on_failure: GateStatus,
+    has_baseline: bool,
+) -> Result<GateOutcome, String> {
+    let metric_value = evaluate(&shape.metric, frame)?;
+    let crate::plan::Op::Metric(index) = shape.metric else {
+        unreachable!("a shaped gate gates a metric")
+    };
+    let baseline = frame.baseline.get(index).cloned().unwrap_or(Value::Null);
+    let name = &shape.metric_name;
+    let mut status = GateStatus::Pass;
+    let mut reasons = Vec::new();
+    let mut flag = |level: GateStatus, reason: String, status: &mut GateStatus| {
+        *status = (*status).max(level);
+        reasons.push(reason);
+    };
+    let (good_word, bad_word) = match shape.better {
+        Better::Higher => ("at least", "below"),
+        Better::Lower => ("at most", "above"),
+    };
+    let on_good_side = |v: f64, bound: f64| match shape.better {
+        Better::Higher => v >= bound,
+        Better::Lower => v <= bound,
+    };
+    let threshold = shape
+        .threshold
+        .as_ref()
+        .map(|op| number(op, frame))
+        .transpose()?;
+    let warn_threshold = shape
+        .warn_threshold
+        .as_ref()
+        .map(|op| number(op, frame))
+        .transpose()?;
+    let value = match metric_value {
+        Value::Number(n) => Some(n),
+        Value::Bool(b) => Some(f64::from(u8::from(b))),
+        _ => None,
+    };
+    let Some(v) = value else {
+        flag(on_failure, format!("`{name}` has no value"), &mut status);
+        return Ok(outcome(
+            metric_value,
+            status,
+            threshold,
+            warn_threshold,
+            baseline,
+            reasons,
+        ));
+    };
+    for (level, bound, what) in [
+        (on_failure, threshold, "threshold"),
+        (GateStatus::Warn, warn_threshold, "warning threshold"),
+    ] {
+        match bound {
+            Some(Some(t)) if !on_good_side(v, t) => flag(
+                level,
+                format!(
+                    "{name} = {} is {bad_word} the {what} {}",
+                    format_number(v),
+                    format_number(t)
+                ),
+                &mut status,
+            ),
+            Some(None) => flag(level, format!("the {what} has no value"), &mut status),
+            _ => {}
+        }
+    }
+    if !shape.changes.is_empty() {
+        let base = match &baseline {
+            Value::Number(b) => Some(*b),
+            _ => None,
+        };
+        match base {
+            None => {
+                let missing = if has_baseline {
+                    format!("the baseline run has no value for `{name}`")
+                } else {
+                    "no baseline (run with --baseline)".to_string()
+                };
+                match shape.when_no_baseline {
+                    NoBaseline::Pass => {}
+                    NoBaseline::Warn => flag(GateStatus::Warn, missing, &mut status),
+                    NoBaseline::Fail => flag(on_failure, missing, &mut status),
+                }
+            }
+            Some(b) => {
+                // How much worse than the baseline, in the metric's bad direction.
+                let worse = match shape.better {
+                    Better::Higher => b - v,
+                    Better::Lower => v - b,
+                };
+                let slack = CHANGE_SLACK * b.abs().max(v.abs()).max(1.0);
+                for (change, op) in &shape.changes {
+                    let Some(limit) = number(op, frame)? else {
+                        flag(
+                            on_failure,
+                            format!("`{}` has no value", change.keyword()),
+                            &mut status,
+                        );
+                        continue;
+                    };
+                    let ok = match change {
+                        Change::MaxDrop => worse <= limit + slack,
+                        Change::MaxDropRelative => worse <= limit * b.abs() + slack,
+                        Change::MinGain => -worse >= limit - slack,
+                        // Against a zero baseline every change is infinitely large:
+                        // any strict improvement meets a relative gain.
+                        Change::MinGainRelative if b == 0.0 => -worse > 0.0,
+                        Change::MinGainRelative => -worse >= limit * b.abs() - slack,
+                    };
+                    if !ok {
+                        let amount = match change {
+                            Change::MaxDrop | Change::MinGain => format_number(limit),
+                            Change::MaxDropRelative | Change::MinGainRelative => {
+                                format!("{}%", format_number(limit * 100.0))
+                            }
+                        };
+                        let rule = match change {
+                            Change::MaxDrop | Change::MaxDropRelative => {
+                                format!("may be at most {amount} {bad_word} it")
+                            }
+                            Change::MinGain | Change::MinGainRelative => {
+                                format!("must improve on it by {good_word} {amount}")
+                            }
+                        };
+                        flag(
+                            on_failure,
+                            format!(
+                                "{name} = {} against baseline {}: {rule}",
+                                format_number(v),
+                                format_number(b)
+                            ),
+                            &mut status,
+                        );
+                    }
+                }
+            }
+        }
+    }
+    Ok(outcome(
+        metric_value,
+        status,
+        threshold,
+        warn_threshold,
+        baseline,
+        reasons,
+    ))
+}
+
+fn outcome(
+    value: Value,
+    status: GateStatus,
+    threshold: Option<Option<f64>>,
+    warn_threshold: Option<Option<f64>>,
+    baseline: Value,
+    reasons: Vec<String>,
+) -> GateOutcome {
+    let as_value = |t: Option<Option<f64>>| t.map(|t| t.map_or(Value::Null, Value::Number));
+    GateOutcome {
+        value,
+        pass: status == GateStatus::Pass,
+        status,
+        threshold: as_value(threshold),
+        warn_threshold: as_value(warn_threshold),
+        baseline,
+        reasons,
+    }
+}

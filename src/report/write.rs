@@ -1,0 +1,62 @@
+//! Writing a run's reports into the output folder, each atomically.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value as Json;
+
+use crate::diagnostic::Diagnostic;
+use crate::eval::Outcome;
+use crate::plan::{Plan, ReportPlanKind};
+use crate::report::{
+    environment, item_json, items_jsonl, render_template, report_json, write_atomic,
+};
+
+/// Renders every report of the plan, then writes them; returns the files written.
+/// Nothing is written when any report fails to render.
+pub fn write_reports(
+    plan: &Plan,
+    outcome: &Outcome,
+    out: &Path,
+) -> Result<Vec<PathBuf>, Diagnostic> {
+    let report = report_json(plan, outcome);
+    let env = environment(plan.template_dirs.clone());
+    let mut context: Option<minijinja::Value> = None;
+    let mut rendered: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+    for output in &plan.reports {
+        let bytes = match &output.kind {
+            ReportPlanKind::Json => {
+                let mut bytes =
+                    serde_json::to_vec_pretty(&report).expect("a JSON value always serialises");
+                bytes.push(b'\n');
+                bytes
+            }
+            ReportPlanKind::Items => items_jsonl(plan, outcome),
+            ReportPlanKind::Template(name) => {
+                let context =
+                    context.get_or_insert_with(|| template_context(plan, outcome, &report));
+                render_template(&env, name, context.clone())?.into_bytes()
+            }
+        };
+        rendered.push((out.join(&output.file), bytes));
+    }
+    for (path, bytes) in &rendered {
+        write_atomic(path, bytes).map_err(|error| {
+            Diagnostic::error(format!("cannot write `{}`: {error}", path.display()))
+                .help("check that the --out folder is writable")
+        })?;
+    }
+    Ok(rendered.into_iter().map(|(path, _)| path).collect())
+}
+
+/// What templates see: report.json, plus `items` (file order) when kept.
+fn template_context(plan: &Plan, outcome: &Outcome, report: &Json) -> minijinja::Value {
+    let mut context = report.clone();
+    context["items"] = Json::Array(
+        outcome
+            .rows
+            .iter()
+            .map(|row| item_json(plan, row))
+            .collect(),
+    );
+    minijinja::Value::from(minijinja::value::Serde(&context))
+}
