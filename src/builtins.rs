@@ -162,6 +162,9 @@ pub static BUILTINS: &[Builtin] = &[
     Builtin { name: "split", params: &[P::Str, P::Str], optional: 0, returns: Returns::ListOfStr, eval: split, summary: "splits a string on a separator", example: "split(\"a,b\", \",\") == [\"a\", \"b\"]" },
     Builtin { name: "join", params: &[P::List, P::Str], optional: 0, returns: Returns::Str, eval: join, summary: "joins strings with a separator", example: "join([\"a\", \"b\"], \"+\") == \"a+b\"" },
     Builtin { name: "str", params: &[P::Any], optional: 0, returns: Returns::Str, eval: to_str, summary: "a value as text (strings unchanged, others as JSON)", example: "str(3) == \"3\"" },
+    Builtin { name: "pystr", params: &[P::Any], optional: 0, returns: Returns::Str, eval: pystr, summary: "a value as Python's `str` writes it (`None`, `True`, `1`, `1.5`, `['a', 1]`); whole numbers print without a fraction", example: "pystr(null) == \"None\"" },
+    Builtin { name: "pystr_each", params: &[P::List], optional: 0, returns: Returns::ListOfStr, eval: pystr_each, summary: "each element through `pystr`; null stays null", example: "pystr_each([1, \"a\"]) == [\"1\", \"a\"]" },
+    Builtin { name: "trim_each", params: &[P::List], optional: 0, returns: Returns::SameList, eval: trim_each, summary: "each string element trimmed as `trim` does; other elements unchanged; null stays null", example: "trim_each([\" a \", \"b\"]) == [\"a\", \"b\"]" },
     Builtin { name: "num", params: &[P::Any], optional: 0, returns: Returns::Num, eval: to_num, summary: "a number, or a string parsed as one; null stays null", example: "num(\"2.5\") == 2.5" },
     Builtin { name: "abs", params: &[P::Num], optional: 0, returns: Returns::Arg(0), eval: abs, summary: "absolute value", example: "abs(-2) == 2" },
     Builtin { name: "round", params: &[P::Num, P::Int], optional: 1, returns: Returns::Num, eval: round, summary: "rounds half to even to the given number of decimals (default 0), as Python's `round`", example: "round(0.125, 2) == 0.12" },
@@ -343,6 +346,40 @@ fn to_str(a: &[Value]) -> Result<Value, String> {
     Ok(match &a[0] {
         Value::String(_) => a[0].clone(),
         other => Value::from(other.to_string().as_str()),
+    })
+}
+fn pystr(a: &[Value]) -> Result<Value, String> {
+    Ok(match &a[0] {
+        Value::String(_) => a[0].clone(),
+        other => Value::from(crate::value::python_str(other).as_str()),
+    })
+}
+fn pystr_each(a: &[Value]) -> Result<Value, String> {
+    Ok(match &a[0] {
+        Value::Null => Value::Null,
+        other => Value::list(
+            list(other)
+                .iter()
+                .map(|v| match v {
+                    Value::String(_) => v.clone(),
+                    other => Value::from(crate::value::python_str(other).as_str()),
+                })
+                .collect(),
+        ),
+    })
+}
+fn trim_each(a: &[Value]) -> Result<Value, String> {
+    Ok(match &a[0] {
+        Value::Null => Value::Null,
+        other => Value::list(
+            list(other)
+                .iter()
+                .map(|v| match v {
+                    Value::String(s) => Value::from(python_strip(s)),
+                    other => other.clone(),
+                })
+                .collect(),
+        ),
     })
 }
 fn to_num(a: &[Value]) -> Result<Value, String> {

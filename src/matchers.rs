@@ -96,6 +96,26 @@ pub static KINDS: &[MatcherKind] = &[
         ],
         returns: || Type::list_of(Type::Str),
     },
+    MatcherKind {
+        name: "regex_match",
+        summary: "the text matches the regex anywhere",
+        inputs: &[("text", Param::Str)],
+        options: &[
+            OptionDef { name: "pattern", kind: OptionKind::Regex, default: None },
+            OptionDef { name: "case_insensitive", kind: OptionKind::Bool, default: Some(OptionDefault::Bool(false)) },
+        ],
+        returns: || Type::Bool,
+    },
+    MatcherKind {
+        name: "phrase_containment",
+        summary: "some phrase of the lower-cased claim (each match of `pattern`, trimmed, at least `min_chars` characters) occurs in the lower-cased text; false for an empty claim",
+        inputs: &[("text", Param::Str), ("claim", Param::Any)],
+        options: &[
+            OptionDef { name: "pattern", kind: OptionKind::Regex, default: Some(OptionDefault::Text(r"[a-z0-9][a-z0-9\-\s\x1c-\x1f]{4,}")) },
+            OptionDef { name: "min_chars", kind: OptionKind::Count, default: Some(OptionDefault::Count(5)) },
+        ],
+        returns: || Type::Bool,
+    },
 ];
 
 pub const KIND_NAMES: &[&str] = &[
@@ -104,6 +124,8 @@ pub const KIND_NAMES: &[&str] = &[
     "constraint_echo",
     "refusal",
     "regex_extract",
+    "regex_match",
+    "phrase_containment",
 ];
 
 pub fn kind(name: &str) -> Option<&'static MatcherKind> {
@@ -134,6 +156,13 @@ pub enum Matcher {
     RegexExtract {
         pattern: Regex,
         split: Regex,
+    },
+    RegexMatch {
+        pattern: Regex,
+    },
+    PhraseContainment {
+        pattern: Regex,
+        min_chars: usize,
     },
 }
 
@@ -184,6 +213,28 @@ impl Matcher {
                     split: split.clone(),
                 }
             }
+            "regex_match" => {
+                let OptionValue::Regex(pattern) = &options[0] else {
+                    return Err("regex_match needs a `pattern` regex".into());
+                };
+                let pattern = if bool_at(1) {
+                    Regex::new(&format!("(?i){}", pattern.as_str())).map_err(|e| e.to_string())?
+                } else {
+                    pattern.clone()
+                };
+                Matcher::RegexMatch { pattern }
+            }
+            "phrase_containment" => {
+                let (OptionValue::Regex(pattern), OptionValue::Count(min_chars)) =
+                    (&options[0], &options[1])
+                else {
+                    return Err("phrase_containment needs `pattern` and `min_chars`".into());
+                };
+                Matcher::PhraseContainment {
+                    pattern: pattern.clone(),
+                    min_chars: *min_chars,
+                }
+            }
             other => return Err(format!("unknown matcher kind `{other}`")),
         })
     }
@@ -214,6 +265,13 @@ impl Matcher {
             Matcher::RegexExtract { pattern, split } => {
                 Ok(regex_extract(&inputs[0], pattern, split))
             }
+            Matcher::RegexMatch { pattern } => Ok(Value::Bool(match &inputs[0] {
+                Value::String(text) => pattern.is_match(text),
+                _ => false,
+            })),
+            Matcher::PhraseContainment { pattern, min_chars } => Ok(Value::Bool(
+                phrase_containment(&inputs[0], &inputs[1], pattern, *min_chars),
+            )),
         }
     }
 }
@@ -318,6 +376,25 @@ fn regex_extract(text: &Value, pattern: &Regex, split: &Regex) -> Value {
     )
 }
 
+/// Seed 001's claim containment: any phrase of the claim in the answer.
+fn phrase_containment(text: &Value, claim: &Value, pattern: &Regex, min_chars: usize) -> bool {
+    let Value::String(claim) = claim else {
+        return false;
+    };
+    if claim.is_empty() {
+        return false;
+    }
+    let claim = claim.to_lowercase();
+    let text = match text {
+        Value::String(s) => s.to_lowercase(),
+        _ => String::new(),
+    };
+    pattern.find_iter(&claim).any(|m| {
+        let phrase = python_strip(m.as_str());
+        phrase.chars().count() >= min_chars && text.contains(phrase)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -374,6 +451,18 @@ mod tests {
         assert!(!constraint_echo(&strs(&["a"]), &strs(&["a", "b"])));
         assert!(!constraint_echo(&Value::Null, &strs(&["a"])));
         assert!(constraint_echo(&Value::Null, &Value::Null));
+    }
+
+    #[test]
+    fn phrase_containment_finds_long_enough_phrases() {
+        let pattern = Regex::new(r"[a-z0-9][a-z0-9\-\s\x1c-\x1f]{4,}").unwrap();
+        let claim = Value::from("X is a constrained mapping.");
+        let yes = Value::from("We know that X IS A CONSTRAINED MAPPING here");
+        assert!(phrase_containment(&yes, &claim, &pattern, 5));
+        // The only phrase is the whole claim up to the full stop.
+        assert!(!phrase_containment(&Value::from("a constrained mapping"), &claim, &pattern, 5));
+        assert!(!phrase_containment(&yes, &Value::from(""), &pattern, 5));
+        assert!(!phrase_containment(&yes, &Value::Null, &pattern, 5));
     }
 
     #[test]

@@ -1678,6 +1678,9 @@ impl<'s> Compiler<'s> {
     /// matchers have fixed types; fields are checked where they are used.
     fn derived_type_hint(&self, index: usize) -> Type {
         let fields = self.spec.fields.len();
+        if index >= fields + self.spec.matchers.len() {
+            return Type::Str; // the label
+        }
         if index >= fields {
             if let Some(kind) = matchers::kind(&self.spec.matchers[index - fields].kind.text) {
                 return (kind.returns)();
