@@ -460,7 +460,12 @@ mod tests {
         let yes = Value::from("We know that X IS A CONSTRAINED MAPPING here");
         assert!(phrase_containment(&yes, &claim, &pattern, 5));
         // The only phrase is the whole claim up to the full stop.
-        assert!(!phrase_containment(&Value::from("a constrained mapping"), &claim, &pattern, 5));
+        assert!(!phrase_containment(
+            &Value::from("a constrained mapping"),
+            &claim,
+            &pattern,
+            5
+        ));
         assert!(!phrase_containment(&yes, &Value::from(""), &pattern, 5));
         assert!(!phrase_containment(&yes, &Value::Null, &pattern, 5));
     }

@@ -287,7 +287,13 @@ fn python_number(n: f64) -> String {
         return format!("{}", n as i64);
     }
     if !n.is_finite() {
-        return if n.is_nan() { "nan".into() } else if n > 0.0 { "inf".into() } else { "-inf".into() };
+        return if n.is_nan() {
+            "nan".into()
+        } else if n > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        };
     }
     if n.abs() >= 1e-4 && n.abs() < 1e16 {
         return format!("{n}");
@@ -305,7 +311,11 @@ fn python_number(n: f64) -> String {
 /// Python's quoting of a string: single quotes unless the text holds a single
 /// quote and no double quote.
 fn python_quote(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
     let mut out = String::with_capacity(s.len() + 2);
     out.push(quote);
     for c in s.chars() {
@@ -318,7 +328,9 @@ fn python_quote(s: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
             c => out.push(c),
         }
     }
@@ -346,7 +358,11 @@ mod tests {
             (Value::Number(0.0001), "0.0001"),
             (Value::from("it's"), "it's"),
             (
-                Value::list(vec![Value::from("a"), Value::Number(1.0), Value::from("it's")]),
+                Value::list(vec![
+                    Value::from("a"),
+                    Value::Number(1.0),
+                    Value::from("it's"),
+                ]),
                 "['a', 1, \"it's\"]",
             ),
         ];

@@ -93,10 +93,14 @@ fn a_run_diffed_against_itself_reports_no_change() {
     let out = ws.diff(&["a", "b", "--fail-on-regression"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stdout.contains("\nno change\n"), "{}", out.stdout);
-    let json: Value = serde_json::from_str(&ws.diff(&["a/report.json", "a", "--format", "json"]).stdout).unwrap();
+    let json: Value =
+        serde_json::from_str(&ws.diff(&["a/report.json", "a", "--format", "json"]).stdout).unwrap();
     assert_eq!(json["unchanged"], true);
     assert_eq!(json["regressed"], false);
-    assert!(ws.diff(&["a", "b", "--format", "md"]).stdout.contains("No change."));
+    assert!(ws
+        .diff(&["a", "b", "--format", "md"])
+        .stdout
+        .contains("No change."));
 }
 
 #[test]
@@ -105,7 +109,10 @@ fn regressions_gate_flips_label_transitions_and_items() {
     assert_eq!(ws.run(SPEC, TRACE, "a", &[]).code, 0);
     assert_eq!(ws.run(SPEC, WORSE, "b", &[]).code, 1);
     let out = ws.diff(&["a", "b"]);
-    assert_eq!(out.code, 0, "without --fail-on-regression the diff only reports");
+    assert_eq!(
+        out.code, 0,
+        "without --fail-on-regression the diff only reports"
+    );
     insta::assert_snapshot!("diff_text", out.stdout);
     let text = &out.stdout;
     assert!(text.contains("precision  pass → fail"), "{text}");
@@ -114,9 +121,15 @@ fn regressions_gate_flips_label_transitions_and_items() {
     assert!(text.contains("items removed (1): q3"), "{text}");
     assert_eq!(ws.diff(&["a", "b", "--fail-on-regression"]).code, 1);
     insta::assert_snapshot!("diff_md", ws.diff(&["a", "b", "--format", "md"]).stdout);
-    let json: Value = serde_json::from_str(&ws.diff(&["a", "b", "--format", "json"]).stdout).unwrap();
+    let json: Value =
+        serde_json::from_str(&ws.diff(&["a", "b", "--format", "json"]).stdout).unwrap();
     assert_eq!(json["regressed"], true);
-    let precision = json["metrics"].as_array().unwrap().iter().find(|m| m["name"] == "precision").unwrap();
+    let precision = json["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "precision")
+        .unwrap();
     assert_eq!(precision["change"], "regressed");
     assert_eq!(precision["old"], 1.0);
     // Improving is never a regression: the diff the other way round passes.
@@ -130,12 +143,24 @@ fn a_metric_within_its_tolerance_is_not_a_regression() {
     let ws = Ws::new();
     let spec = SPEC.replace("tolerance: 0.01", "tolerance: 0.5");
     // precision 1.0 → 0.5 (q17 loses its hit, q2 too): within 0.5.
-    assert_eq!(ws.run(&spec, TRACE, "a", &["--param", "min_precision=0"]).code, 0);
+    assert_eq!(
+        ws.run(&spec, TRACE, "a", &["--param", "min_precision=0"])
+            .code,
+        0
+    );
     let worse = TRACE.replace(r#""citations": ["p7"]"#, r#""citations": []"#);
-    assert_eq!(ws.run(&spec, &worse, "b", &["--param", "min_precision=0"]).code, 0);
+    assert_eq!(
+        ws.run(&spec, &worse, "b", &["--param", "min_precision=0"])
+            .code,
+        0
+    );
     let out = ws.diff(&["a", "b", "--fail-on-regression"]);
     assert_eq!(out.code, 0, "{}", out.stdout);
-    assert!(out.stdout.contains("worse, within tolerance 0.5"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("worse, within tolerance 0.5"),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]
@@ -145,8 +170,17 @@ fn a_spec_change_shows_versions_and_a_unified_diff() {
     let spec = SPEC.replace("version: 1.2.0", "version: 1.3.0");
     ws.run(&spec, TRACE, "b", &[]);
     let out = ws.diff(&["a", "b"]);
-    assert!(out.stdout.contains("warning: the runs used different specs (demo 1.2.0 → demo 1.3.0)"), "{}", out.stdout);
-    assert!(out.stdout.contains("\n-version: 1.2.0\n+version: 1.3.0\n"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("warning: the runs used different specs (demo 1.2.0 → demo 1.3.0)"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("\n-version: 1.2.0\n+version: 1.3.0\n"),
+        "{}",
+        out.stdout
+    );
     assert!(out.stdout.contains("@@ "), "{}", out.stdout);
 }
 
@@ -156,8 +190,17 @@ fn diff_errors_are_clear() {
     write(ws.path(), "notes.json", "{\"hello\": 1}");
     let out = ws.diff(&["notes.json", "missing"]);
     assert_eq!(out.code, 2);
-    assert!(out.stderr.contains("`notes.json` is not an evalspec report"), "{}", out.stderr);
-    assert!(out.stderr.contains("cannot read report `missing`"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("`notes.json` is not an evalspec report"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("cannot read report `missing`"),
+        "{}",
+        out.stderr
+    );
 }
 
 const SHAPED: &str = r#"gates:
@@ -188,7 +231,10 @@ fn gates_compare_against_a_baseline() {
     let gate = &report["gates"][0];
     assert_eq!(gate["status"], "fail");
     let reason = gate["reasons"][0].as_str().unwrap();
-    assert!(reason.contains("against baseline 1: may be at most 0.02 below it"), "{reason}");
+    assert!(
+        reason.contains("against baseline 1: may be at most 0.02 below it"),
+        "{reason}"
+    );
     assert_eq!(report["gates"][1]["status"], "fail", "0.333 < 1.0 - 0.5");
     let md = std::fs::read_to_string(ws.path().join("c/report.md")).unwrap();
     assert!(md.contains("Since baseline `a/report.json`"), "{md}");
@@ -204,20 +250,32 @@ fn zero_and_missing_baselines_follow_the_documented_rule() {
         )
     };
     // A baseline whose precision is 0: nothing answerable was hit.
-    let zero = TRACE.replace("[\"p1\"]", "[]").replace("[\"p2\"]", "[]").replace("[\"p7\"]", "[]");
+    let zero = TRACE
+        .replace("[\"p1\"]", "[]")
+        .replace("[\"p2\"]", "[]")
+        .replace("[\"p7\"]", "[]");
     assert_eq!(ws.run(&gate("threshold: 0"), &zero, "zero", &[]).code, 0);
     assert_eq!(ws.report("zero")["metrics"]["precision"], 0.0);
     // Relative gain against 0: any strict improvement counts; no change does not.
     let gain = gate("min_gain_relative: 0.01");
     assert_eq!(ws.run(&gain, TRACE, "up", &["--baseline", "zero"]).code, 0);
-    assert_eq!(ws.run(&gain, &zero, "same", &["--baseline", "zero"]).code, 1);
+    assert_eq!(
+        ws.run(&gain, &zero, "same", &["--baseline", "zero"]).code,
+        1
+    );
     // Relative drop against 0: no worsening allowed, staying at 0 is fine.
     let drop = gate("max_drop_relative: 0.05");
-    assert_eq!(ws.run(&drop, &zero, "same2", &["--baseline", "zero"]).code, 0);
+    assert_eq!(
+        ws.run(&drop, &zero, "same2", &["--baseline", "zero"]).code,
+        0
+    );
     // No baseline: change bounds pass unless `when_no_baseline` says otherwise.
     assert_eq!(ws.run(&drop, &zero, "none", &[]).code, 0);
     let strict = gate("max_drop: 0.0\n    when_no_baseline: fail");
     let out = ws.run(&strict, TRACE, "none2", &[]);
     assert_eq!(out.code, 1);
-    assert_eq!(ws.report("none2")["gates"][0]["reasons"][0], "no baseline (run with --baseline)");
+    assert_eq!(
+        ws.report("none2")["gates"][0]["reasons"][0],
+        "no baseline (run with --baseline)"
+    );
 }

@@ -87,7 +87,10 @@ fn every_builtin_template_renders_the_same_report() {
 #[test]
 fn items_labels_and_offenders() {
     let ws = workspace(SPEC, TRACE);
-    assert_eq!(evalspec(ws.path(), &["run", "spec.yaml", "--out", "out", "-q"]).code, 1);
+    assert_eq!(
+        evalspec(ws.path(), &["run", "spec.yaml", "--out", "out", "-q"]).code,
+        1
+    );
     let items: Vec<Value> = read(&ws.path().join("out"), "items.jsonl")
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -108,7 +111,11 @@ fn items_labels_and_offenders() {
         .iter()
         .map(|o| o["key"].as_str().unwrap())
         .collect();
-    assert_eq!(offenders, ["q2", "q3"], "the first `limit` offenders by key");
+    assert_eq!(
+        offenders,
+        ["q2", "q3"],
+        "the first `limit` offenders by key"
+    );
     // Hallucination 0.5 meets the 0.5 threshold but not the 0.2 warning level.
     let gate = &report["gates"][1];
     assert_eq!(gate["status"], "warn");
@@ -125,21 +132,39 @@ fn junit_has_the_structure_ci_systems_ingest() {
     let doc = roxmltree::Document::parse(&xml).expect("well-formed XML");
     let root = doc.root_element();
     assert_eq!(root.tag_name().name(), "testsuites");
-    let suites: Vec<_> = root.children().filter(|n| n.has_tag_name("testsuite")).collect();
+    let suites: Vec<_> = root
+        .children()
+        .filter(|n| n.has_tag_name("testsuite"))
+        .collect();
     assert_eq!(suites.len(), 1);
     let suite = suites[0];
     for attribute in ["name", "tests", "failures", "errors", "skipped", "time"] {
-        assert!(suite.attribute(attribute).is_some(), "testsuite lacks {attribute}");
+        assert!(
+            suite.attribute(attribute).is_some(),
+            "testsuite lacks {attribute}"
+        );
     }
-    let cases: Vec<_> = suite.children().filter(|n| n.has_tag_name("testcase")).collect();
-    assert_eq!(suite.attribute("tests"), Some(cases.len().to_string().as_str()));
+    let cases: Vec<_> = suite
+        .children()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
+    assert_eq!(
+        suite.attribute("tests"),
+        Some(cases.len().to_string().as_str())
+    );
     let failures: Vec<_> = cases
         .iter()
         .filter_map(|c| c.children().find(|n| n.has_tag_name("failure")))
         .collect();
-    assert_eq!(suite.attribute("failures"), Some(failures.len().to_string().as_str()));
+    assert_eq!(
+        suite.attribute("failures"),
+        Some(failures.len().to_string().as_str())
+    );
     assert_eq!(failures.len(), 1);
-    assert_eq!(failures[0].attribute("message"), Some("wrong answers shipped"));
+    assert_eq!(
+        failures[0].attribute("message"),
+        Some("wrong answers shipped")
+    );
     for case in &cases {
         assert!(case.attribute("name").is_some() && case.attribute("classname").is_some());
     }
@@ -158,8 +183,23 @@ fn format_flag_adds_reports_and_spec_templates_render() {
         "mine/custom.txt.j2",
         "{% include \"part.j2\" %}{% for i in items %}{{ i.key }}={{ i.label }}\n{% endfor %}",
     );
-    write(ws.path(), "mine/part.j2", "{{ spec.name }}: {{ metrics.answered }} answered\n");
-    let out = evalspec(ws.path(), &["run", "spec.yaml", "--out", "out", "-q", "--format", "junit"]);
+    write(
+        ws.path(),
+        "mine/part.j2",
+        "{{ spec.name }}: {{ metrics.answered }} answered\n",
+    );
+    let out = evalspec(
+        ws.path(),
+        &[
+            "run",
+            "spec.yaml",
+            "--out",
+            "out",
+            "-q",
+            "--format",
+            "junit",
+        ],
+    );
     assert_eq!(out.code, 1, "{}", out.stderr);
     let dir = ws.path().join("out");
     assert_eq!(
@@ -168,7 +208,10 @@ fn format_flag_adds_reports_and_spec_templates_render() {
         "items in file order, includes from the template's folder"
     );
     assert!(dir.join("junit.xml").is_file());
-    assert!(!dir.join("report.md").exists(), "the spec's reports replace the defaults");
+    assert!(
+        !dir.join("report.md").exists(),
+        "the spec's reports replace the defaults"
+    );
 }
 
 #[test]
@@ -178,18 +221,34 @@ fn template_errors_name_the_template_line_and_column_before_reading_data() {
         "reports: [{ template: bad.md.j2 }]",
     );
     let ws = workspace(&spec, "this is not JSON\n");
-    write(ws.path(), "bad.md.j2", "# ok\n\n{{ metrics.precision | pct }\n");
+    write(
+        ws.path(),
+        "bad.md.j2",
+        "# ok\n\n{{ metrics.precision | pct }\n",
+    );
     let out = evalspec(ws.path(), &["run", "spec.yaml", "--out", "out"]);
     assert_eq!(out.code, 2);
-    assert!(out.stderr.contains("template `bad.md.j2`"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("template `bad.md.j2`"),
+        "{}",
+        out.stderr
+    );
     assert!(out.stderr.contains("bad.md.j2:3:"), "{}", out.stderr);
-    assert!(!out.stderr.contains("trace.jsonl"), "no data was read: {}", out.stderr);
+    assert!(
+        !out.stderr.contains("trace.jsonl"),
+        "no data was read: {}",
+        out.stderr
+    );
     // Loading outside the template folders is refused (includes load as they render).
     write(ws.path(), "trace.jsonl", TRACE);
     write(ws.path(), "bad.md.j2", "{% include \"../gold.jsonl\" %}");
     let out = evalspec(ws.path(), &["run", "spec.yaml", "--out", "out"]);
     assert_eq!(out.code, 2);
-    assert!(out.stderr.contains("outside the spec's template folders"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("outside the spec's template folders"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
@@ -199,7 +258,11 @@ fn a_runtime_template_error_writes_no_report() {
         "reports: [{ template: t.md.j2 }]",
     );
     let ws = workspace(&spec, TRACE);
-    write(ws.path(), "t.md.j2", "line one\n{{ metrics.no_such_metric }}\n");
+    write(
+        ws.path(),
+        "t.md.j2",
+        "line one\n{{ metrics.no_such_metric }}\n",
+    );
     let out = evalspec(ws.path(), &["run", "spec.yaml", "--out", "out"]);
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(out.stderr.contains("t.md.j2:2"), "{}", out.stderr);

@@ -95,7 +95,7 @@ fn trace_record(rng: &mut Rng) -> Value {
         _ => record["answer"] = json!(*rng.pick(&answers)),
     }
     match rng.below(8) {
-        0 | 1 | 2 => {}
+        0..=2 => {}
         3 => record["citations"] = Value::Null,
         4 => record["citations"] = json!("p1#1"),
         5 => record["citations"] = json!([]),
@@ -232,16 +232,36 @@ fn rag_quality_report_matches_the_seed_001_scorer_byte_for_byte() {
                 report["metrics"][metric].as_f64().unwrap(),
                 expected[metric].as_f64().unwrap(),
             );
-            assert!(a.to_bits() == b.to_bits(), "{metric}: {a} vs {b}\n{}", context());
+            assert!(
+                a.to_bits() == b.to_bits(),
+                "{metric}: {a} vs {b}\n{}",
+                context()
+            );
         }
         assert_eq!(report["pass"], expected["pass"], "{}", context());
-        assert_eq!(out.code, if expected["pass"] == json!(true) { 0 } else { 1 });
+        assert_eq!(
+            out.code,
+            if expected["pass"] == json!(true) {
+                0
+            } else {
+                1
+            }
+        );
         passes += usize::from(out.code == 0);
-        rows += expected_md.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| qid")).count();
+        rows += expected_md
+            .lines()
+            .filter(|l| l.starts_with("| ") && !l.starts_with("| qid"))
+            .count();
     }
     // The generator must exercise both outcomes and fill the tables.
-    assert!(passes > 0 && passes < CASES as usize, "{passes} of {CASES} passed");
-    assert!(rows > CASES as usize, "only {rows} table rows in {CASES} cases");
+    assert!(
+        passes > 0 && passes < CASES as usize,
+        "{passes} of {CASES} passed"
+    );
+    assert!(
+        rows > CASES as usize,
+        "only {rows} table rows in {CASES} cases"
+    );
 }
 
 #[test]
@@ -252,7 +272,10 @@ fn the_seed_001_example_renders_as_the_seed_documents() {
         dir.path(),
         &[
             "run",
-            repo_root().join("specs/rag-quality-report.yaml").to_str().unwrap(),
+            repo_root()
+                .join("specs/rag-quality-report.yaml")
+                .to_str()
+                .unwrap(),
             "--out",
             "out",
             "--quiet",
@@ -262,5 +285,8 @@ fn the_seed_001_example_renders_as_the_seed_documents() {
     let report = std::fs::read_to_string(dir.path().join("out/report.md")).unwrap();
     assert!(report.starts_with("# RAG Quality Report\n\n- Questions scored: **4**\n"));
     assert!(report.contains("\n## Per-question\n\n| qid | answered | hit | refusal | label |\n|-----|----------|-----|---------|-------|\n| q1 | true | true | false | **OK** |\n"), "{report}");
-    assert!(report.ends_with("| q4 | false | false | true | **REFUSAL_OK** |\n"), "{report}");
+    assert!(
+        report.ends_with("| q4 | false | false | true | **REFUSAL_OK** |\n"),
+        "{report}"
+    );
 }

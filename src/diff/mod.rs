@@ -322,7 +322,7 @@ fn item_changes(old: &[PriorItem], new: &[PriorItem]) -> ItemChanges {
         let mut map: BTreeMap<(String, usize), &PriorItem> = BTreeMap::new();
         let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
         let mut sorted: Vec<&PriorItem> = items.iter().collect();
-        sorted.sort_by(|x, y| x.line.cmp(&y.line));
+        sorted.sort_by_key(|item| item.line);
         for item in sorted {
             let n = seen.entry(item.key.as_str()).or_default();
             map.insert((item.key.clone(), *n), item);

@@ -926,7 +926,6 @@ impl<'s> Compiler<'s> {
             }
         }
         let mut dirs: Vec<PathBuf> = Vec::new();
-        let mut templates: Vec<(String, String, Option<Location>)> = Vec::new();
         let mut out: Vec<(ReportPlan, bool)> = vec![(
             ReportPlan {
                 file: ReportFormat::Json.default_file().to_string(),
@@ -978,7 +977,6 @@ impl<'s> Compiler<'s> {
                             .trim_end_matches(".jinja")
                             .to_string()
                     });
-                    templates.push((name.to_string(), file.clone(), at.clone()));
                     (file, ReportPlanKind::Template(name.to_string()), false)
                 }
             };
@@ -1019,7 +1017,6 @@ impl<'s> Compiler<'s> {
                 }
             }
         }
-        let _ = templates;
         (out, dirs)
     }
 

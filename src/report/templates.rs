@@ -136,7 +136,7 @@ fn num(value: Value, digits: Option<usize>) -> String {
 /// `x | signed(3)` → `+0.020` / `-0.013` / `±0.000`: a change.
 fn signed(value: Value, digits: Option<usize>) -> String {
     match as_number(&value) {
-        Some(x) if x == 0.0 => format!("±{:.*}", digits.unwrap_or(3), 0.0),
+        Some(0.0) => format!("±{:.*}", digits.unwrap_or(3), 0.0),
         Some(x) => format!("{x:+.*}", digits.unwrap_or(3)),
         None => "n/a".to_string(),
     }

@@ -684,7 +684,9 @@ impl Loader {
             (Some(expr), None) => self
                 .expr(expr, &map.path_of("expr"))
                 .map(GateRuleDecl::Expr),
-            (None, Some(metric)) => self.gate_shape(&mut map, metric).map(GateRuleDecl::Shape),
+            (None, Some(metric)) => self
+                .gate_shape(&mut map, metric)
+                .map(|shape| GateRuleDecl::Shape(Box::new(shape))),
             (Some(_), Some(metric)) => {
                 self.errors.push(
                     Diagnostic::error(format!("gate `{}` has both `expr` and `metric`", name.text))

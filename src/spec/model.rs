@@ -283,7 +283,7 @@ pub enum GateRuleDecl {
     /// `expr:` any boolean over metrics, params and `baseline.NAME`.
     Expr(ExprText),
     /// `metric:` with thresholds and changes against the baseline.
-    Shape(GateShapeDecl),
+    Shape(Box<GateShapeDecl>),
 }
 
 /// A gate on one metric in the usual shapes, without arithmetic. Every bound is
