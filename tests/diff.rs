@@ -30,6 +30,7 @@ metrics:
   precision: { expr: ratio(answerable and hit where not refused), empty: 0.0, better: higher, tolerance: 0.01 }
 gates:
   precision: precision >= min_precision
+reports: [markdown, items]
 "#;
 
 const GOLD: &str = r#"{"qid": "q1", "answerable": true, "gold_ids": ["p1"]}
@@ -216,6 +217,7 @@ const SHAPED: &str = r#"gates:
 fn gates_compare_against_a_baseline() {
     let ws = Ws::new();
     let spec = SPEC.replace("gates:\n  precision: precision >= min_precision\n", SHAPED);
+    assert!(spec.contains("max_drop"));
     // Without a baseline, change bounds are skipped and `baseline.NAME` is null.
     assert_eq!(ws.run(&spec, TRACE, "a", &[]).code, 0);
     assert!(ws.report("a").get("baseline").is_none());

@@ -901,7 +901,8 @@ impl<'s> Compiler<'s> {
             .path
             .parent()
             .map_or_else(PathBuf::new, Path::to_path_buf);
-        let default = [ReportFormat::Markdown, ReportFormat::Items];
+        // items.jsonl keeps every item in memory: asked for, not by default.
+        let default = [ReportFormat::Markdown];
         let declared: Vec<(ReportKind, Option<String>, Option<Location>)> = match &spec.reports {
             Some(reports) => reports
                 .iter()
