@@ -131,8 +131,8 @@ fn a_failing_gate_exits_1_and_says_why() {
 #[test]
 fn reports_are_byte_identical_across_runs_and_written_atomically() {
     let ws = Workspace::new(GOLD, TRACE);
-    assert_eq!(ws.run(&[]).code, 0);
-    let files = ["report.json", "report.md"];
+    assert_eq!(ws.run(&["--format", "items"]).code, 0);
+    let files = ["items.jsonl", "report.json", "report.md"];
     let read_all = || -> Vec<Vec<u8>> {
         files
             .iter()
@@ -140,9 +140,9 @@ fn reports_are_byte_identical_across_runs_and_written_atomically() {
             .collect()
     };
     let first_run = read_all();
-    assert_eq!(ws.run(&["--threads", "1"]).code, 0);
+    assert_eq!(ws.run(&["--threads", "1", "--format", "items"]).code, 0);
     assert_eq!(first_run, read_all(), "every report is byte-identical");
-    let first = first_run[0].clone();
+    let first = first_run[1].clone();
     let mut names: Vec<String> = std::fs::read_dir(ws.path().join("out"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -162,6 +162,7 @@ fn reports_are_byte_identical_across_runs_and_written_atomically() {
             "metrics",
             "metric_info",
             "gates",
+            "offenders",
             "pass"
         ]
     );
