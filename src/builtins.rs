@@ -348,39 +348,30 @@ fn to_str(a: &[Value]) -> Result<Value, String> {
         other => Value::from(other.to_string().as_str()),
     })
 }
-fn pystr(a: &[Value]) -> Result<Value, String> {
-    Ok(match &a[0] {
-        Value::String(_) => a[0].clone(),
+fn python_text(value: &Value) -> Value {
+    match value {
+        Value::String(_) => value.clone(),
         other => Value::from(crate::value::python_str(other).as_str()),
-    })
+    }
+}
+/// `f` applied to each element of a list argument; null stays null.
+fn each(value: &Value, f: impl Fn(&Value) -> Value) -> Value {
+    match value {
+        Value::Null => Value::Null,
+        other => Value::list(list(other).iter().map(f).collect()),
+    }
+}
+fn pystr(a: &[Value]) -> Result<Value, String> {
+    Ok(python_text(&a[0]))
 }
 fn pystr_each(a: &[Value]) -> Result<Value, String> {
-    Ok(match &a[0] {
-        Value::Null => Value::Null,
-        other => Value::list(
-            list(other)
-                .iter()
-                .map(|v| match v {
-                    Value::String(_) => v.clone(),
-                    other => Value::from(crate::value::python_str(other).as_str()),
-                })
-                .collect(),
-        ),
-    })
+    Ok(each(&a[0], python_text))
 }
 fn trim_each(a: &[Value]) -> Result<Value, String> {
-    Ok(match &a[0] {
-        Value::Null => Value::Null,
-        other => Value::list(
-            list(other)
-                .iter()
-                .map(|v| match v {
-                    Value::String(s) => Value::from(python_strip(s)),
-                    other => other.clone(),
-                })
-                .collect(),
-        ),
-    })
+    Ok(each(&a[0], |v| match v {
+        Value::String(s) => Value::from(python_strip(s)),
+        other => other.clone(),
+    }))
 }
 fn to_num(a: &[Value]) -> Result<Value, String> {
     Ok(match &a[0] {

@@ -108,6 +108,20 @@ fn number(op: &crate::plan::Op, frame: &Frame<'_>) -> Result<Option<f64>, String
     })
 }
 
+/// The worst status seen so far, and why.
+#[derive(Default)]
+struct Verdict {
+    status: Option<GateStatus>,
+    reasons: Vec<String>,
+}
+
+impl Verdict {
+    fn flag(&mut self, level: GateStatus, reason: String) {
+        self.status = Some(self.status.map_or(level, |s| s.max(level)));
+        self.reasons.push(reason);
+    }
+}
+
 fn shaped_gate(
     shape: &ShapePlan,
     frame: &Frame<'_>,
@@ -119,145 +133,159 @@ fn shaped_gate(
         unreachable!("a shaped gate gates a metric")
     };
     let baseline = frame.baseline.get(index).cloned().unwrap_or(Value::Null);
-    let name = &shape.metric_name;
-    let mut status = GateStatus::Pass;
-    let mut reasons = Vec::new();
-    let mut flag = |level: GateStatus, reason: String, status: &mut GateStatus| {
-        *status = (*status).max(level);
-        reasons.push(reason);
-    };
-    let (good_word, bad_word) = match shape.better {
-        Better::Higher => ("at least", "below"),
-        Better::Lower => ("at most", "above"),
-    };
-    let on_good_side = |v: f64, bound: f64| match shape.better {
-        Better::Higher => v >= bound,
-        Better::Lower => v <= bound,
-    };
-    let threshold = shape
-        .threshold
-        .as_ref()
-        .map(|op| number(op, frame))
-        .transpose()?;
-    let warn_threshold = shape
-        .warn_threshold
-        .as_ref()
-        .map(|op| number(op, frame))
-        .transpose()?;
-    let value = match metric_value {
-        Value::Number(n) => Some(n),
+    let bound = |op: &Option<crate::plan::Op>| op.as_ref().map(|op| number(op, frame)).transpose();
+    let threshold = bound(&shape.threshold)?;
+    let warn_threshold = bound(&shape.warn_threshold)?;
+    let mut verdict = Verdict::default();
+    let numeric = match metric_value {
+        Value::Number(v) => Some(v),
         Value::Bool(b) => Some(f64::from(u8::from(b))),
         _ => None,
     };
-    let Some(v) = value else {
-        flag(on_failure, format!("`{name}` has no value"), &mut status);
-        return Ok(outcome(
-            metric_value,
-            status,
-            threshold,
-            warn_threshold,
-            baseline,
-            reasons,
-        ));
+    match numeric {
+        Some(v) => {
+            check_thresholds(
+                shape,
+                v,
+                threshold,
+                warn_threshold,
+                on_failure,
+                &mut verdict,
+            );
+            if !shape.changes.is_empty() {
+                check_changes(
+                    shape,
+                    v,
+                    &baseline,
+                    frame,
+                    on_failure,
+                    has_baseline,
+                    &mut verdict,
+                )?;
+            }
+        }
+        None => verdict.flag(on_failure, format!("`{}` has no value", shape.metric_name)),
+    }
+    Ok(outcome(
+        metric_value,
+        verdict.status.unwrap_or(GateStatus::Pass),
+        threshold,
+        warn_threshold,
+        baseline,
+        verdict.reasons,
+    ))
+}
+
+fn bad_side(better: Better) -> &'static str {
+    match better {
+        Better::Higher => "below",
+        Better::Lower => "above",
+    }
+}
+
+fn check_thresholds(
+    shape: &ShapePlan,
+    v: f64,
+    threshold: Option<Option<f64>>,
+    warn_threshold: Option<Option<f64>>,
+    on_failure: GateStatus,
+    verdict: &mut Verdict,
+) {
+    let on_good_side = |bound: f64| match shape.better {
+        Better::Higher => v >= bound,
+        Better::Lower => v <= bound,
     };
     for (level, bound, what) in [
         (on_failure, threshold, "threshold"),
         (GateStatus::Warn, warn_threshold, "warning threshold"),
     ] {
         match bound {
-            Some(Some(t)) if !on_good_side(v, t) => flag(
+            Some(Some(t)) if !on_good_side(t) => verdict.flag(
                 level,
                 format!(
-                    "{name} = {} is {bad_word} the {what} {}",
+                    "{} = {} is {} the {what} {}",
+                    shape.metric_name,
                     format_number(v),
+                    bad_side(shape.better),
                     format_number(t)
                 ),
-                &mut status,
             ),
-            Some(None) => flag(level, format!("the {what} has no value"), &mut status),
+            Some(None) => verdict.flag(level, format!("the {what} has no value")),
             _ => {}
         }
     }
-    if !shape.changes.is_empty() {
-        let base = match &baseline {
-            Value::Number(b) => Some(*b),
-            _ => None,
+}
+
+fn check_changes(
+    shape: &ShapePlan,
+    v: f64,
+    baseline: &Value,
+    frame: &Frame<'_>,
+    on_failure: GateStatus,
+    has_baseline: bool,
+    verdict: &mut Verdict,
+) -> Result<(), String> {
+    let name = &shape.metric_name;
+    let Value::Number(b) = *baseline else {
+        let missing = if has_baseline {
+            format!("the baseline run has no value for `{name}`")
+        } else {
+            "no baseline (run with --baseline)".to_string()
         };
-        match base {
-            None => {
-                let missing = if has_baseline {
-                    format!("the baseline run has no value for `{name}`")
-                } else {
-                    "no baseline (run with --baseline)".to_string()
-                };
-                match shape.when_no_baseline {
-                    NoBaseline::Pass => {}
-                    NoBaseline::Warn => flag(GateStatus::Warn, missing, &mut status),
-                    NoBaseline::Fail => flag(on_failure, missing, &mut status),
-                }
-            }
-            Some(b) => {
-                // How much worse than the baseline, in the metric's bad direction.
-                let worse = match shape.better {
-                    Better::Higher => b - v,
-                    Better::Lower => v - b,
-                };
-                let slack = CHANGE_SLACK * b.abs().max(v.abs()).max(1.0);
-                for (change, op) in &shape.changes {
-                    let Some(limit) = number(op, frame)? else {
-                        flag(
-                            on_failure,
-                            format!("`{}` has no value", change.keyword()),
-                            &mut status,
-                        );
-                        continue;
-                    };
-                    let ok = match change {
-                        Change::MaxDrop => worse <= limit + slack,
-                        Change::MaxDropRelative => worse <= limit * b.abs() + slack,
-                        Change::MinGain => -worse >= limit - slack,
-                        // Against a zero baseline every change is infinitely large:
-                        // any strict improvement meets a relative gain.
-                        Change::MinGainRelative if b == 0.0 => -worse > 0.0,
-                        Change::MinGainRelative => -worse >= limit * b.abs() - slack,
-                    };
-                    if !ok {
-                        let amount = match change {
-                            Change::MaxDrop | Change::MinGain => format_number(limit),
-                            Change::MaxDropRelative | Change::MinGainRelative => {
-                                format!("{}%", format_number(limit * 100.0))
-                            }
-                        };
-                        let rule = match change {
-                            Change::MaxDrop | Change::MaxDropRelative => {
-                                format!("may be at most {amount} {bad_word} it")
-                            }
-                            Change::MinGain | Change::MinGainRelative => {
-                                format!("must improve on it by {good_word} {amount}")
-                            }
-                        };
-                        flag(
-                            on_failure,
-                            format!(
-                                "{name} = {} against baseline {}: {rule}",
-                                format_number(v),
-                                format_number(b)
-                            ),
-                            &mut status,
-                        );
-                    }
-                }
-            }
+        match shape.when_no_baseline {
+            NoBaseline::Pass => {}
+            NoBaseline::Warn => verdict.flag(GateStatus::Warn, missing),
+            NoBaseline::Fail => verdict.flag(on_failure, missing),
         }
+        return Ok(());
+    };
+    // How much worse than the baseline, in the metric's bad direction.
+    let worse = match shape.better {
+        Better::Higher => b - v,
+        Better::Lower => v - b,
+    };
+    let slack = CHANGE_SLACK * b.abs().max(v.abs()).max(1.0);
+    for (change, op) in &shape.changes {
+        let Some(limit) = number(op, frame)? else {
+            verdict.flag(on_failure, format!("`{}` has no value", change.keyword()));
+            continue;
+        };
+        let ok = match change {
+            Change::MaxDrop => worse <= limit + slack,
+            Change::MaxDropRelative => worse <= limit * b.abs() + slack,
+            Change::MinGain => -worse >= limit - slack,
+            // Against a zero baseline every change is infinitely large: any strict
+            // improvement meets a relative gain.
+            Change::MinGainRelative if b == 0.0 => -worse > 0.0,
+            Change::MinGainRelative => -worse >= limit * b.abs() - slack,
+        };
+        if ok {
+            continue;
+        }
+        let amount = match change {
+            Change::MaxDrop | Change::MinGain => format_number(limit),
+            Change::MaxDropRelative | Change::MinGainRelative => {
+                format!("{}%", format_number(limit * 100.0))
+            }
+        };
+        let rule = match change {
+            Change::MaxDrop | Change::MaxDropRelative => {
+                format!("may be at most {amount} {} it", bad_side(shape.better))
+            }
+            Change::MinGain | Change::MinGainRelative => {
+                format!("must improve on it by at least {amount}")
+            }
+        };
+        verdict.flag(
+            on_failure,
+            format!(
+                "{name} = {} against baseline {}: {rule}",
+                format_number(v),
+                format_number(b)
+            ),
+        );
     }
-    Ok(outcome(
-        metric_value,
-        status,
-        threshold,
-        warn_threshold,
-        baseline,
-        reasons,
-    ))
+    Ok(())
 }
 
 fn outcome(

@@ -1467,12 +1467,7 @@ impl<'s> Compiler<'s> {
         scope: Scope,
         ctx: &mut ExprCtx<'_>,
     ) -> Option<Option<(Op, Type)>> {
-        let ExprKind::Member(base, name) = &expr.kind else {
-            return None;
-        };
-        let ExprKind::Name(root) = &base.kind else {
-            return None;
-        };
+        let (root, name) = name_dot_name(expr)?;
         let shadowed = matches!(scope, Scope::Item { .. })
             && self.spec.datasets.iter().any(|d| d.name.text == "params");
         if root != "params" || shadowed {
@@ -1498,12 +1493,7 @@ impl<'s> Compiler<'s> {
         scope: Scope,
         ctx: &mut ExprCtx<'_>,
     ) -> Option<Option<(Op, Type)>> {
-        let ExprKind::Member(base, name) = &expr.kind else {
-            return None;
-        };
-        let ExprKind::Name(root) = &base.kind else {
-            return None;
-        };
+        let (root, name) = name_dot_name(expr)?;
         let metrics = &self.spec.metrics;
         if root != "baseline" || metrics.iter().any(|m| m.name.text == "baseline") {
             return None;
@@ -2204,6 +2194,17 @@ fn for_each_op(
             op.walk_mut(f);
         }
     }
+}
+
+/// `root.name`: the two names, or `None` for any other expression.
+fn name_dot_name(expr: &Expr) -> Option<(&String, &String)> {
+    let ExprKind::Member(base, name) = &expr.kind else {
+        return None;
+    };
+    let ExprKind::Name(root) = &base.kind else {
+        return None;
+    };
+    Some((root, name))
 }
 
 /// `inverse(order)[old] = new`.
