@@ -153,7 +153,9 @@ fn diff_runs(args: &cli::DiffArgs) -> i32 {
         "json" => diff::json(&comparison),
         _ => {
             use std::io::IsTerminal;
-            diff::text(&comparison, std::io::stdout().is_terminal())
+            // Colour on a terminal, unless NO_COLOR (no-color.org) is set.
+            let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            diff::text(&comparison, colour)
         }
     };
     print(&text);

@@ -268,3 +268,51 @@ fn a_runtime_template_error_writes_no_report() {
     assert!(out.stderr.contains("t.md.j2:2"), "{}", out.stderr);
     assert!(!ws.path().join("out/report.json").exists());
 }
+
+#[test]
+fn items_read_only_inside_an_include_fail_loudly_rather_than_render_empty() {
+    let spec = SPEC.replace(
+        "reports: [markdown, junit, html, summary, items]",
+        "reports: [{ template: t/outer.md.j2 }]",
+    );
+    let ws = workspace(&spec, TRACE);
+    write(ws.path(), "t/outer.md.j2", "{% include \"rows.j2\" %}");
+    write(
+        ws.path(),
+        "t/rows.j2",
+        "{% for i in items %}{{ i.key }}\n{% endfor %}",
+    );
+    let out = evalspec(ws.path(), &["run", "spec.yaml", "--out", "out"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("rows.j2:1"), "{}", out.stderr);
+    // Naming `items` in the outer template keeps them.
+    write(
+        ws.path(),
+        "t/outer.md.j2",
+        "{% set rows = items %}{% include \"rows.j2\" %}",
+    );
+    let out = evalspec(ws.path(), &["run", "spec.yaml", "--out", "out", "-q"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(
+        read(&ws.path().join("out"), "outer.md"),
+        "q10\nq2\nq1\nq3\n"
+    );
+}
+
+#[test]
+fn two_templates_of_one_name_in_different_folders_are_an_error() {
+    let spec = SPEC.replace(
+        "reports: [markdown, junit, html, summary, items]",
+        "reports: [{ template: a/r.j2, path: a.md }, { template: b/r.j2, path: b.md }]",
+    );
+    let ws = workspace(&spec, TRACE);
+    write(ws.path(), "a/r.j2", "a\n");
+    write(ws.path(), "b/r.j2", "b\n");
+    let out = evalspec(ws.path(), &["check", "spec.yaml"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("two templates are named `r.j2`"),
+        "{}",
+        out.stderr
+    );
+}

@@ -79,9 +79,12 @@ pub struct ItemRow {
 /// An item that `offenders.when` picked.
 pub type OffenderRow = ItemRow;
 
-/// Orders items by key (numbers, then strings in natural order), then line.
-fn item_order(a: &ItemRow, b: &ItemRow) -> std::cmp::Ordering {
-    crate::report::key_order(a.key.as_ref(), b.key.as_ref()).then(a.line.cmp(&b.line))
+impl ItemRow {
+    /// The order reports list items in: by key (numbers, then strings in natural
+    /// order, then no key), then line.
+    pub fn report_order(a: &ItemRow, b: &ItemRow) -> std::cmp::Ordering {
+        crate::report::key_order(a.key.as_ref(), b.key.as_ref()).then(a.line.cmp(&b.line))
+    }
 }
 
 /// Runs the plan with up to `threads` threads per dataset read.
@@ -481,8 +484,7 @@ impl<'p> ItemChunk<'p> {
             Some(offenders) => {
                 let picked = evaluate(&offenders.when, &frame).map_err(|e| {
                     Box::new((
-                        Location::in_data(&plan.spec_display, 1, None)
-                            .with_key_path("offenders.when"),
+                        offenders.at.clone(),
                         format!("in `offenders.when` (`{}`): {e}", offenders.text),
                     ))
                 })?;
@@ -520,7 +522,7 @@ impl<'p> ItemChunk<'p> {
             });
             // Bounded: keep only the first `limit` in key order.
             if self.offenders.len() >= 2 * offenders.limit.max(8) {
-                self.offenders.sort_by(item_order);
+                self.offenders.sort_by(ItemRow::report_order);
                 self.offenders.truncate(offenders.limit);
             }
         }
@@ -641,7 +643,7 @@ fn stream_items(
     items.keyless = total.keyless;
     items.duplicates = total.duplicates;
     let mut offenders = total.offenders;
-    offenders.sort_by(item_order);
+    offenders.sort_by(ItemRow::report_order);
     offenders.truncate(plan.offenders.as_ref().map_or(0, |o| o.limit));
     Ok(Items {
         accumulators: total.accumulators,

@@ -62,7 +62,7 @@ pub fn compile(spec: &Spec, overrides: &Overrides) -> Result<Plan, Vec<Diagnosti
     let metrics = compiler.metrics();
     let gates = compiler.gates();
     let datasets = compiler.datasets(overrides);
-    let (reports, template_dirs) = compiler.reports(overrides);
+    let (reports, report_env) = compiler.reports(overrides);
     let baseline = overrides.baseline.as_ref().and_then(|path| {
         PriorRun::load(path)
             .map_err(|d| compiler.errors.push(d))
@@ -74,7 +74,7 @@ pub fn compile(spec: &Spec, overrides: &Overrides) -> Result<Plan, Vec<Diagnosti
     let mut plan = compiler.link(derived, metrics, gates, datasets, offenders);
     plan.keep_items = reports.iter().any(|(_, uses_items)| *uses_items);
     plan.reports = reports.into_iter().map(|(r, _)| r).collect();
-    plan.template_dirs = template_dirs;
+    plan.report_env = report_env;
     plan.baseline = baseline;
     Ok(plan)
 }
@@ -230,10 +230,9 @@ impl<'s> Compiler<'s> {
                 seen.push((&name.text, what));
             }
         }
-        if let (Some(first), Some((name, what))) =
+        if let (Some(first), Some((_, what))) =
             (spec.labels.first(), seen.iter().find(|(n, _)| *n == LABEL))
         {
-            let _ = name;
             self.errors.push(
                 Diagnostic::error(format!(
                     "a {what} is named `{LABEL}`, which the `labels:` rules give every item"
@@ -450,6 +449,7 @@ impl<'s> Compiler<'s> {
         Some(OffendersPlan {
             when,
             text: decl.when.text.clone(),
+            at: decl.when.location(&self.source, 0, decl.when.text.len()),
             show,
             limit: decl.limit,
         })
@@ -892,9 +892,12 @@ impl<'s> Compiler<'s> {
     // ---- reports ------------------------------------------------------------------
 
     /// The reports to write (report.json always first), each with whether it
-    /// needs every item kept; and the folders the spec's templates load from.
-    /// Templates are loaded and parsed now, before any data is read.
-    fn reports(&mut self, overrides: &Overrides) -> (Vec<(ReportPlan, bool)>, Vec<PathBuf>) {
+    /// needs every item kept; and the environment they render in, whose templates
+    /// are loaded and parsed now, before any data is read.
+    fn reports(
+        &mut self,
+        overrides: &Overrides,
+    ) -> (Vec<(ReportPlan, bool)>, minijinja::Environment<'static>) {
         let spec = self.spec;
         let spec_dir = spec
             .source
@@ -927,6 +930,7 @@ impl<'s> Compiler<'s> {
             }
         }
         let mut dirs: Vec<PathBuf> = Vec::new();
+        let mut names: Vec<(String, PathBuf)> = Vec::new();
         let mut out: Vec<(ReportPlan, bool)> = vec![(
             ReportPlan {
                 file: ReportFormat::Json.default_file().to_string(),
@@ -940,11 +944,7 @@ impl<'s> Compiler<'s> {
                 ReportKind::Builtin(format) => {
                     let file = file.unwrap_or_else(|| format.default_file().to_string());
                     match reports::builtin_template(format) {
-                        Some(name) => (
-                            file,
-                            ReportPlanKind::Template(name.to_string()),
-                            format == ReportFormat::Html,
-                        ),
+                        Some(name) => (file, ReportPlanKind::Template(name.to_string()), false),
                         None if format == ReportFormat::Items => {
                             (file, ReportPlanKind::Items, true)
                         }
@@ -970,6 +970,22 @@ impl<'s> Compiler<'s> {
                         self.errors.push(d);
                         continue;
                     }
+                    // Templates are found by file name across their folders, so
+                    // two of one name in different folders would be ambiguous.
+                    if let Some(other) = names.iter().find(|(n, d)| n == name && d != dir) {
+                        let mut d = Diagnostic::error(format!(
+                            "two templates are named `{name}` (in `{}` and `{}`)",
+                            other.1.display(),
+                            dir.display()
+                        ))
+                        .help("rename one; templates load by file name from their folders");
+                        if let Some(at) = at.clone() {
+                            d = d.at(at);
+                        }
+                        self.errors.push(d);
+                        continue;
+                    }
+                    names.push((name.to_string(), dir.to_path_buf()));
                     if !dirs.iter().any(|d| d == dir) {
                         dirs.push(dir.to_path_buf());
                     }
@@ -1009,7 +1025,7 @@ impl<'s> Compiler<'s> {
         }
         // Parse the spec's templates now, so that a template error stops the run
         // before any data is read.
-        let env = reports::environment(dirs.clone());
+        let env = reports::environment(dirs);
         for (report, uses_items) in &mut out {
             if let ReportPlanKind::Template(name) = &report.kind {
                 match reports::check_template(&env, name) {
@@ -1018,7 +1034,7 @@ impl<'s> Compiler<'s> {
                 }
             }
         }
-        (out, dirs)
+        (out, env)
     }
 
     // ---- datasets -----------------------------------------------------------------
@@ -1283,7 +1299,7 @@ impl<'s> Compiler<'s> {
             item_columns,
             offenders,
             reports: Vec::new(),
-            template_dirs: Vec::new(),
+            report_env: minijinja::Environment::empty(),
             keep_items: false,
             baseline: None,
         }

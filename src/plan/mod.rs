@@ -44,8 +44,9 @@ pub struct Plan {
     pub item_columns: Vec<ItemColumn>,
     pub offenders: Option<OffendersPlan>,
     pub reports: Vec<ReportPlan>,
-    /// The folders of the spec's own templates: the only places templates load from.
-    pub template_dirs: Vec<PathBuf>,
+    /// The environment the reports render in: built-in templates and the spec's
+    /// own, loaded and parsed when the spec compiled (and not again).
+    pub report_env: minijinja::Environment<'static>,
     /// Keep every item's values for the reports (items.jsonl, HTML, templates
     /// that list items); otherwise items are folded and dropped as they stream.
     pub keep_items: bool,
@@ -66,6 +67,8 @@ pub struct ItemColumn {
 pub struct OffendersPlan {
     pub when: Op,
     pub text: String,
+    /// Where `when` is written, for errors evaluating it.
+    pub at: Location,
     /// Name and derived slot of each value shown.
     pub show: Vec<(String, usize)>,
     pub limit: usize,

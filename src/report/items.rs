@@ -4,7 +4,7 @@ use serde_json::{json, Map, Value as Json};
 
 use crate::eval::{ItemRow, Outcome};
 use crate::plan::{DerivedKind, Plan};
-use crate::report::{format_typed, key_order};
+use crate::report::format_typed;
 use crate::types::Type;
 use crate::value::Key;
 
@@ -46,7 +46,7 @@ pub fn item_json(plan: &Plan, row: &ItemRow) -> Json {
 /// The rows as JSON lines, in natural key order (then line).
 pub fn items_jsonl(plan: &Plan, outcome: &Outcome) -> Vec<u8> {
     let mut order: Vec<&ItemRow> = outcome.rows.iter().collect();
-    order.sort_by(|a, b| key_order(a.key.as_ref(), b.key.as_ref()).then(a.line.cmp(&b.line)));
+    order.sort_by(|a, b| ItemRow::report_order(a, b));
     let mut out = Vec::new();
     for row in order {
         serde_json::to_writer(&mut out, &item_json(plan, row)).expect("JSON values serialise");

@@ -147,8 +147,7 @@ pub fn check(env: &Environment<'_>, name: &str) -> Result<bool, Diagnostic> {
     let template = env
         .get_template(name)
         .map_err(|e| template_error(&e, name))?;
-    Ok(template.undeclared_variables(true).contains("items")
-        || template.undeclared_variables(false).contains("items"))
+    Ok(template.undeclared_variables(false).contains("items"))
 }
 
 /// Renders `name` with `context`.

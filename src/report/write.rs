@@ -7,9 +7,7 @@ use serde_json::Value as Json;
 use crate::diagnostic::Diagnostic;
 use crate::eval::Outcome;
 use crate::plan::{Plan, ReportPlanKind};
-use crate::report::{
-    environment, item_json, items_jsonl, render_template, report_json, write_atomic,
-};
+use crate::report::{item_json, items_jsonl, render_template, report_json, write_atomic};
 
 /// Renders every report of the plan, then writes them; returns the files written.
 /// Nothing is written when any report fails to render.
@@ -19,7 +17,6 @@ pub fn write_reports(
     out: &Path,
 ) -> Result<Vec<PathBuf>, Diagnostic> {
     let report = report_json(plan, outcome);
-    let env = environment(plan.template_dirs.clone());
     let mut context: Option<minijinja::Value> = None;
     let mut rendered: Vec<(PathBuf, Vec<u8>)> = Vec::new();
     for output in &plan.reports {
@@ -34,7 +31,7 @@ pub fn write_reports(
             ReportPlanKind::Template(name) => {
                 let context =
                     context.get_or_insert_with(|| template_context(plan, outcome, &report));
-                render_template(&env, name, context.clone())?.into_bytes()
+                render_template(&plan.report_env, name, context.clone())?.into_bytes()
             }
         };
         rendered.push((out.join(&output.file), bytes));
@@ -48,15 +45,20 @@ pub fn write_reports(
     Ok(rendered.into_iter().map(|(path, _)| path).collect())
 }
 
-/// What templates see: report.json, plus `items` (file order) when kept.
+/// What templates see: report.json, plus `items` (file order) when the plan kept
+/// them. Otherwise `items` is left undefined, so that a template reading it where
+/// the compiler could not see (inside an include) fails loudly instead of
+/// rendering an empty list.
 fn template_context(plan: &Plan, outcome: &Outcome, report: &Json) -> minijinja::Value {
     let mut context = report.clone();
-    context["items"] = Json::Array(
-        outcome
-            .rows
-            .iter()
-            .map(|row| item_json(plan, row))
-            .collect(),
-    );
+    if plan.keep_items {
+        context["items"] = Json::Array(
+            outcome
+                .rows
+                .iter()
+                .map(|row| item_json(plan, row))
+                .collect(),
+        );
+    }
     minijinja::Value::from(minijinja::value::Serde(&context))
 }
