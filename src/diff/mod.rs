@@ -95,6 +95,20 @@ pub enum Direction {
     Removed,
 }
 
+impl Direction {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Direction::Unchanged => "unchanged",
+            Direction::Moved => "moved",
+            Direction::Improved => "improved",
+            Direction::WorseWithinTolerance => "worse_within_tolerance",
+            Direction::Regressed => "regressed",
+            Direction::Added => "added",
+            Direction::Removed => "removed",
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct GateChange {
     pub name: String,

@@ -305,7 +305,7 @@ pub fn json(c: &Comparison) -> String {
                 "relative": m.relative,
                 "better": m.better,
                 "tolerance": m.tolerance,
-                "change": format!("{:?}", m.direction).to_lowercase(),
+                "change": m.direction.keyword(),
             })
         })
         .collect();
