@@ -70,7 +70,8 @@ pub fn relevance(a: &[Value]) -> Result<Value, String> {
             ))
         }
     };
-    let mut seen: std::collections::HashSet<&str, foldhash::fast::FixedState> = Default::default();
+    let mut seen: std::collections::HashSet<&str, foldhash::fast::FixedState> =
+        std::collections::HashSet::with_capacity_and_hasher(docs.len(), Default::default());
     let mut out = Vec::with_capacity(docs.len());
     for doc in docs {
         let Value::String(id) = doc else {

@@ -1,5 +1,6 @@
 //! Reading in parallel chunks changes nothing: reports, warnings and errors are
-//! byte-identical for any `--threads`, including errors that fall in a later chunk.
+//! byte-identical for any `--threads`, including errors that fall in a later chunk,
+//! for JSONL and for TREC files (split between queries).
 
 mod support;
 
@@ -107,5 +108,106 @@ fn results_do_not_depend_on_the_number_of_threads() {
         broken.stderr.contains(&format!("trace.jsonl:{}:", bad + 1)),
         "{}",
         broken.stderr
+    );
+}
+
+fn run_trec(dir: &Path, run_file: &str, threads: usize) -> (Output, Option<String>) {
+    let spec = repo_root().join("specs/trec.yaml");
+    let out = format!("trec{threads}");
+    let _ = std::fs::remove_dir_all(dir.join(&out));
+    let result = support::evalspec_with_env(
+        dir,
+        &[("EVALSPEC_MIN_CHUNK_BYTES", CHUNK_BYTES)],
+        &[
+            "run",
+            spec.to_str().unwrap(),
+            "--dataset",
+            "qrels=qrels.txt",
+            "--dataset",
+            &format!("run={run_file}"),
+            "--out",
+            &out,
+            "--threads",
+            &threads.to_string(),
+        ],
+    );
+    let report = std::fs::read_to_string(dir.join(&out).join("report.json")).ok();
+    (result, report)
+}
+
+fn assert_trec_same_for_any_thread_count(dir: &Path, run_file: &str) -> (Output, Option<String>) {
+    let (first, first_report) = run_trec(dir, run_file, 1);
+    for threads in [2, 3] {
+        let (other, report) = run_trec(dir, run_file, threads);
+        assert_eq!(first.code, other.code, "exit code with {threads} threads");
+        assert_eq!(first.stderr, other.stderr, "stderr with {threads} threads");
+        assert_eq!(first_report, report, "report.json with {threads} threads");
+    }
+    (first, first_report)
+}
+
+/// Rewrites `run.txt` into `name` with `edit` applied to its lines.
+fn edited_run(dir: &Path, name: &str, edit: impl FnOnce(&mut Vec<String>)) {
+    let run = std::fs::read_to_string(dir.join("run.txt")).unwrap();
+    let mut lines: Vec<String> = run.lines().map(str::to_string).collect();
+    edit(&mut lines);
+    std::fs::write(dir.join(name), lines.join("\n") + "\n").unwrap();
+}
+
+#[test]
+fn trec_results_do_not_depend_on_the_number_of_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    support::generate_trec::generate(dir.path(), 2_000, 20, 11).unwrap();
+    let run_size = std::fs::metadata(dir.path().join("run.txt")).unwrap().len();
+    assert!(
+        run_size > 3 * 65536,
+        "the run must span several chunks ({run_size} bytes)"
+    );
+    let (clean, clean_report) = assert_trec_same_for_any_thread_count(dir.path(), "run.txt");
+    assert_eq!(clean.code, 0, "{}", clean.stderr);
+    let metrics = |report: &Option<String>| {
+        let report: serde_json::Value = serde_json::from_str(report.as_ref().unwrap()).unwrap();
+        report["metrics"].clone()
+    };
+
+    // One query's line moved to the end: the file is no longer grouped by query, so
+    // the chunked read gives way to one grouped read, with the same numbers.
+    edited_run(dir.path(), "split.txt", |lines| {
+        let line = lines.remove(lines.len() / 3);
+        lines.push(line);
+    });
+    let (split, split_report) = assert_trec_same_for_any_thread_count(dir.path(), "split.txt");
+    assert_eq!(split.code, 0, "{}", split.stderr);
+    assert_eq!(metrics(&clean_report), metrics(&split_report));
+
+    // Errors late in the file name their true line, whatever the chunk.
+    let bad = 2_000 * 20 * 3 / 4;
+    edited_run(dir.path(), "bad.txt", |lines| {
+        lines[bad] = lines[bad].replace(" bench", " x bench");
+    });
+    let (broken, _) = assert_trec_same_for_any_thread_count(dir.path(), "bad.txt");
+    assert_eq!(broken.code, 2);
+    assert!(
+        broken.stderr.contains(&format!("bad.txt:{}:1", bad + 1))
+            && broken.stderr.contains("expected 6 columns, found 7"),
+        "{}",
+        broken.stderr
+    );
+
+    // A document listed twice for one query, in the last chunk.
+    let twice = 2_000 * 20 - 5;
+    edited_run(dir.path(), "twice.txt", |lines| {
+        let doc = lines[twice - 1].split(' ').nth(2).unwrap().to_string();
+        let fields: Vec<&str> = lines[twice].split(' ').collect();
+        lines[twice] = format!("{} Q0 {doc} {} {} bench", fields[0], fields[3], fields[4]);
+    });
+    let (twice_out, _) = assert_trec_same_for_any_thread_count(dir.path(), "twice.txt");
+    assert_eq!(twice_out.code, 2);
+    assert!(
+        twice_out
+            .stderr
+            .contains(&format!("(first on line {twice})")),
+        "{}",
+        twice_out.stderr
     );
 }

@@ -1,8 +1,8 @@
 //! The TREC yardstick: a straight-line Rust computation of specs/trec.yaml's measures
-//! (qrels in a hash map, the run streamed query by query). Not used by the engine.
+//! (both files read whole, every id borrowed from them; qrels in a hash map, the run
+//! scored query by query). Single-purpose and unvalidated: not used by the engine.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
 
 pub const MEASURES: [&str; 12] = [
     "map",
@@ -28,8 +28,8 @@ fn dcg(gains: &[f64], k: usize) -> f64 {
         .sum()
 }
 
-fn score(judged: &HashMap<String, f64>, ranked: &mut [(f64, String)], sums: &mut [f64; 12]) {
-    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| b.1.cmp(&a.1)));
+fn score(judged: &HashMap<&str, f64>, ranked: &mut [(f64, &str)], sums: &mut [f64; 12]) {
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| b.1.cmp(a.1)));
     let gains: Vec<f64> = ranked
         .iter()
         .map(|(_, d)| judged.get(d).copied().unwrap_or(0.0))
@@ -71,36 +71,38 @@ fn score(judged: &HashMap<String, f64>, ranked: &mut [(f64, String)], sums: &mut
 
 /// Averages over the queries in both files, as trec_eval does by default.
 pub fn evaluate(qrels_path: &str, run_path: &str) -> [f64; 12] {
-    let mut qrels: HashMap<String, HashMap<String, f64>> = HashMap::new();
-    for line in BufReader::new(std::fs::File::open(qrels_path).unwrap()).lines() {
-        let line = line.unwrap();
-        let f: Vec<&str> = line.split_whitespace().collect();
+    let qrels_text = std::fs::read_to_string(qrels_path).unwrap();
+    let run_text = std::fs::read_to_string(run_path).unwrap();
+    let mut qrels: HashMap<&str, HashMap<&str, f64>> = HashMap::new();
+    for line in qrels_text.lines() {
+        let mut f = line.split_ascii_whitespace();
+        let (qid, doc, rel) = (f.next().unwrap(), f.nth(1).unwrap(), f.next().unwrap());
         qrels
-            .entry(f[0].to_string())
+            .entry(qid)
             .or_default()
-            .insert(f[2].to_string(), f[3].parse().unwrap());
+            .insert(doc, rel.parse().unwrap());
     }
     let mut sums = [0.0; 12];
     let mut queries = 0usize;
-    let mut current: Option<String> = None;
-    let mut ranked: Vec<(f64, String)> = Vec::new();
-    let mut finish =
-        |qid: &Option<String>, ranked: &mut Vec<(f64, String)>, sums: &mut [f64; 12]| {
-            if let Some(judged) = qid.as_ref().and_then(|q| qrels.get(q)) {
-                score(judged, ranked, sums);
-                queries += 1;
-            }
-            ranked.clear();
-        };
-    for line in BufReader::with_capacity(1 << 20, std::fs::File::open(run_path).unwrap()).lines() {
-        let line = line.unwrap();
-        let f: Vec<&str> = line.split_whitespace().collect();
-        if current.as_deref() != Some(f[0]) {
-            finish(&current, &mut ranked, &mut sums);
-            current = Some(f[0].to_string());
+    let mut current: Option<&str> = None;
+    let mut ranked: Vec<(f64, &str)> = Vec::new();
+    let mut finish = |qid: Option<&str>, ranked: &mut Vec<(f64, &str)>, sums: &mut [f64; 12]| {
+        if let Some(judged) = qid.and_then(|q| qrels.get(q)) {
+            score(judged, ranked, sums);
+            queries += 1;
         }
-        ranked.push((f[4].parse().unwrap(), f[2].to_string()));
+        ranked.clear();
+    };
+    for line in run_text.lines() {
+        let mut f = line.split_ascii_whitespace();
+        let (qid, doc) = (f.next().unwrap(), f.nth(1).unwrap());
+        let score = f.nth(1).unwrap().parse().unwrap();
+        if current != Some(qid) {
+            finish(current, &mut ranked, &mut sums);
+            current = Some(qid);
+        }
+        ranked.push((score, doc));
     }
-    finish(&current, &mut ranked, &mut sums);
+    finish(current, &mut ranked, &mut sums);
     sums.map(|s| s / queries as f64)
 }

@@ -56,32 +56,73 @@ pub fn read_chunked<S: Send>(
     let size = std::fs::metadata(&dataset.path)
         .map_err(|e| open_error(dataset, &e))?
         .len();
-    match dataset.format {
-        Format::Jsonl => {}
-        Format::Json => {
-            let mut state = make();
-            let (stop, stats) = read_json_array(dataset, &mut state, &sink)?;
-            return Ok((vec![Chunk { state, stop }], stats));
-        }
-        Format::TrecQrels | Format::TrecRun => {
-            let (state, stop, stats) = read_trec(dataset, &make, &sink)?;
-            return Ok((vec![Chunk { state, stop }], stats));
-        }
-    }
     let chunks = threads.clamp(1, 64).min(
         usize::try_from(size / min_chunk_bytes())
             .unwrap_or(1)
             .max(1),
     );
+    match dataset.format {
+        Format::Jsonl => read_jsonl(dataset, size, chunks, &make, &sink),
+        Format::Json => {
+            let mut state = make();
+            let (stop, stats) = read_json_array(dataset, &mut state, &sink)?;
+            Ok((vec![Chunk { state, stop }], stats))
+        }
+        Format::TrecQrels | Format::TrecRun => read_trec(dataset, size, chunks, &make, &sink),
+    }
+}
+
+fn read_jsonl<S: Send>(
+    dataset: &DatasetPlan,
+    size: u64,
+    chunks: usize,
+    make: &(impl Fn() -> S + Sync),
+    sink: &(impl Fn(&mut S, Record) -> Result<(), Diagnostic> + Sync),
+) -> Result<(Vec<Chunk<S>>, ReadStats), Diagnostic> {
     let ranges = chunk_ranges(dataset, size, chunks)?;
-    // Pass 1: line breaks per chunk, so that pass 2 knows where each chunk's lines start.
+    let (results, sha256) = read_ranges(
+        dataset,
+        size,
+        &ranges,
+        LineBreaks::Universal,
+        make,
+        &|range, first_line, state, hasher, progress| {
+            read_jsonl_range(dataset, range, first_line, state, sink, hasher, progress)
+        },
+    )?;
+    let mut stats = ReadStats {
+        bytes: size,
+        sha256,
+        records: 0,
+    };
+    let mut out = Vec::with_capacity(results.len());
+    for (state, result) in results {
+        let (records, stop) = result?;
+        stats.records += records;
+        out.push(Chunk { state, stop });
+    }
+    Ok((out, stats))
+}
+
+/// Reads `ranges` of the file, one thread each, into states made by `make`; chunks
+/// come back in file order with the file's SHA-256. A first pass counts each range's
+/// line breaks, so that every record and error carries its true line number.
+#[allow(clippy::type_complexity)]
+fn read_ranges<S: Send, R: Send>(
+    dataset: &DatasetPlan,
+    size: u64,
+    ranges: &[Range<u64>],
+    breaks: LineBreaks,
+    make: &(impl Fn() -> S + Sync),
+    read_range: &(impl Fn(Range<u64>, usize, &mut S, Option<&mut Sha256>, &Progress) -> R + Sync),
+) -> Result<(Vec<(S, R)>, String), Diagnostic> {
     let first_lines: Vec<usize> = if ranges.len() == 1 {
         vec![0]
     } else {
         let counts = std::thread::scope(|scope| {
             let handles: Vec<_> = ranges
                 .iter()
-                .map(|r| scope.spawn(|| count_lines(dataset, r.clone())))
+                .map(|r| scope.spawn(|| count_lines(dataset, r.clone(), breaks)))
                 .collect();
             handles
                 .into_iter()
@@ -94,25 +135,24 @@ pub fn read_chunked<S: Send>(
             .collect()
     };
     let progress = Progress::default();
-    let results = std::thread::scope(|scope| {
+    let (results, parallel_sha) = std::thread::scope(|scope| {
         if Progress::wanted(size) {
             scope.spawn(|| progress.show(&dataset.name, size));
         }
+        // One range hashes as it reads; several leave the hash to a thread of its own.
         let hasher = (ranges.len() > 1).then(|| scope.spawn(|| hash_file(dataset)));
         let handles: Vec<_> = ranges
             .iter()
             .zip(&first_lines)
             .map(|(range, &first_line)| {
-                let (make, sink, progress) = (&make, &sink, &progress);
+                let progress = &progress;
                 scope.spawn(move || {
                     let mut state = make();
                     let mut hasher = (first_line == 0 && range.end == size).then(Sha256::new);
-                    let result = read_jsonl_range(
-                        dataset,
+                    let result = read_range(
                         range.clone(),
                         first_line,
                         &mut state,
-                        sink,
                         hasher.as_mut(),
                         progress,
                     );
@@ -128,24 +168,18 @@ pub fn read_chunked<S: Send>(
         progress.finish();
         (chunks, sha)
     });
-    let (chunk_results, parallel_sha) = results;
-    let mut stats = ReadStats {
-        bytes: size,
-        ..ReadStats::default()
+    let mut sha256 = match parallel_sha {
+        Some(sha) => sha?,
+        None => String::new(),
     };
-    let mut out = Vec::with_capacity(chunk_results.len());
-    for (state, result, inline_sha) in chunk_results {
-        let (records, stop) = result?;
-        stats.records += records;
+    let mut out = Vec::with_capacity(results.len());
+    for (state, result, inline_sha) in results {
         if let Some(sha) = inline_sha {
-            stats.sha256 = sha;
+            sha256 = sha;
         }
-        out.push(Chunk { state, stop });
+        out.push((state, result));
     }
-    if let Some(sha) = parallel_sha {
-        stats.sha256 = sha?;
-    }
-    Ok((out, stats))
+    Ok((out, sha256))
 }
 
 fn open_error(dataset: &DatasetPlan, error: &std::io::Error) -> Diagnostic {
@@ -191,8 +225,21 @@ fn chunk_ranges(
     Ok(starts.into_iter().zip(ends).map(|(s, e)| s..e).collect())
 }
 
-/// Lines in a byte range as the reader counts them: `\n`, and a lone `\r`.
-fn count_lines(dataset: &DatasetPlan, range: Range<u64>) -> Result<usize, Diagnostic> {
+/// What ends a line.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LineBreaks {
+    /// `\n`, and a lone `\r` (Python's universal newlines, as JSONL is read).
+    Universal,
+    /// `\n` only (TREC files: a `\r` is whitespace).
+    Newline,
+}
+
+/// Lines in a byte range as the reader counts them.
+fn count_lines(
+    dataset: &DatasetPlan,
+    range: Range<u64>,
+    breaks: LineBreaks,
+) -> Result<usize, Diagnostic> {
     let mut file = open(dataset)?;
     file.seek(SeekFrom::Start(range.start))
         .map_err(|e| open_error(dataset, &e))?;
@@ -203,12 +250,16 @@ fn count_lines(dataset: &DatasetPlan, range: Range<u64>) -> Result<usize, Diagno
         if buffer.is_empty() {
             break;
         }
-        for &b in buffer {
-            if previous_cr && b != b'\n' {
-                lines += 1;
+        if breaks == LineBreaks::Newline {
+            lines += buffer.iter().filter(|&&b| b == b'\n').count();
+        } else {
+            for &b in buffer {
+                if previous_cr && b != b'\n' {
+                    lines += 1;
+                }
+                lines += usize::from(b == b'\n');
+                previous_cr = b == b'\r';
             }
-            lines += usize::from(b == b'\n');
-            previous_cr = b == b'\r';
         }
         let n = buffer.len();
         reader.consume(n);
@@ -365,27 +416,104 @@ fn utf8_error(dataset: &DatasetPlan, bytes: &[u8], e: &std::str::Utf8Error) -> D
         .at(Location::in_data(&dataset.display_path, line, Some(column)))
 }
 
-/// A TREC file, streamed query by query; read again with every query grouped in
-/// memory if a query turns out to be split over the file.
-fn read_trec<S>(
+/// A TREC file, streamed query by query in ranges that each hold whole queries;
+/// read again by one thread, every query grouped in memory, if a query turns out
+/// to be split over the file.
+fn read_trec<S: Send>(
     dataset: &DatasetPlan,
-    make: &impl Fn() -> S,
+    size: u64,
+    chunks: usize,
+    make: &(impl Fn() -> S + Sync),
     sink: &(impl Fn(&mut S, Record) -> Result<(), Diagnostic> + Sync),
-) -> Result<(S, Option<Diagnostic>, ReadStats), Diagnostic> {
-    let mut state = make();
-    let mut outcome = trec::read(dataset, trec::Mode::Stream, &mut state, sink)
-        .map_err(|e| open_error(dataset, &e))?;
-    if outcome.restart {
-        state = make();
-        outcome = trec::read(dataset, trec::Mode::Grouped, &mut state, sink)
+) -> Result<(Vec<Chunk<S>>, ReadStats), Diagnostic> {
+    let ranges = trec_ranges(dataset, size, chunks)?;
+    let read = |range: Range<u64>,
+                first_line,
+                state: &mut S,
+                hasher: Option<&mut Sha256>,
+                progress: &Progress| {
+        let mut file = open(dataset)?;
+        file.seek(SeekFrom::Start(range.start))
             .map_err(|e| open_error(dataset, &e))?;
-    }
-    let stats = ReadStats {
-        records: outcome.records,
-        sha256: outcome.sha256,
-        bytes: outcome.bytes,
+        let reader = BufReader::with_capacity(1 << 20, file.take(range.end - range.start));
+        let lines = trec::Lines {
+            reader,
+            first_line,
+            hasher,
+            progress,
+        };
+        trec::read(dataset, lines, trec::Mode::Stream, state, sink)
+            .map_err(|e| open_error(dataset, &e))
     };
-    Ok((state, outcome.stop, stats))
+    let (results, sha256) = read_ranges(dataset, size, &ranges, LineBreaks::Newline, make, &read)?;
+    let mut stats = ReadStats {
+        bytes: size,
+        sha256,
+        records: 0,
+    };
+    let mut out = Vec::with_capacity(results.len());
+    let mut split = false;
+    let mut queries: std::collections::HashSet<std::sync::Arc<str>, foldhash::fast::FixedState> =
+        Default::default();
+    for (state, result) in results {
+        let outcome = result?;
+        // A query in two ranges was split: its lines are not together.
+        split |= outcome.restart
+            || (!out.is_empty() && outcome.queries.iter().any(|q| queries.contains(q)));
+        if split {
+            break;
+        }
+        queries.extend(outcome.queries);
+        stats.records += outcome.records;
+        out.push(Chunk {
+            state,
+            stop: outcome.stop,
+        });
+    }
+    if !split {
+        return Ok((out, stats));
+    }
+    let mut state = make();
+    let lines = trec::Lines {
+        reader: BufReader::with_capacity(1 << 20, open(dataset)?),
+        first_line: 0,
+        hasher: None,
+        progress: &Progress::default(),
+    };
+    let outcome = trec::read(dataset, lines, trec::Mode::Grouped, &mut state, sink)
+        .map_err(|e| open_error(dataset, &e))?;
+    stats.records = outcome.records;
+    Ok((
+        vec![Chunk {
+            state,
+            stop: outcome.stop,
+        }],
+        stats,
+    ))
+}
+
+/// Line-aligned ranges, each boundary moved on past the lines of the query it fell
+/// in, so that a file whose queries sit on consecutive lines splits between queries.
+fn trec_ranges(
+    dataset: &DatasetPlan,
+    size: u64,
+    chunks: usize,
+) -> Result<Vec<Range<u64>>, Diagnostic> {
+    let ranges = chunk_ranges(dataset, size, chunks)?;
+    let mut starts = vec![0u64];
+    for range in &ranges[1..] {
+        let mut file = open(dataset)?;
+        file.seek(SeekFrom::Start(range.start))
+            .map_err(|e| open_error(dataset, &e))?;
+        let offset = range.start
+            + trec::query_end(BufReader::new(file)).map_err(|e| open_error(dataset, &e))?;
+        if offset < size && offset > *starts.last().unwrap_or(&0) {
+            starts.push(offset);
+        }
+    }
+    let mut ends: Vec<u64> = starts[1..].to_vec();
+    ends.push(size);
+    Ok(starts.into_iter().zip(ends).map(|(s, e)| s..e).collect())
 }
 
 fn read_json_array<S>(

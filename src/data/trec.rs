@@ -8,15 +8,16 @@
 //!
 //! A document listed twice for one query is an error naming both lines. A file whose
 //! queries each sit on consecutive lines (as runs are usually written) is streamed,
-//! holding one query at a time; any other order is grouped in memory.
+//! holding one query at a time, and can be split between queries over threads; any
+//! other order is grouped in memory by one reader.
 
 use std::collections::{HashMap, HashSet};
-use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::BufRead;
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
+use crate::data::progress::Progress;
 use crate::data::Record;
 use crate::diagnostic::{Diagnostic, Location};
 use crate::plan::{DatasetPlan, ProjectedField};
@@ -58,37 +59,68 @@ pub struct Outcome {
     pub stop: Option<Diagnostic>,
     /// In `Stream` mode: a query came back after its group ended; read again `Grouped`.
     pub restart: bool,
-    pub sha256: String,
-    pub bytes: u64,
+    /// In `Stream` mode: every query read, so that the caller can find one that a
+    /// split of the file cut in two.
+    pub queries: Vec<Arc<str>>,
 }
 
-/// Groups the file's lines by query and hands one record per query to `sink`, in the
-/// order of each query's first line.
-pub fn read<S>(
+/// The lines to read: a reader over a range of the file whose first line is line
+/// `first_line + 1`, hashed as read when `hasher` is given.
+pub struct Lines<'a, R> {
+    pub reader: R,
+    pub first_line: usize,
+    pub hasher: Option<&'a mut Sha256>,
+    pub progress: &'a Progress,
+}
+
+/// The query id of a line: its first field; `None` for a blank line.
+pub fn query_of(line: &[u8]) -> Option<&[u8]> {
+    line.split(|b| b.is_ascii_whitespace())
+        .find(|f| !f.is_empty())
+}
+
+/// Bytes from the start of `reader` to the first line of a query other than that of
+/// its first non-blank line: where a split of a file grouped by query may begin.
+pub fn query_end(mut reader: impl BufRead) -> std::io::Result<u64> {
+    let (mut offset, mut query, mut line) = (0u64, None::<Vec<u8>>, Vec::new());
+    loop {
+        line.clear();
+        let n = reader.read_until(b'\n', &mut line)?;
+        if n == 0 {
+            return Ok(offset);
+        }
+        match (query_of(&line), &query) {
+            (None, _) => {}
+            (Some(q), None) => query = Some(q.to_vec()),
+            (Some(q), Some(first)) if q == first.as_slice() => {}
+            (Some(_), Some(_)) => return Ok(offset),
+        }
+        offset += n as u64;
+    }
+}
+
+/// Groups the lines by query and hands one record per query to `sink`, in the order
+/// of each query's first line.
+pub fn read<S, R: BufRead>(
     dataset: &DatasetPlan,
+    mut lines: Lines<'_, R>,
     mode: Mode,
     state: &mut S,
     sink: &(impl Fn(&mut S, Record) -> Result<(), Diagnostic> + Sync),
 ) -> Result<Outcome, std::io::Error> {
-    let mut reader = BufReader::with_capacity(1 << 20, File::open(&dataset.path)?);
-    let mut hasher = Sha256::new();
     let mut outcome = Outcome {
         records: 0,
         stop: None,
         restart: false,
-        sha256: String::new(),
-        bytes: 0,
+        queries: Vec::new(),
     };
     let mut groups: Vec<Group> = Vec::new();
     let mut by_qid: HashMap<Arc<str>, usize, foldhash::fast::FixedState> = HashMap::default();
     let mut ended: HashSet<Arc<str>, foldhash::fast::FixedState> = HashSet::default();
-    let columns = if dataset.format == Format::TrecQrels {
-        4
-    } else {
-        6
-    };
+    let qrels = dataset.format == Format::TrecQrels;
+    let columns = if qrels { 4 } else { 6 };
     let mut buffer = Vec::new();
-    let mut line = 0usize;
+    let (mut line, mut unreported) = (lines.first_line, 0u64);
     let emit = |group: Group, state: &mut S, outcome: &mut Outcome| -> bool {
         outcome.records += 1;
         match sink(state, record(dataset, group)) {
@@ -101,12 +133,17 @@ pub fn read<S>(
     };
     loop {
         buffer.clear();
-        let n = reader.read_until(b'\n', &mut buffer)?;
+        let n = lines.reader.read_until(b'\n', &mut buffer)?;
         if n == 0 {
             break;
         }
-        hasher.update(&buffer);
-        outcome.bytes += n as u64;
+        if let Some(hasher) = lines.hasher.as_deref_mut() {
+            hasher.update(&buffer);
+        }
+        unreported += n as u64;
+        if line % 4096 == 0 {
+            lines.progress.add(std::mem::take(&mut unreported), 4096);
+        }
         line += 1;
         let error = |column: usize, message: String, help: &str| {
             Diagnostic::error(format!("{}: {message}", dataset.name))
@@ -121,25 +158,26 @@ pub fn read<S>(
             ));
             return Ok(outcome);
         };
-        let fields = split_fields(line_text);
-        if fields.is_empty() {
+        let mut fields = [(0usize, ""); 6];
+        let found = split_fields(line_text, &mut fields);
+        if found == 0 {
             continue;
         }
-        if fields.len() != columns {
-            let shape = if columns == 4 {
+        if found != columns {
+            let shape = if qrels {
                 "`qid iter docno rel`"
             } else {
                 "`qid Q0 docno rank score tag`"
             };
             outcome.stop = Some(error(
                 1,
-                format!("expected {columns} columns, found {}", fields.len()),
+                format!("expected {columns} columns, found {found}"),
                 &format!("each line is {shape}"),
             ));
             return Ok(outcome);
         }
-        let (value_column, value_text) = fields[if columns == 4 { 3 } else { 4 }];
-        let value = if columns == 4 {
+        let (value_column, value_text) = fields[if qrels { 3 } else { 4 }];
+        let value = if qrels {
             value_text
                 .parse::<i64>()
                 .map(|v| v as f64)
@@ -213,33 +251,41 @@ pub fn read<S>(
         }
         group.entries.push((docno, value, line));
     }
+    lines.progress.add(unreported, (line % 4096) as u64);
+    if mode == Mode::Stream {
+        outcome.queries = ended.into_iter().collect();
+        outcome.queries.extend(groups.last().map(|g| g.qid.clone()));
+    }
     for group in groups {
         if !emit(group, state, &mut outcome) {
             return Ok(outcome);
         }
     }
-    outcome.sha256 = format!("{:x}", hasher.finalize());
     Ok(outcome)
 }
 
-/// Fields with their byte offsets.
-fn split_fields(line: &str) -> Vec<(usize, &str)> {
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in line.char_indices() {
-        match (c.is_ascii_whitespace(), start) {
-            (true, Some(s)) => {
-                out.push((s, &line[s..i]));
-                start = None;
-            }
-            (false, None) => start = Some(i),
-            _ => {}
+/// Splits a line at ASCII whitespace into `out` (fields with their byte offsets);
+/// returns how many fields the line has, which may be more than `out` holds.
+fn split_fields<'a>(line: &'a str, out: &mut [(usize, &'a str)]) -> usize {
+    let bytes = line.as_bytes();
+    let (mut count, mut i) = (0, 0);
+    while i < bytes.len() {
+        if bytes[i].is_ascii_whitespace() {
+            i += 1;
+            continue;
         }
+        let start = i;
+        while i < bytes.len() && !bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if let Some(slot) = out.get_mut(count) {
+            // ASCII whitespace never falls inside a UTF-8 sequence: both ends are
+            // character boundaries.
+            *slot = (start, &line[start..i]);
+        }
+        count += 1;
     }
-    if let Some(s) = start {
-        out.push((s, &line[s..]));
-    }
-    out
+    count
 }
 
 fn char_column(line: &str, byte: usize) -> usize {
@@ -307,9 +353,30 @@ mod tests {
 
     #[test]
     fn fields_keep_their_offsets() {
-        assert_eq!(
-            split_fields("  q1 0\td1  2 "),
-            vec![(2, "q1"), (5, "0"), (7, "d1"), (11, "2")]
-        );
+        let mut fields = [(0, ""); 6];
+        assert_eq!(split_fields("  q1 0\td1  2 ", &mut fields), 4);
+        assert_eq!(fields[..4], [(2, "q1"), (5, "0"), (7, "d1"), (11, "2")]);
+    }
+
+    #[test]
+    fn fields_beyond_the_buffer_are_counted() {
+        let mut fields = [(0, ""); 2];
+        assert_eq!(split_fields("a b c d é", &mut fields), 5);
+        assert_eq!(fields, [(0, "a"), (2, "b")]);
+    }
+
+    #[test]
+    fn a_split_moves_past_the_current_query() {
+        let text = "q1 0 a 1\n\nq1 0 b 1\nq2 0 a 1\nq1 0 c 1\n";
+        assert_eq!(query_end(text.as_bytes()).unwrap(), 19);
+        assert_eq!(&text[19..21], "q2");
+        assert_eq!(query_end("q1 0 a 1\nq1 0 b".as_bytes()).unwrap(), 15);
+        assert_eq!(query_end("".as_bytes()).unwrap(), 0);
+    }
+
+    #[test]
+    fn a_query_is_the_first_field() {
+        assert_eq!(query_of(b"  q7 Q0 d 1 2 t\n"), Some(&b"q7"[..]));
+        assert_eq!(query_of(b" \t\r\n"), None);
     }
 }

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 #[path = "../../benches/support/generate.rs"]
 pub mod generate;
+#[path = "../../benches/support/generate_trec.rs"]
+pub mod generate_trec;
 #[allow(unused_imports)] // not every test crate draws random cases
 pub use generate::Rng;
 use std::process::Command;
