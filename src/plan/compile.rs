@@ -12,7 +12,6 @@ use crate::matchers::{self, Matcher, OptionDefault, OptionKind, OptionValue};
 use crate::params;
 use crate::plan::*;
 use crate::report::{self as reports, PriorRun};
-use crate::source::SourceFile;
 use crate::spec::yaml::NodeKind;
 use crate::spec::{
     self, Better, ExprText, GateRuleDecl, GateShapeDecl, ParamType, ReportFormat, ReportKind,
@@ -101,7 +100,6 @@ struct ExprCtx<'a> {
 
 struct Compiler<'s> {
     spec: &'s Spec,
-    source: Arc<SourceFile>,
     errors: Vec<Diagnostic>,
     params: Vec<ParamValue>,
     /// Fields, then matchers, as declared: the namespace of per-item values.
@@ -137,7 +135,6 @@ impl<'s> Compiler<'s> {
             .collect();
         Self {
             spec,
-            source: spec.source.clone(),
             errors: Vec::new(),
             params: Vec::new(),
             derived_names,
@@ -150,8 +147,7 @@ impl<'s> Compiler<'s> {
     }
 
     fn locate_name(&self, name: &spec::Name) -> Location {
-        Location::in_source(&self.source, name.node.offset, name.node.len.max(1))
-            .with_key_path(&name.key_path)
+        name.node.location().with_key_path(&name.key_path)
     }
 
     fn params(&mut self, overrides: &Overrides) {
@@ -367,7 +363,7 @@ impl<'s> Compiler<'s> {
                         "the condition of label `{}` must be true or false, found {ty}",
                         rule.label.text
                     ))
-                    .at(rule.expr.location(&self.source, 0, rule.expr.text.len()))
+                    .at(rule.expr.location(0, rule.expr.text.len()))
                     .help("e.g. `answerable and not refused and hit`"),
                 );
                 continue;
@@ -441,7 +437,7 @@ impl<'s> Compiler<'s> {
                 Diagnostic::error(format!(
                     "`offenders.when` must be true or false, found {ty}"
                 ))
-                .at(decl.when.location(&self.source, 0, decl.when.text.len()))
+                .at(decl.when.location(0, decl.when.text.len()))
                 .help("e.g. `label != \"OK\"`"),
             );
             return None;
@@ -449,7 +445,7 @@ impl<'s> Compiler<'s> {
         Some(OffendersPlan {
             when,
             text: decl.when.text.clone(),
-            at: decl.when.location(&self.source, 0, decl.when.text.len()),
+            at: decl.when.location(0, decl.when.text.len()),
             show,
             limit: decl.limit,
         })
@@ -483,7 +479,7 @@ impl<'s> Compiler<'s> {
                 ok = false;
                 continue;
             };
-            let Some(text) = node.scalar_text(&self.source) else {
+            let Some(text) = node.scalar_text() else {
                 self.errors.push(
                     Diagnostic::error(format!(
                         "input `{input}` must be an expression, found {}",
@@ -513,11 +509,7 @@ impl<'s> Compiler<'s> {
                                 kind.name,
                                 param.describe()
                             ))
-                            .at(expr.location(
-                                &self.source,
-                                0,
-                                expr.text.len(),
-                            )),
+                            .at(expr.location(0, expr.text.len())),
                         );
                         ok = false;
                     }
@@ -639,10 +631,8 @@ impl<'s> Compiler<'s> {
         value
             .map_err(|message| {
                 self.errors.push(
-                    Diagnostic::error(format!("{message}, found {}", node.type_name())).at(
-                        Location::in_source(&self.source, node.offset, node.len.max(1))
-                            .with_key_path(&name.key_path),
-                    ),
+                    Diagnostic::error(format!("{message}, found {}", node.type_name()))
+                        .at(node.location().with_key_path(&name.key_path)),
                 );
             })
             .ok()
@@ -661,7 +651,7 @@ impl<'s> Compiler<'s> {
                 if !ty.is_numeric() && ty != Type::Any && ty != Type::Bool {
                     self.errors.push(
                         Diagnostic::error(format!("metric `{}` must be a number, found {ty}", metric.name.text))
-                            .at(metric.expr.location(&self.source, 0, metric.expr.text.len()))
+                            .at(metric.expr.location(0, metric.expr.text.len()))
                             .help("a metric aggregates items, e.g. `ratio(correct where shipped)` or `count(shipped)`"),
                     );
                     return None;
@@ -750,7 +740,7 @@ impl<'s> Compiler<'s> {
                 Diagnostic::error(format!(
                     "gate `{name}` must be true or false, but its expression is {ty}"
                 ))
-                .at(expr.location(&self.source, 0, expr.text.len()))
+                .at(expr.location(0, expr.text.len()))
                 .help("compare a metric with a threshold, e.g. `precision >= 0.8`"),
             );
             return None;
@@ -810,7 +800,7 @@ impl<'s> Compiler<'s> {
             if !Type::Float.accepts(&ty) {
                 this.errors.push(
                     Diagnostic::error(format!("a gate bound must be a number, found {ty}"))
-                        .at(expr.location(&this.source, 0, expr.text.len()))
+                        .at(expr.location(0, expr.text.len()))
                         .help("write a number such as `0.8`, or a param"),
                 );
                 return None;
@@ -881,7 +871,7 @@ impl<'s> Compiler<'s> {
                 };
                 self.errors.push(
                     Diagnostic::error(format!("a severity must be \"fail\" or \"warn\", this one gives {found}"))
-                        .at(expr.location(&self.source, 0, expr.text.len()))
+                        .at(expr.location(0, expr.text.len()))
                         .help("write `fail`, `warn`, or an expression over params such as `if(strict, \"fail\", \"warn\")`"),
                 );
                 None
@@ -906,27 +896,27 @@ impl<'s> Compiler<'s> {
             .map_or_else(PathBuf::new, Path::to_path_buf);
         // items.jsonl keeps every item in memory: asked for, not by default.
         let default = [ReportFormat::Markdown];
-        let declared: Vec<(ReportKind, Option<String>, Option<Location>)> = match &spec.reports {
+        type Wanted = (ReportKind, Option<String>, Option<Location>, PathBuf);
+        let declared: Vec<Wanted> = match &spec.reports {
             Some(reports) => reports
                 .iter()
                 .map(|r| {
-                    let at = Location::in_source(&self.source, r.node.offset, r.node.len.max(1))
-                        .with_key_path("reports");
-                    (r.kind.clone(), r.path.clone(), Some(at))
+                    let at = r.node.location().with_key_path("reports");
+                    (r.kind.clone(), r.path.clone(), Some(at), r.dir.clone())
                 })
                 .collect(),
             None => default
                 .iter()
-                .map(|f| (ReportKind::Builtin(*f), None, None))
+                .map(|f| (ReportKind::Builtin(*f), None, None, spec_dir.clone()))
                 .collect(),
         };
         let mut wanted = declared;
         for format in &overrides.formats {
             if !wanted
                 .iter()
-                .any(|(k, _, _)| *k == ReportKind::Builtin(*format))
+                .any(|(k, _, _, _)| *k == ReportKind::Builtin(*format))
             {
-                wanted.push((ReportKind::Builtin(*format), None, None));
+                wanted.push((ReportKind::Builtin(*format), None, None, spec_dir.clone()));
             }
         }
         let mut dirs: Vec<PathBuf> = Vec::new();
@@ -938,7 +928,7 @@ impl<'s> Compiler<'s> {
             },
             false,
         )];
-        for (kind, file, at) in wanted {
+        for (kind, file, at, dir) in wanted {
             let (file, plan_kind, uses_items) = match kind {
                 ReportKind::Builtin(ReportFormat::Json) if file.is_none() => continue,
                 ReportKind::Builtin(format) => {
@@ -952,7 +942,7 @@ impl<'s> Compiler<'s> {
                     }
                 }
                 ReportKind::Template(path) => {
-                    let full = spec_dir.join(&path);
+                    let full = dir.join(&path);
                     let (Some(dir), Some(name)) =
                         (full.parent(), full.file_name().and_then(|n| n.to_str()))
                     else {
@@ -1054,12 +1044,6 @@ impl<'s> Compiler<'s> {
                 self.errors.push(d);
             }
         }
-        let spec_dir = spec
-            .source
-            .path
-            .parent()
-            .unwrap_or(Path::new(""))
-            .to_path_buf();
         let mut out = Vec::new();
         for (index, decl) in spec.datasets.iter().enumerate() {
             let is_items = decl.name.text == spec.items.text;
@@ -1082,7 +1066,7 @@ impl<'s> Compiler<'s> {
                 &decl.path,
             ) {
                 (Some((_, path)), _) => Some(path.clone()),
-                (None, Some(path)) => Some(spec_dir.join(path)),
+                (None, Some(path)) => Some(path.clone()),
                 (None, None) => {
                     self.errors.push(
                         Diagnostic::error(format!("dataset `{}` has no path", decl.name.text))
@@ -1129,11 +1113,7 @@ impl<'s> Compiler<'s> {
                             Diagnostic::error(format!(
                                 "a check must be true or false, but this one is {ty}"
                             ))
-                            .at(check.expr.location(
-                                &self.source,
-                                0,
-                                check.expr.text.len(),
-                            )),
+                            .at(check.expr.location(0, check.expr.text.len())),
                         );
                         return None;
                     }
@@ -1325,11 +1305,8 @@ impl<'s> Compiler<'s> {
             Err(error) => {
                 self.errors.push(
                     Diagnostic::error(format!("syntax error: {}", error.message))
-                        .at(text.location(
-                            &self.source,
-                            error.span.start,
-                            error.span.end.max(error.span.start + 1),
-                        ))
+                        .at(text
+                            .location(error.span.start, error.span.end.max(error.span.start + 1)))
                         .help(syntax_help(&text.text)),
                 );
                 None
@@ -1343,7 +1320,7 @@ impl<'s> Compiler<'s> {
         span: Span,
         message: impl Into<String>,
     ) -> &mut Diagnostic {
-        let location = ctx.text.location(&self.source, span.start, span.end);
+        let location = ctx.text.location(span.start, span.end);
         self.errors.push(Diagnostic::error(message).at(location));
         self.errors.last_mut().expect("just pushed")
     }
@@ -2095,9 +2072,7 @@ impl<'s> Compiler<'s> {
             arg: arg.map(|(op, _)| op),
             filter: filter_op.map(|(op, _)| op),
             text: ctx.text.text[expr.span.start..expr.span.end].to_string(),
-            at: ctx
-                .text
-                .location(&self.source, expr.span.start, expr.span.end),
+            at: ctx.text.location(expr.span.start, expr.span.end),
         });
         Some((Op::Aggregate(self.aggregates.len() - 1), result_ty))
     }

@@ -1,7 +1,7 @@
 //! From YAML nodes to a [`Spec`]: every structural error of the file is collected
 //! (unknown keys, wrong types, bad names) before any expression is looked at.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::diagnostic::Diagnostic;
@@ -36,6 +36,7 @@ const DATASET_KEYS: &[&str] = &[
     "join",
     "schema",
     "checks",
+    "frozen",
 ];
 const RULE_KEYS: &[&str] = &["type", "optional", "nonempty", "min"];
 const METRIC_KEYS: &[&str] = &["expr", "empty", "better", "description", "ks", "tolerance"];
@@ -55,6 +56,15 @@ const GATE_KEYS: &[&str] = &[
 ];
 const OFFENDER_KEYS: &[&str] = &["when", "show", "limit"];
 const REPORT_KEYS: &[&str] = &["format", "template", "path"];
+
+/// The folder of the file a value was written in: relative paths in a spec are
+/// relative to the file that declares them, also through `extends`.
+fn dir_of(node: &Node) -> PathBuf {
+    node.source
+        .path
+        .parent()
+        .map_or_else(PathBuf::new, Path::to_path_buf)
+}
 
 /// Reads and structurally validates the spec at `path`.
 pub fn load(path: &Path) -> Result<Spec, Vec<Diagnostic>> {
@@ -80,7 +90,7 @@ struct Loader {
 
 impl Loader {
     fn spec(mut self, root: &Node) -> Result<Spec, Vec<Diagnostic>> {
-        let Some(mut top) = Mapping::new(&self.source, root, "", "a spec", &mut self.errors) else {
+        let Some(mut top) = Mapping::new(root, "", "a spec", &mut self.errors) else {
             return Err(self.errors);
         };
         let name = self.required_string(&mut top, "name", root);
@@ -89,7 +99,7 @@ impl Loader {
             if !is_semver(version) {
                 self.errors.push(
                     Diagnostic::error(format!("version `{version}` is not a semantic version"))
-                        .at(locate(&self.source, node, "version"))
+                        .at(locate(node, "version"))
                         .help("write MAJOR.MINOR.PATCH, e.g. `1.4.0`"),
                 );
             }
@@ -109,7 +119,7 @@ impl Loader {
         let labels = top.take("labels").map_or_else(Vec::new, |n| self.labels(n));
         let offenders = top.take("offenders").and_then(|n| self.offenders(n));
         let reports = top.take("reports").map(|n| self.reports(n));
-        top.finish(&self.source, TOP_KEYS, &mut self.errors);
+        top.finish(TOP_KEYS, &mut self.errors);
 
         let items = match (items, datasets.first()) {
             (Some(items), _) => Some(items),
@@ -118,7 +128,7 @@ impl Loader {
             _ => {
                 self.errors.push(
                     Diagnostic::error("the spec does not say which dataset holds the items")
-                        .at(locate(&self.source, root, ""))
+                        .at(locate(root, ""))
                         .help(
                             "add `items: NAME`, naming the dataset with one record per scored item",
                         ),
@@ -129,7 +139,7 @@ impl Loader {
         if datasets.is_empty() {
             self.errors.push(
                 Diagnostic::error("the spec declares no datasets")
-                    .at(locate(&self.source, root, ""))
+                    .at(locate(root, ""))
                     .help("add a `datasets:` section, e.g. `gold: {format: jsonl, path: gold.jsonl, key: qid}`"),
             );
         }
@@ -164,13 +174,8 @@ impl Loader {
         let Some(node) = top.take(key) else {
             return Vec::new();
         };
-        let Some(mut section) = Mapping::new(
-            &self.source,
-            node,
-            key,
-            &format!("`{key}`"),
-            &mut self.errors,
-        ) else {
+        let Some(mut section) = Mapping::new(node, key, &format!("`{key}`"), &mut self.errors)
+        else {
             return Vec::new();
         };
         let mut out = Vec::new();
@@ -191,7 +196,7 @@ impl Loader {
     }
 
     fn param(&mut self, name: Name, node: &Node, path: String) -> Option<ParamDecl> {
-        let mut map = Mapping::new(&self.source, node, &path, "a param", &mut self.errors)?;
+        let mut map = Mapping::new(node, &path, "a param", &mut self.errors)?;
         let ty_node = map.take("type");
         let default_node = map.take("default");
         let min = map
@@ -203,11 +208,11 @@ impl Loader {
         let description = map
             .take("description")
             .and_then(|n| self.string(n, &map.path_of("description")));
-        map.finish(&self.source, PARAM_KEYS, &mut self.errors);
+        map.finish(PARAM_KEYS, &mut self.errors);
         let Some(ty_node) = ty_node else {
             self.errors.push(
                 Diagnostic::error(format!("param `{}` has no `type`", name.text))
-                    .at(locate(&self.source, &name.node, &path))
+                    .at(locate(&name.node, &path))
                     .help("add `type: number`, `integer`, `string`, `bool` or `list`"),
             );
             return None;
@@ -226,7 +231,7 @@ impl Loader {
         let Some(default_node) = default_node else {
             self.errors.push(
                 Diagnostic::error(format!("param `{}` has no `default`", name.text))
-                    .at(locate(&self.source, &name.node, &path))
+                    .at(locate(&name.node, &path))
                     .help("every param needs a default; `--param NAME=VALUE` overrides it"),
             );
             return None;
@@ -235,18 +240,16 @@ impl Loader {
             Ok(value) => value,
             Err(message) => {
                 self.errors.push(
-                    Diagnostic::error(format!("default of param `{}`: {message}", name.text)).at(
-                        locate(&self.source, default_node, &join_path(&path, "default")),
-                    ),
+                    Diagnostic::error(format!("default of param `{}`: {message}", name.text))
+                        .at(locate(default_node, &join_path(&path, "default"))),
                 );
                 return None;
             }
         };
         if let Err(message) = check_param_range(&default, min, max) {
             self.errors.push(
-                Diagnostic::error(format!("default of param `{}`: {message}", name.text)).at(
-                    locate(&self.source, default_node, &join_path(&path, "default")),
-                ),
+                Diagnostic::error(format!("default of param `{}`: {message}", name.text))
+                    .at(locate(default_node, &join_path(&path, "default"))),
             );
         }
         Some(ParamDecl {
@@ -260,7 +263,7 @@ impl Loader {
     }
 
     fn dataset(&mut self, name: Name, node: &Node, path: String) -> Option<DatasetDecl> {
-        let mut map = Mapping::new(&self.source, node, &path, "a dataset", &mut self.errors)?;
+        let mut map = Mapping::new(node, &path, "a dataset", &mut self.errors)?;
         let format = match map.take("format") {
             Some(n) => self.keyword(
                 n,
@@ -274,15 +277,20 @@ impl Loader {
             ),
             None => Some(Format::Jsonl),
         };
-        let data_path = map
-            .take("path")
-            .and_then(|n| self.string(n, &map.path_of("path")));
+        let data_path = map.take("path").and_then(|n| {
+            self.string(n, &map.path_of("path"))
+                .map(|text| dir_of(n).join(text))
+        });
+        let frozen = map
+            .take("frozen")
+            .and_then(|n| self.bool(n, &map.path_of("frozen")))
+            .unwrap_or(false);
         let key = match map.take("key") {
             Some(n) => self.expr(n, &map.path_of("key")),
             None => {
                 self.errors.push(
                     Diagnostic::error(format!("dataset `{}` has no `key`", name.text))
-                        .at(locate(&self.source, &name.node, &path))
+                        .at(locate(&name.node, &path))
                         .help("add `key: qid` (an expression over the record's fields that identifies it)"),
                 );
                 None
@@ -317,11 +325,12 @@ impl Loader {
             Some(n) => self.checks(n, &map.path_of("checks")),
             None => Vec::new(),
         };
-        map.finish(&self.source, DATASET_KEYS, &mut self.errors);
+        map.finish(DATASET_KEYS, &mut self.errors);
         Some(DatasetDecl {
             name,
             format: format?,
             path: data_path,
+            frozen,
             key: key?,
             duplicates: duplicates?,
             join: join?,
@@ -338,7 +347,7 @@ impl Loader {
                     "`checks` must be a list, found {}",
                     node.type_name()
                 ))
-                .at(locate(&self.source, node, path))
+                .at(locate(node, path))
                 .help("write `checks: [{expr: \"len(gold) > 0\", message: \"gold is empty\"}]`"),
             );
             return Vec::new();
@@ -346,9 +355,7 @@ impl Loader {
         let mut checks = Vec::new();
         for (i, item) in items.iter().enumerate() {
             let item_path = format!("{path}[{i}]");
-            let Some(mut map) =
-                Mapping::new(&self.source, item, &item_path, "a check", &mut self.errors)
-            else {
+            let Some(mut map) = Mapping::new(item, &item_path, "a check", &mut self.errors) else {
                 continue;
             };
             let expr = map
@@ -357,15 +364,12 @@ impl Loader {
             let message = map
                 .take("message")
                 .and_then(|n| self.string(n, &map.path_of("message")));
-            map.finish(&self.source, &["expr", "message"], &mut self.errors);
+            map.finish(&["expr", "message"], &mut self.errors);
             match (expr, message) {
                 (Some(expr), Some(message)) => checks.push(RecordCheck { expr, message }),
                 (_, None) => self.errors.push(
-                    Diagnostic::error("a check needs `expr` and `message`").at(locate(
-                        &self.source,
-                        item,
-                        &item_path,
-                    )),
+                    Diagnostic::error("a check needs `expr` and `message`")
+                        .at(locate(item, &item_path)),
                 ),
                 _ => {}
             }
@@ -374,8 +378,7 @@ impl Loader {
     }
 
     fn schema(&mut self, node: &Node, path: &str) -> Vec<FieldRule> {
-        let Some(mut map) = Mapping::new(&self.source, node, path, "`schema`", &mut self.errors)
-        else {
+        let Some(mut map) = Mapping::new(node, path, "`schema`", &mut self.errors) else {
             return Vec::new();
         };
         let mut rules = Vec::new();
@@ -402,7 +405,7 @@ impl Loader {
             {
                 self.errors.push(
                     Diagnostic::error(format!("`{field}` is not a field path"))
-                        .at(locate(&self.source, key, path))
+                        .at(locate(key, path))
                         .help("write a field name, names joined by dots (`answer_json.claim`), or `list[].field` for each element"),
                 );
                 continue;
@@ -411,7 +414,7 @@ impl Loader {
                 NodeKind::Str(_) => (value, None, false, None),
                 NodeKind::Map(_) => {
                     let Some(mut rule) =
-                        Mapping::new(&self.source, value, &rule_path, "a rule", &mut self.errors)
+                        Mapping::new(value, &rule_path, "a rule", &mut self.errors)
                     else {
                         continue;
                     };
@@ -426,13 +429,13 @@ impl Loader {
                     let min = rule
                         .take("min")
                         .and_then(|n| self.number(n, &rule.path_of("min")));
-                    rule.finish(&self.source, RULE_KEYS, &mut self.errors);
+                    rule.finish(RULE_KEYS, &mut self.errors);
                     match ty {
                         Some(ty) => (ty, optional, nonempty, min),
                         None => {
                             self.errors.push(
                                 Diagnostic::error(format!("the rule for `{field}` has no `type`"))
-                                    .at(locate(&self.source, value, &rule_path)),
+                                    .at(locate(value, &rule_path)),
                             );
                             continue;
                         }
@@ -441,7 +444,7 @@ impl Loader {
                 _ => {
                     self.errors.push(
                         Diagnostic::error(format!("a schema rule must be a type or a mapping, found {}", value.type_name()))
-                            .at(locate(&self.source, value, &rule_path))
+                            .at(locate(value, &rule_path))
                             .help("write `field: string`, `field: list<string>?` or `field: {type: string, nonempty: true}`"),
                     );
                     continue;
@@ -466,7 +469,7 @@ impl Loader {
                 }),
                 None => self.errors.push(
                     Diagnostic::error(format!("unknown data type `{text}`"))
-                        .at(locate(&self.source, type_node, &rule_path))
+                        .at(locate(type_node, &rule_path))
                         .help("types: any, string, bool, number, integer, object, list, list<T>; add `?` for optional"),
                 ),
             }
@@ -475,13 +478,13 @@ impl Loader {
     }
 
     fn matcher(&mut self, name: Name, node: &Node, path: String) -> Option<MatcherDecl> {
-        let mut map = Mapping::new(&self.source, node, &path, "a matcher", &mut self.errors)?;
+        let mut map = Mapping::new(node, &path, "a matcher", &mut self.errors)?;
         let kind = match map.take("kind") {
             Some(kind) => self.name(kind, &map.path_of("kind")),
             None => {
                 self.errors.push(
                     Diagnostic::error(format!("matcher `{}` has no `kind`", name.text))
-                        .at(locate(&self.source, &name.node, &path))
+                        .at(locate(&name.node, &path))
                         .help(format!("kinds: {}", crate::matchers::KIND_NAMES.join(", "))),
                 );
                 None
@@ -533,7 +536,7 @@ impl Loader {
                         "metric `{}` names a cutoff `{{k}}` but gives no `ks`",
                         name.text
                     ))
-                    .at(locate(&self.source, &name.node, &path))
+                    .at(locate(&name.node, &path))
                     .help("write it as a mapping with `expr:` and `ks: [5, 10]`"),
                 );
                 return Vec::new();
@@ -551,8 +554,7 @@ impl Loader {
                 tolerance: None,
             }];
         }
-        let Some(mut map) = Mapping::new(&self.source, node, &path, "a metric", &mut self.errors)
-        else {
+        let Some(mut map) = Mapping::new(node, &path, "a metric", &mut self.errors) else {
             return Vec::new();
         };
         let ks = map
@@ -578,14 +580,14 @@ impl Loader {
             if value < 0.0 {
                 self.errors.push(
                     Diagnostic::error(format!("a tolerance cannot be negative, found {value}"))
-                        .at(locate(&self.source, n, &path))
+                        .at(locate(n, &path))
                         .help("the tolerance is how far the metric may move in its bad direction, e.g. `0.01`"),
                 );
                 return None;
             }
             Some(value)
         });
-        map.finish(&self.source, METRIC_KEYS, &mut self.errors);
+        map.finish(METRIC_KEYS, &mut self.errors);
         let Some(expr) = expr else { return Vec::new() };
         let metric = |name: Name, cutoff: Option<u32>| MetricDecl {
             name,
@@ -616,7 +618,7 @@ impl Loader {
                         "metric `{}` names a cutoff `{{k}}` but gives no `ks`",
                         name.text
                     ))
-                    .at(locate(&self.source, &name.node, &path))
+                    .at(locate(&name.node, &path))
                     .help("add `ks: [5, 10]`: one metric per cutoff"),
                 );
                 Vec::new()
@@ -627,7 +629,7 @@ impl Loader {
                         "metric `{}` has `ks` but its name has no `{{k}}`",
                         name.text
                     ))
-                    .at(locate(&self.source, node, &join_path(&path, "ks")))
+                    .at(locate(node, &join_path(&path, "ks")))
                     .help(format!(
                         "name it e.g. `{}_{{k}}`, so that each cutoff gets its own metric",
                         name.text
@@ -648,7 +650,7 @@ impl Loader {
                         "`ks` must be a list of cutoffs, found {}",
                         node.type_name()
                     ))
-                    .at(locate(&self.source, node, path)),
+                    .at(locate(node, path)),
                 );
                 return Vec::new();
             }
@@ -662,7 +664,7 @@ impl Loader {
                         "a cutoff must be a distinct whole number ≥ 1, found `{}`",
                         item.key_text()
                     ))
-                    .at(locate(&self.source, item, path)),
+                    .at(locate(item, path)),
                 ),
             }
         }
@@ -679,7 +681,7 @@ impl Loader {
                 message: None,
             });
         }
-        let mut map = Mapping::new(&self.source, node, &path, "a gate", &mut self.errors)?;
+        let mut map = Mapping::new(node, &path, "a gate", &mut self.errors)?;
         let rule = match (map.take("expr"), map.take("metric")) {
             (Some(expr), None) => self
                 .expr(expr, &map.path_of("expr"))
@@ -690,7 +692,7 @@ impl Loader {
             (Some(_), Some(metric)) => {
                 self.errors.push(
                     Diagnostic::error(format!("gate `{}` has both `expr` and `metric`", name.text))
-                        .at(locate(&self.source, metric, &map.path_of("metric")))
+                        .at(locate(metric, &map.path_of("metric")))
                         .help("write either an expression (`expr:`) or a metric with thresholds (`metric:`, `threshold:`, `max_drop:`, …)"),
                 );
                 None
@@ -698,7 +700,7 @@ impl Loader {
             (None, None) => {
                 self.errors.push(
                     Diagnostic::error(format!("gate `{}` has neither `expr` nor `metric`", name.text))
-                        .at(locate(&self.source, &name.node, &path))
+                        .at(locate(&name.node, &path))
                         .help("add `expr: precision >= 0.8`, or `metric: precision` with `threshold: 0.8`"),
                 );
                 None
@@ -717,7 +719,7 @@ impl Loader {
         let message = map
             .take("message")
             .and_then(|n| self.string(n, &map.path_of("message")));
-        map.finish(&self.source, GATE_KEYS, &mut self.errors);
+        map.finish(GATE_KEYS, &mut self.errors);
         Some(GateDecl {
             name,
             rule: rule?,
@@ -761,7 +763,7 @@ impl Loader {
         if threshold.is_none() && warn_threshold.is_none() && changes.is_empty() {
             self.errors.push(
                 Diagnostic::error(format!("the gate on `{}` sets no bound", metric.text))
-                    .at(locate(&self.source, &metric.node, &map.path_of("metric")))
+                    .at(locate(&metric.node, &map.path_of("metric")))
                     .help("add `threshold:`, `warn_threshold:`, `max_drop:`, `max_drop_relative:`, `min_gain:` or `min_gain_relative:`"),
             );
             return None;
@@ -781,7 +783,7 @@ impl Loader {
         let NodeKind::Seq(rules) = &node.kind else {
             self.errors.push(
                 Diagnostic::error(format!("`labels` must be a list, found {}", node.type_name()))
-                    .at(locate(&self.source, node, "labels"))
+                    .at(locate(node, "labels"))
                     .help("write one `- LABEL: condition` per line; the first label whose condition holds is the item's"),
             );
             return Vec::new();
@@ -797,7 +799,7 @@ impl Loader {
                             "a label rule must be one `LABEL: condition` pair, found {}",
                             rule.type_name()
                         ))
-                        .at(locate(&self.source, rule, &path))
+                        .at(locate(rule, &path))
                         .help("e.g. `- HALLUCINATION: not answerable and not refused`"),
                     );
                     continue;
@@ -811,7 +813,7 @@ impl Loader {
             if out.iter().any(|r| r.label.text == label.text) {
                 self.errors.push(
                     Diagnostic::error(format!("the label `{}` has two rules", label.text))
-                        .at(locate(&self.source, &entry.0, &path))
+                        .at(locate(&entry.0, &path))
                         .help("join the conditions with `or` in one rule"),
                 );
                 continue;
@@ -822,19 +824,13 @@ impl Loader {
     }
 
     fn offenders(&mut self, node: &Node) -> Option<OffendersDecl> {
-        let mut map = Mapping::new(
-            &self.source,
-            node,
-            "offenders",
-            "`offenders`",
-            &mut self.errors,
-        )?;
+        let mut map = Mapping::new(node, "offenders", "`offenders`", &mut self.errors)?;
         let when = match map.take("when") {
             Some(n) => self.expr(n, "offenders.when"),
             None => {
                 self.errors.push(
                     Diagnostic::error("`offenders` has no `when`")
-                        .at(locate(&self.source, node, "offenders"))
+                        .at(locate(node, "offenders"))
                         .help("add `when: label != \"OK\"` (or any per-item condition)"),
                 );
                 None
@@ -853,7 +849,7 @@ impl Loader {
                             "`show` must be a list of fields, found {}",
                             n.type_name()
                         ))
-                        .at(locate(&self.source, n, "offenders.show")),
+                        .at(locate(n, "offenders.show")),
                     );
                     Vec::new()
                 }
@@ -869,13 +865,13 @@ impl Loader {
                             "`limit` must be a whole number ≥ 1, found `{}`",
                             n.key_text()
                         ))
-                        .at(locate(&self.source, n, "offenders.limit")),
+                        .at(locate(n, "offenders.limit")),
                     );
                     None
                 }
             },
         };
-        map.finish(&self.source, OFFENDER_KEYS, &mut self.errors);
+        map.finish(OFFENDER_KEYS, &mut self.errors);
         Some(OffendersDecl {
             when: when?,
             show,
@@ -891,7 +887,7 @@ impl Loader {
                     "`reports` must be a list, found {}",
                     node.type_name()
                 ))
-                .at(locate(&self.source, node, "reports"))
+                .at(locate(node, "reports"))
                 .help(
                     "e.g. `reports: [markdown, junit, {template: report.md.j2, path: report.md}]`",
                 ),
@@ -906,33 +902,31 @@ impl Loader {
                     out.push(ReportDecl {
                         kind: ReportKind::Builtin(format),
                         path: None,
+                        dir: dir_of(entry),
                         node: entry.clone(),
                     });
                 }
                 continue;
             }
-            let Some(mut map) =
-                Mapping::new(&self.source, entry, &path, "a report", &mut self.errors)
-            else {
+            let Some(mut map) = Mapping::new(entry, &path, "a report", &mut self.errors) else {
                 continue;
             };
             let format = map
                 .take("format")
                 .and_then(|n| self.keyword(n, &map.path_of("format"), &ReportFormat::ALL));
-            let template = map
-                .take("template")
-                .and_then(|n| self.string(n, &map.path_of("template")));
+            let template_node = map.take("template");
+            let template = template_node.and_then(|n| self.string(n, &map.path_of("template")));
             let file = map
                 .take("path")
                 .and_then(|n| self.string(n, &map.path_of("path")));
-            map.finish(&self.source, REPORT_KEYS, &mut self.errors);
+            map.finish(REPORT_KEYS, &mut self.errors);
             let kind = match (format, template) {
                 (Some(format), None) => ReportKind::Builtin(format),
                 (None, Some(template)) => ReportKind::Template(template),
                 _ => {
                     self.errors.push(
                         Diagnostic::error("a report needs exactly one of `format` and `template`")
-                            .at(locate(&self.source, entry, &path))
+                            .at(locate(entry, &path))
                             .help("e.g. `{format: junit, path: gates.xml}` or `{template: report.md.j2}`"),
                     );
                     continue;
@@ -941,6 +935,7 @@ impl Loader {
             out.push(ReportDecl {
                 kind,
                 path: file,
+                dir: dir_of(template_node.unwrap_or(entry)),
                 node: entry.clone(),
             });
         }
@@ -959,7 +954,7 @@ impl Loader {
             None => {
                 self.errors.push(
                     Diagnostic::error(format!("`{}` has no `{key}`", owner.text))
-                        .at(locate(&self.source, &owner.node, path))
+                        .at(locate(&owner.node, path))
                         .help(format!("add `{key}: …` with the expression")),
                 );
                 None
@@ -973,7 +968,7 @@ impl Loader {
             None => {
                 self.errors.push(
                     Diagnostic::error(format!("the spec has no `{key}`"))
-                        .at(locate(&self.source, root, ""))
+                        .at(locate(root, ""))
                         .help(format!("add a top-level `{key}:`")),
                 );
                 None
@@ -982,7 +977,7 @@ impl Loader {
     }
 
     fn expr(&mut self, node: &Node, path: &str) -> Option<ExprText> {
-        match node.scalar_text(&self.source) {
+        match node.scalar_text() {
             Some(text) => Some(ExprText {
                 text: text.into_owned(),
                 node: node.clone(),
@@ -991,7 +986,7 @@ impl Loader {
             None => {
                 self.errors.push(
                     Diagnostic::error(format!("expected an expression, found {}", node.type_name()))
-                        .at(locate(&self.source, node, path))
+                        .at(locate(node, path))
                         .help("write the expression as a string; quote it if it starts with `[` or contains `: `"),
                 );
                 None
@@ -1010,7 +1005,7 @@ impl Loader {
         }
         self.errors.push(
             Diagnostic::error(format!("`{text}` is not a valid name"))
-                .at(locate(&self.source, node, path))
+                .at(locate(node, path))
                 .help("names start with a letter or `_` and contain letters, digits and `_`; keywords are reserved"),
         );
         None
@@ -1021,11 +1016,8 @@ impl Loader {
             return Some(s.clone());
         }
         self.errors.push(
-            Diagnostic::error(format!("expected a string, found {}", node.type_name())).at(locate(
-                &self.source,
-                node,
-                path,
-            )),
+            Diagnostic::error(format!("expected a string, found {}", node.type_name()))
+                .at(locate(node, path)),
         );
         None
     }
@@ -1037,7 +1029,7 @@ impl Loader {
             _ => {
                 self.errors.push(
                     Diagnostic::error(format!("expected a number, found {}", node.type_name()))
-                        .at(locate(&self.source, node, path)),
+                        .at(locate(node, path)),
                 );
                 None
             }
@@ -1053,7 +1045,7 @@ impl Loader {
                 "expected true or false, found {}",
                 node.type_name()
             ))
-            .at(locate(&self.source, node, path)),
+            .at(locate(node, path)),
         );
         None
     }
@@ -1064,11 +1056,9 @@ impl Loader {
             return Some(*value);
         }
         let words: Vec<&str> = choices.iter().map(|(word, _)| *word).collect();
-        let mut diagnostic = Diagnostic::error(format!(
-            "`{text}` is not one of: {}",
-            words.join(", ")
-        ))
-        .at(locate(&self.source, node, path));
+        let mut diagnostic =
+            Diagnostic::error(format!("`{text}` is not one of: {}", words.join(", ")))
+                .at(locate(node, path));
         if let Some(suggestion) = crate::suggest::did_you_mean(&text, words.iter().copied()) {
             diagnostic = diagnostic.help(format!("did you mean `{suggestion}`?"));
         }

@@ -1,10 +1,7 @@
 //! Reading a YAML mapping key by key, so that unknown keys can be reported (with a
 //! suggestion) once every known key has been taken.
 
-use std::sync::Arc;
-
 use crate::diagnostic::{Diagnostic, Location};
-use crate::source::SourceFile;
 use crate::spec::yaml::{Node, NodeKind};
 use crate::suggest::did_you_mean;
 
@@ -14,8 +11,8 @@ pub struct Mapping<'a> {
 }
 
 /// The location of a node, with its key path.
-pub fn locate(source: &Arc<SourceFile>, node: &Node, key_path: &str) -> Location {
-    Location::in_source(source, node.offset, node.len.max(1)).with_key_path(key_path)
+pub fn locate(node: &Node, key_path: &str) -> Location {
+    node.location().with_key_path(key_path)
 }
 
 pub fn join_path(base: &str, key: &str) -> String {
@@ -29,7 +26,6 @@ pub fn join_path(base: &str, key: &str) -> String {
 impl<'a> Mapping<'a> {
     /// Views `node` as a mapping, or reports what it is instead.
     pub fn new(
-        source: &Arc<SourceFile>,
         node: &'a Node,
         key_path: &str,
         what: &str,
@@ -50,7 +46,7 @@ impl<'a> Mapping<'a> {
                         "{what} must be a mapping, found {}",
                         node.type_name()
                     ))
-                    .at(locate(source, node, key_path)),
+                    .at(locate(node, key_path)),
                 );
                 None
             }
@@ -85,14 +81,14 @@ impl<'a> Mapping<'a> {
     }
 
     /// Reports every key that was not taken, suggesting the closest known key.
-    pub fn finish(self, source: &Arc<SourceFile>, known: &[&str], errors: &mut Vec<Diagnostic>) {
+    pub fn finish(self, known: &[&str], errors: &mut Vec<Diagnostic>) {
         for (key, _, used) in &self.entries {
             if *used {
                 continue;
             }
             let text = key.key_text();
             let mut diagnostic = Diagnostic::error(format!("unknown key `{text}`"))
-                .at(locate(source, key, &self.key_path))
+                .at(locate(key, &self.key_path))
                 .label("not a key here");
             diagnostic = match did_you_mean(&text, known.iter().copied()) {
                 Some(suggestion) => diagnostic.help(format!("did you mean `{suggestion}`?")),

@@ -1,5 +1,6 @@
 //! The spec's declarations after structural validation, in declaration order.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::diagnostic::Location;
@@ -47,13 +48,10 @@ pub struct ExprText {
 
 impl ExprText {
     /// The location of `text[start..end]` in the spec file.
-    pub fn location(&self, source: &Arc<SourceFile>, start: usize, end: usize) -> Location {
-        let from = self.node.source_offset(source, &self.text, start);
-        let to = self
-            .node
-            .source_offset(source, &self.text, end.max(start + 1) - 1)
-            + 1;
-        Location::in_source(source, from, to.saturating_sub(from).max(1))
+    pub fn location(&self, start: usize, end: usize) -> Location {
+        let from = self.node.source_offset(&self.text, start);
+        let to = self.node.source_offset(&self.text, end.max(start + 1) - 1) + 1;
+        Location::in_source(&self.node.source, from, to.saturating_sub(from).max(1))
             .with_key_path(&self.key_path)
     }
 }
@@ -158,8 +156,11 @@ impl Join {
 pub struct DatasetDecl {
     pub name: Name,
     pub format: Format,
-    /// Default path, relative to the spec file; `--dataset NAME=PATH` overrides it.
-    pub path: Option<String>,
+    /// Default path, resolved against the folder of the spec file that declares it;
+    /// `--dataset NAME=PATH` overrides it.
+    pub path: Option<PathBuf>,
+    /// Pinned by `evalspec freeze`: a change is drift.
+    pub frozen: bool,
     pub key: ExprText,
     pub duplicates: Duplicates,
     pub join: Join,
@@ -357,6 +358,8 @@ pub struct ReportDecl {
     pub kind: ReportKind,
     /// The output file, relative to the output folder.
     pub path: Option<String>,
+    /// The folder a template path is relative to: that of the file declaring it.
+    pub dir: PathBuf,
     pub node: Node,
 }
 

@@ -1,6 +1,7 @@
 //! YAML loading: the only module that knows serde-saphyr. A spec becomes a tree of
-//! [`Node`]s that remember where each value starts, so that later stages can point
-//! at a key, a value, or a character inside an expression string.
+//! [`Node`]s that remember their file and where each value starts, so that later
+//! stages can point at a key, a value, or a character inside an expression string,
+//! even in a tree merged from several files (`extends`).
 
 use std::sync::Arc;
 
@@ -13,6 +14,8 @@ use crate::source::SourceFile;
 #[derive(Debug, Clone)]
 pub struct Node {
     pub kind: NodeKind,
+    /// The file the value was read from.
+    pub source: Arc<SourceFile>,
     /// Byte offset of the value's first character in the source (the opening quote of
     /// a quoted scalar, the first content character of a block scalar).
     pub offset: usize,
@@ -58,10 +61,11 @@ impl Node {
 
     /// A scalar as the text the user wrote, for values that may be an expression or a
     /// plain string (`empty: 1.0`, `expr: true`).
-    pub fn scalar_text<'a>(&'a self, source: &'a SourceFile) -> Option<std::borrow::Cow<'a, str>> {
+    pub fn scalar_text(&self) -> Option<std::borrow::Cow<'_, str>> {
         match &self.kind {
             NodeKind::Str(s) => Some(s.as_str().into()),
-            NodeKind::Null | NodeKind::Bool(_) | NodeKind::Int(_) | NodeKind::Float(_) => source
+            NodeKind::Null | NodeKind::Bool(_) | NodeKind::Int(_) | NodeKind::Float(_) => self
+                .source
                 .text
                 .get(self.offset..self.offset + self.len)
                 .map(Into::into),
@@ -73,8 +77,9 @@ impl Node {
     /// source. Quotes, escapes and block indentation make the two differ; aligning the
     /// decoded characters greedily against the raw text handles all YAML scalar styles
     /// well enough to put a caret under the right character.
-    pub fn source_offset(&self, source: &SourceFile, decoded: &str, at: usize) -> usize {
-        let raw = &source.text[self.offset.min(source.text.len())..];
+    pub fn source_offset(&self, decoded: &str, at: usize) -> usize {
+        let text = &self.source.text;
+        let raw = &text[self.offset.min(text.len())..];
         let mut raw_chars = raw.char_indices().peekable();
         let mut last = 0;
         for (index, ch) in decoded.char_indices() {
@@ -105,13 +110,62 @@ impl Node {
         }
         self.offset + last
     }
+
+    /// Where the value is.
+    pub fn location(&self) -> Location {
+        Location::in_source(&self.source, self.offset, self.len.max(1))
+    }
 }
 
-impl<'de> Deserialize<'de> for Node {
+/// A value as deserialized, before it is told its file.
+struct RawNode {
+    kind: RawKind,
+    offset: usize,
+    len: usize,
+}
+
+enum RawKind {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Seq(Vec<RawNode>),
+    Map(Vec<(RawNode, RawNode)>),
+}
+
+impl RawNode {
+    fn into_node(self, source: &Arc<SourceFile>) -> Node {
+        let kind = match self.kind {
+            RawKind::Null => NodeKind::Null,
+            RawKind::Bool(b) => NodeKind::Bool(b),
+            RawKind::Int(i) => NodeKind::Int(i),
+            RawKind::Float(f) => NodeKind::Float(f),
+            RawKind::Str(s) => NodeKind::Str(s),
+            RawKind::Seq(items) => {
+                NodeKind::Seq(items.into_iter().map(|n| n.into_node(source)).collect())
+            }
+            RawKind::Map(entries) => NodeKind::Map(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k.into_node(source), v.into_node(source)))
+                    .collect(),
+            ),
+        };
+        Node {
+            kind,
+            source: source.clone(),
+            offset: self.offset,
+            len: self.len,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RawNode {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let spanned = Spanned::<NodeKind>::deserialize(deserializer)?;
+        let spanned = Spanned::<RawKind>::deserialize(deserializer)?;
         let span = spanned.referenced.span();
-        Ok(Node {
+        Ok(RawNode {
             kind: spanned.value,
             offset: span.byte_offset().unwrap_or(0) as usize,
             len: span.byte_len().unwrap_or(0) as usize,
@@ -119,51 +173,51 @@ impl<'de> Deserialize<'de> for Node {
     }
 }
 
-impl<'de> Deserialize<'de> for NodeKind {
+impl<'de> Deserialize<'de> for RawKind {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct KindVisitor;
         impl<'de> Visitor<'de> for KindVisitor {
-            type Value = NodeKind;
+            type Value = RawKind;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("any YAML value")
             }
-            fn visit_unit<E>(self) -> Result<NodeKind, E> {
-                Ok(NodeKind::Null)
+            fn visit_unit<E>(self) -> Result<RawKind, E> {
+                Ok(RawKind::Null)
             }
-            fn visit_none<E>(self) -> Result<NodeKind, E> {
-                Ok(NodeKind::Null)
+            fn visit_none<E>(self) -> Result<RawKind, E> {
+                Ok(RawKind::Null)
             }
-            fn visit_bool<E>(self, v: bool) -> Result<NodeKind, E> {
-                Ok(NodeKind::Bool(v))
+            fn visit_bool<E>(self, v: bool) -> Result<RawKind, E> {
+                Ok(RawKind::Bool(v))
             }
-            fn visit_i64<E>(self, v: i64) -> Result<NodeKind, E> {
-                Ok(NodeKind::Int(v))
+            fn visit_i64<E>(self, v: i64) -> Result<RawKind, E> {
+                Ok(RawKind::Int(v))
             }
-            fn visit_u64<E>(self, v: u64) -> Result<NodeKind, E> {
-                Ok(i64::try_from(v).map_or(NodeKind::Float(v as f64), NodeKind::Int))
+            fn visit_u64<E>(self, v: u64) -> Result<RawKind, E> {
+                Ok(i64::try_from(v).map_or(RawKind::Float(v as f64), RawKind::Int))
             }
-            fn visit_f64<E>(self, v: f64) -> Result<NodeKind, E> {
-                Ok(NodeKind::Float(v))
+            fn visit_f64<E>(self, v: f64) -> Result<RawKind, E> {
+                Ok(RawKind::Float(v))
             }
-            fn visit_str<E>(self, v: &str) -> Result<NodeKind, E> {
-                Ok(NodeKind::Str(v.to_owned()))
+            fn visit_str<E>(self, v: &str) -> Result<RawKind, E> {
+                Ok(RawKind::Str(v.to_owned()))
             }
-            fn visit_string<E>(self, v: String) -> Result<NodeKind, E> {
-                Ok(NodeKind::Str(v))
+            fn visit_string<E>(self, v: String) -> Result<RawKind, E> {
+                Ok(RawKind::Str(v))
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<NodeKind, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawKind, A::Error> {
                 let mut items = Vec::new();
                 while let Some(item) = seq.next_element()? {
                     items.push(item);
                 }
-                Ok(NodeKind::Seq(items))
+                Ok(RawKind::Seq(items))
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<NodeKind, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawKind, A::Error> {
                 let mut entries = Vec::new();
                 while let Some(entry) = map.next_entry()? {
                     entries.push(entry);
                 }
-                Ok(NodeKind::Map(entries))
+                Ok(RawKind::Map(entries))
             }
         }
         deserializer.deserialize_any(KindVisitor)
@@ -179,19 +233,22 @@ pub fn parse(source: &Arc<SourceFile>) -> Result<Node, Diagnostic> {
     }
     // YAML 1.2 booleans only: a key or value `n`, `no`, `off` stays a string.
     let options = serde_saphyr::options! { strict_booleans: true };
-    serde_saphyr::from_str_with_options::<Node>(&source.text, options).map_err(|error| {
-        let message = yaml_message(&error.to_string());
-        let mut diagnostic = Diagnostic::error(format!("invalid YAML: {message}"));
-        if let Some(location) = error.location() {
-            let offset = source.offset_of(location.line() as usize, location.column() as usize);
-            diagnostic = diagnostic.at(Location::in_source(source, offset, 1));
-        }
-        if message.contains("duplicate mapping key") {
-            diagnostic = diagnostic
-                .help("each key may appear once per mapping; remove or rename the repeated one");
-        }
-        diagnostic
-    })
+    let raw =
+        serde_saphyr::from_str_with_options::<RawNode>(&source.text, options).map_err(|error| {
+            let message = yaml_message(&error.to_string());
+            let mut diagnostic = Diagnostic::error(format!("invalid YAML: {message}"));
+            if let Some(location) = error.location() {
+                let offset = source.offset_of(location.line() as usize, location.column() as usize);
+                diagnostic = diagnostic.at(Location::in_source(source, offset, 1));
+            }
+            if message.contains("duplicate mapping key") {
+                diagnostic = diagnostic.help(
+                    "each key may appear once per mapping; remove or rename the repeated one",
+                );
+            }
+            diagnostic
+        })?;
+    Ok(raw.into_node(source))
 }
 
 /// serde-saphyr's message without its own position prefix, snippet, or advice about
@@ -231,13 +288,13 @@ mod tests {
             panic!()
         };
         let at = text.find("where").unwrap();
-        assert_eq!(&s.text[value.source_offset(&s, text, at)..][..5], "where");
+        assert_eq!(&s.text[value.source_offset(text, at)..][..5], "where");
         let (_, value) = &entries[1];
         let NodeKind::Str(text) = &value.kind else {
             panic!()
         };
         let at = text.find('x').unwrap();
-        assert_eq!(&s.text[value.source_offset(&s, text, at)..][..1], "x");
+        assert_eq!(&s.text[value.source_offset(text, at)..][..1], "x");
     }
 
     #[test]
