@@ -29,6 +29,36 @@ pub enum Command {
     /// flips, label transitions, items added or removed, and spec changes.
     /// Exit status: 0, or 1 with --fail-on-regression when the new run regressed.
     Diff(DiffArgs),
+    /// Pin the spec, every file it extends, its templates and its `frozen: true`
+    /// datasets by SHA-256 in SPEC.lock; re-freezing a changed spec needs a new
+    /// version and --reason, and is added to the lock's history.
+    Freeze(FreezeArgs),
+    /// Check a frozen spec's files against its lock, without scoring.
+    /// Exit status: 0 they match, 2 drift (or no lock).
+    Verify(CheckArgs),
+    /// Print every metric and gate of a spec in words, resolved through `extends`
+    /// and params.
+    Explain(CheckArgs),
+    /// Write a working spec with sample gold and trace files into DIR.
+    Init(InitArgs),
+    /// Print the JSON Schema of the spec format (for editors and CI).
+    Schema,
+}
+
+#[derive(Debug, Args)]
+pub struct FreezeArgs {
+    /// The spec file (YAML).
+    pub spec: PathBuf,
+    /// Who signed off and why; kept in the lock's history (required to re-freeze).
+    #[arg(long, value_name = "TEXT")]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The folder to write into (created if missing); existing files are kept.
+    #[arg(default_value = ".")]
+    pub dir: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -87,6 +117,9 @@ pub struct RunArgs {
     /// the same for any number.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(usize))]
     pub threads: Option<usize>,
+    /// Run a frozen spec whose files no longer match its lock; the reports say so.
+    #[arg(long)]
+    pub allow_drift: bool,
 }
 
 fn report_format(text: &str) -> Result<ReportFormat, String> {

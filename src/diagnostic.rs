@@ -93,6 +93,8 @@ pub struct Diagnostic {
     pub location: Option<Box<Location>>,
     /// Text printed under the caret.
     pub label: Option<String>,
+    /// Lines shown under the location, as they are (a diff, a list of changes).
+    pub note: Option<String>,
     pub help: Option<String>,
 }
 
@@ -103,6 +105,7 @@ impl Diagnostic {
             message: message.into(),
             location: None,
             label: None,
+            note: None,
             help: None,
         }
     }
@@ -121,6 +124,12 @@ impl Diagnostic {
 
     pub fn label(mut self, label: impl Into<String>) -> Self {
         self.label = Some(label.into());
+        self
+    }
+
+    pub fn note(mut self, note: impl Into<String>) -> Self {
+        let note = note.into();
+        self.note = (!note.is_empty()).then_some(note);
         self
     }
 
@@ -173,6 +182,11 @@ impl Diagnostic {
             }
         } else if let Some(label) = &self.label {
             let _ = writeln!(out, "  = {label}");
+        }
+        if let Some(note) = &self.note {
+            for line in note.lines() {
+                let _ = writeln!(out, "{}   {line}", " ".repeat(gutter));
+            }
         }
         if let Some(help) = &self.help {
             let _ = writeln!(out, "{} = help: {help}", " ".repeat(gutter));

@@ -15,11 +15,14 @@ pub mod data;
 pub mod diagnostic;
 pub mod diff;
 pub mod eval;
+pub mod init;
+pub mod lock;
 pub mod matchers;
 pub mod params;
 pub mod plan;
 pub mod ranking;
 pub mod report;
+pub mod schema;
 pub mod source;
 pub mod spans;
 pub mod spec;
@@ -66,6 +69,14 @@ where
         Command::Check(args) => check(&args),
         Command::Run(args) => run_spec(&args),
         Command::Diff(args) => diff_runs(&args),
+        Command::Freeze(args) => freeze(&args),
+        Command::Verify(args) => verify(&args),
+        Command::Explain(args) => explain(&args),
+        Command::Init(args) => init::init(&args.dir),
+        Command::Schema => {
+            print(schema::SCHEMA);
+            exit::PASS
+        }
     }
 }
 
@@ -106,10 +117,32 @@ fn check(args: &cli::CheckArgs) -> i32 {
 }
 
 fn run_spec(args: &cli::RunArgs) -> i32 {
-    let plan = match compile(&args.spec, &overrides(&args.overrides)) {
+    let mut plan = match compile(&args.spec, &overrides(&args.overrides)) {
         Ok(plan) => plan,
         Err(diagnostics) => return fail(&diagnostics),
     };
+    match lock::verify(&plan) {
+        Ok(None) => {}
+        Ok(Some((stamp, drift))) => {
+            if !drift.is_empty() {
+                let mut diagnostics = drift_diagnostics(&plan, &stamp, &drift);
+                if !args.allow_drift {
+                    if let Some(last) = diagnostics.last_mut() {
+                        last.help = Some(
+                            "bump the spec's version and `evalspec freeze --reason …` it, restore the frozen files, or pass --allow-drift".into(),
+                        );
+                    }
+                    return fail(&diagnostics);
+                }
+                for d in &mut diagnostics {
+                    d.level = diagnostic::Level::Warning;
+                }
+                let _ = std::io::stderr().write_all(render_all(&diagnostics).as_bytes());
+            }
+            plan.lock = Some(stamp);
+        }
+        Err(d) => return fail(&[d]),
+    }
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
@@ -135,6 +168,93 @@ fn run_spec(args: &cli::RunArgs) -> i32 {
         exit::PASS
     } else {
         exit::GATE_FAILED
+    }
+}
+
+/// One diagnostic per drifted file, with its diff or first differing line.
+fn drift_diagnostics(
+    plan: &plan::Plan,
+    stamp: &lock::LockStamp,
+    drift: &[lock::Drift],
+) -> Vec<Diagnostic> {
+    let dataset_text = |name: &str| {
+        plan.datasets
+            .iter()
+            .find(|d| d.name == name)
+            .and_then(|d| std::fs::read(&d.path).ok())
+    };
+    drift
+        .iter()
+        .map(|d| d.diagnostic(&stamp.path, dataset_text))
+        .collect()
+}
+
+fn freeze(args: &cli::FreezeArgs) -> i32 {
+    let plan = match compile(&args.spec, &Overrides::default()) {
+        Ok(plan) => plan,
+        Err(diagnostics) => return fail(&diagnostics),
+    };
+    match lock::freeze(&plan, args.reason.as_deref()) {
+        Ok(lock::Frozen::UpToDate(path)) => {
+            print(&format!(
+                "{} {} is frozen and unchanged: {} is up to date\n",
+                plan.spec_name,
+                plan.spec_version,
+                path.display()
+            ));
+            exit::PASS
+        }
+        Ok(lock::Frozen::Written { path, lock }) => {
+            print(&format!(
+                "froze {} {}: {} file(s), {} dataset(s) pinned in {} (sha256 {}, freeze {} of its history)\n",
+                lock.name,
+                lock.version,
+                lock.files.len(),
+                lock.datasets.len(),
+                path.display(),
+                &lock.sha256[..12],
+                lock.history.len()
+            ));
+            exit::PASS
+        }
+        Err(d) => fail(&[d]),
+    }
+}
+
+fn verify(args: &cli::CheckArgs) -> i32 {
+    let plan = match compile(&args.spec, &overrides(&args.overrides)) {
+        Ok(plan) => plan,
+        Err(diagnostics) => return fail(&diagnostics),
+    };
+    match lock::verify(&plan) {
+        Ok(None) => fail(&[Diagnostic::error(format!(
+            "spec `{}` is not frozen: there is no {}",
+            args.spec.display(),
+            lock::lock_path(&args.spec).display()
+        ))
+        .help(format!("run `evalspec freeze {}`", args.spec.display()))]),
+        Ok(Some((stamp, drift))) if drift.is_empty() => {
+            print(&format!(
+                "{} {} matches its lock {} (sha256 {})\n",
+                plan.spec_name,
+                plan.spec_version,
+                stamp.path,
+                &stamp.sha256[..12.min(stamp.sha256.len())]
+            ));
+            exit::PASS
+        }
+        Ok(Some((stamp, drift))) => fail(&drift_diagnostics(&plan, &stamp, &drift)),
+        Err(d) => fail(&[d]),
+    }
+}
+
+fn explain(args: &cli::CheckArgs) -> i32 {
+    match compile(&args.spec, &overrides(&args.overrides)) {
+        Ok(plan) => {
+            print(&plan::explain(&plan));
+            exit::PASS
+        }
+        Err(diagnostics) => fail(&diagnostics),
     }
 }
 

@@ -61,7 +61,7 @@ pub fn compile(spec: &Spec, overrides: &Overrides) -> Result<Plan, Vec<Diagnosti
     let metrics = compiler.metrics();
     let gates = compiler.gates();
     let datasets = compiler.datasets(overrides);
-    let (reports, report_env) = compiler.reports(overrides);
+    let (reports, report_env, template_dirs) = compiler.reports(overrides);
     let baseline = overrides.baseline.as_ref().and_then(|path| {
         PriorRun::load(path)
             .map_err(|d| compiler.errors.push(d))
@@ -74,6 +74,7 @@ pub fn compile(spec: &Spec, overrides: &Overrides) -> Result<Plan, Vec<Diagnosti
     plan.keep_items = reports.iter().any(|(_, uses_items)| *uses_items);
     plan.reports = reports.into_iter().map(|(r, _)| r).collect();
     plan.report_env = report_env;
+    plan.template_dirs = template_dirs;
     plan.baseline = baseline;
     Ok(plan)
 }
@@ -887,7 +888,11 @@ impl<'s> Compiler<'s> {
     fn reports(
         &mut self,
         overrides: &Overrides,
-    ) -> (Vec<(ReportPlan, bool)>, minijinja::Environment<'static>) {
+    ) -> (
+        Vec<(ReportPlan, bool)>,
+        minijinja::Environment<'static>,
+        Vec<PathBuf>,
+    ) {
         let spec = self.spec;
         let spec_dir = spec
             .source
@@ -1015,7 +1020,7 @@ impl<'s> Compiler<'s> {
         }
         // Parse the spec's templates now, so that a template error stops the run
         // before any data is read.
-        let env = reports::environment(dirs);
+        let env = reports::environment(dirs.clone());
         for (report, uses_items) in &mut out {
             if let ReportPlanKind::Template(name) = &report.kind {
                 match reports::check_template(&env, name) {
@@ -1024,7 +1029,7 @@ impl<'s> Compiler<'s> {
                 }
             }
         }
-        (out, env)
+        (out, env, dirs)
     }
 
     // ---- datasets -----------------------------------------------------------------
@@ -1139,6 +1144,7 @@ impl<'s> Compiler<'s> {
                     rules,
                     checks,
                     declared_at: self.locate_name(&decl.name),
+                    frozen: decl.frozen,
                 },
             ));
         }
@@ -1266,7 +1272,10 @@ impl<'s> Compiler<'s> {
             spec_version: spec.version.clone(),
             spec_path: spec.source.path.clone(),
             spec_display: spec.source.display.clone(),
-            spec_text: spec.source.text.clone(),
+            spec_text: spec.resolved_text.clone(),
+            spec_files: spec.files.clone(),
+            template_dirs: Vec::new(),
+            lock: None,
             params: self.params,
             datasets,
             items,

@@ -4,12 +4,14 @@
 
 pub mod compile;
 mod display;
+mod explain;
 mod op;
 mod projection;
 
 use std::path::PathBuf;
 
 pub use compile::compile;
+pub use explain::explain;
 pub use op::Op;
 pub use projection::{FieldPath, ProjectedField, Projection};
 
@@ -26,6 +28,12 @@ pub struct Plan {
     pub spec_path: PathBuf,
     pub spec_display: String,
     pub spec_text: String,
+    /// Every file the spec was read from: the spec, then its bases (`extends`).
+    pub spec_files: Vec<std::sync::Arc<crate::source::SourceFile>>,
+    /// The folders the spec's own templates (and what they include) load from.
+    pub template_dirs: Vec<PathBuf>,
+    /// The spec's lock, once checked: stamped on reports.
+    pub lock: Option<crate::lock::LockStamp>,
     pub params: Vec<ParamValue>,
     /// Looked-up datasets first, then the items dataset, which is read last and streamed.
     pub datasets: Vec<DatasetPlan>,
@@ -116,6 +124,8 @@ pub struct DatasetPlan {
     pub checks: Vec<Check>,
     /// Where the dataset was declared, for data errors that concern the declaration.
     pub declared_at: Location,
+    /// Pinned by the spec's lock.
+    pub frozen: bool,
 }
 
 /// A schema rule bound to the projected field it checks.

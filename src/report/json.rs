@@ -131,6 +131,13 @@ pub fn report_json(plan: &Plan, outcome: &Outcome) -> Json {
             "path": plan.spec_display,
             "sha256": spec_sha,
             "text": plan.spec_text,
+            "lock": plan.lock.as_ref().map(|lock| json!({
+                "path": lock.path,
+                "sha256": lock.sha256,
+                "version": lock.version,
+                "status": lock.status(),
+                "drift": lock.drift,
+            })),
         },
         "params": params,
         "datasets": datasets,

@@ -19,6 +19,7 @@ pub use natural::{key_order, natural_cmp};
 pub use prior::{PriorItem, PriorRun};
 pub use summary::summary;
 pub use templates::{
-    builtin_template, check as check_template, environment, render as render_template,
+    builtin_source, builtin_template, check as check_template, environment,
+    render as render_template,
 };
 pub use write::write_reports;

@@ -31,6 +31,14 @@ const BUILTIN: &[(&str, &str)] = &[
     ),
 ];
 
+/// The source of a built-in template, by name (`evalspec/report.md.j2`).
+pub fn builtin_source(name: &str) -> Option<&'static str> {
+    BUILTIN
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, text)| *text)
+}
+
 /// The built-in template of a format, if it has one.
 pub fn builtin_template(format: ReportFormat) -> Option<&'static str> {
     match format {

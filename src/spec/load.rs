@@ -6,13 +6,15 @@ use std::sync::Arc;
 
 use crate::diagnostic::Diagnostic;
 use crate::source::SourceFile;
+use crate::spec::extends;
 use crate::spec::mapping::{join_path, locate, Mapping};
 use crate::spec::model::*;
-use crate::spec::yaml::{self, Node, NodeKind};
+use crate::spec::yaml::{Node, NodeKind};
 use crate::syntax::is_identifier;
 use crate::value::Value;
 
 const TOP_KEYS: &[&str] = &[
+    "extends",
     "name",
     "version",
     "description",
@@ -57,6 +59,18 @@ const GATE_KEYS: &[&str] = &[
 const OFFENDER_KEYS: &[&str] = &["when", "show", "limit"];
 const REPORT_KEYS: &[&str] = &["format", "template", "path"];
 
+/// Every mapping of fixed keys, by place: what the JSON Schema must agree with.
+pub const KEY_TABLES: [(&str, &[&str]); 8] = [
+    ("top", TOP_KEYS),
+    ("param", PARAM_KEYS),
+    ("dataset", DATASET_KEYS),
+    ("rule", RULE_KEYS),
+    ("metric", METRIC_KEYS),
+    ("gate", GATE_KEYS),
+    ("offenders", OFFENDER_KEYS),
+    ("report", REPORT_KEYS),
+];
+
 /// The folder of the file a value was written in: relative paths in a spec are
 /// relative to the file that declares them, also through `extends`.
 fn dir_of(node: &Node) -> PathBuf {
@@ -68,16 +82,22 @@ fn dir_of(node: &Node) -> PathBuf {
 
 /// Reads and structurally validates the spec at `path`.
 pub fn load(path: &Path) -> Result<Spec, Vec<Diagnostic>> {
-    let text = std::fs::read_to_string(path).map_err(|error| {
-        vec![
-            Diagnostic::error(format!("cannot read spec `{}`: {error}", path.display()))
-                .help("check the path; specs are YAML files such as specs/rag-precision.yaml"),
-        ]
-    })?;
-    let source = Arc::new(SourceFile::new(path, text));
-    let root = yaml::parse(&source).map_err(|d| vec![d])?;
+    let resolved = extends::resolve(path).map_err(|d| vec![d])?;
+    let text = if resolved.files.len() == 1 {
+        resolved.files[0].text.clone()
+    } else {
+        let chain: Vec<&str> = resolved.files.iter().map(|f| f.display.as_str()).collect();
+        format!(
+            "# resolved from {}\n{}",
+            chain.join(" ← "),
+            extends::render(&resolved.root)
+        )
+    };
+    let root = resolved.root;
     Loader {
-        source,
+        source: resolved.files[0].clone(),
+        files: resolved.files,
+        resolved_text: text,
         errors: Vec::new(),
     }
     .spec(&root)
@@ -85,6 +105,8 @@ pub fn load(path: &Path) -> Result<Spec, Vec<Diagnostic>> {
 
 struct Loader {
     source: Arc<SourceFile>,
+    files: Vec<Arc<SourceFile>>,
+    resolved_text: String,
     errors: Vec<Diagnostic>,
 }
 
@@ -146,6 +168,8 @@ impl Loader {
         match (name, version, items) {
             (Some(name), Some(version), Some(items)) if self.errors.is_empty() => Ok(Spec {
                 source: self.source,
+                files: self.files,
+                resolved_text: self.resolved_text,
                 name,
                 version,
                 description,

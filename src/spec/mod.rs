@@ -1,10 +1,11 @@
 //! The spec: what the user declares in YAML, loaded and validated structurally.
 //! Expressions are kept as located text here; `plan` parses and type-checks them.
 
+mod extends;
 mod load;
 mod mapping;
 mod model;
 pub mod yaml;
 
-pub use load::{check_param_range, load};
+pub use load::{check_param_range, load, KEY_TABLES};
 pub use model::*;

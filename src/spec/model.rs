@@ -10,7 +10,13 @@ use crate::value::Value;
 
 #[derive(Debug)]
 pub struct Spec {
+    /// The spec file itself.
     pub source: Arc<SourceFile>,
+    /// Every file the spec was read from: the spec, then its bases through `extends`.
+    pub files: Vec<Arc<SourceFile>>,
+    /// The spec as it was resolved: the file's own text, or for a spec built through
+    /// `extends`, the merged YAML. What reports carry and hash.
+    pub resolved_text: String,
     pub name: String,
     pub version: String,
     pub description: Option<String>,
