@@ -177,15 +177,13 @@ fn drift_diagnostics(
     stamp: &lock::LockStamp,
     drift: &[lock::Drift],
 ) -> Vec<Diagnostic> {
-    let dataset_text = |name: &str| {
-        plan.datasets
-            .iter()
-            .find(|d| d.name == name)
-            .and_then(|d| std::fs::read(&d.path).ok())
+    let dataset = |name: &str| {
+        let d = plan.datasets.iter().find(|d| d.name == name)?;
+        Some((d.display_path.clone(), std::fs::read(&d.path).ok()?))
     };
     drift
         .iter()
-        .map(|d| d.diagnostic(&stamp.path, dataset_text))
+        .map(|d| d.diagnostic(&stamp.path, dataset))
         .collect()
 }
 

@@ -268,9 +268,9 @@ fn a_value_the_spec_cannot_use_names_the_item_and_its_lines() {
     assert_eq!(out.code, 2);
     insta::assert_snapshot!(out.stderr.replace(&repo_root().display().to_string(), "<repo>"), @r#"
     error: item `A0002` (trace.jsonl:2, gold.jsonl:2): in `claim`: argument 1 of `trim` must be a string, found number 42
-      --> <repo>/specs/rag-precision.yaml:52:3 (fields)
+      --> <repo>/specs/rag-precision.yaml:53:3 (fields)
        |
-    52 |   claim: trim(truthy_or(trace.answer_json.claim, ""))
+    53 |   claim: trim(truthy_or(trace.answer_json.claim, ""))
        |   ^^^^^
        = help: fix the data, or guard the expression (`??`, `if`, `is_list`, …)
 

@@ -2,7 +2,7 @@
 //! unified diff for a text file, record counts and the first differing line for a
 //! dataset.
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Location};
 use crate::lock::pins::{line_spans, PinnedDataset, PinnedFile, Pins};
 use crate::lock::Lock;
 
@@ -38,7 +38,9 @@ pub fn compare(lock: &Lock, now: &Pins) -> Vec<Drift> {
         }
     }
     for new in &now.files {
-        if !lock.files.iter().any(|f| key(f) == key(new)) {
+        // A built-in report asked for with --format is extra output, not a change
+        // to what was frozen.
+        if new.role != "builtin-template" && !lock.files.iter().any(|f| key(f) == key(new)) {
             out.push(Drift::FileAdded(new.clone()));
         }
     }
@@ -84,6 +86,16 @@ fn first_difference(old: &PinnedDataset, new: &PinnedDataset) -> (usize, usize) 
 }
 
 impl Drift {
+    /// A change in one of evalspec's own templates.
+    pub fn is_builtin(&self) -> bool {
+        match self {
+            Drift::FileChanged { new: f, .. } | Drift::FileGone(f) | Drift::FileAdded(f) => {
+                f.role == "builtin-template"
+            }
+            _ => false,
+        }
+    }
+
     /// One line: what drifted.
     pub fn summary(&self) -> String {
         match self {
@@ -107,10 +119,11 @@ impl Drift {
     }
 
     /// The full account: the summary, with a unified diff or the differing line.
+    /// `dataset` gives a frozen dataset's file as now: its path as shown, its bytes.
     pub fn diagnostic(
         &self,
         lock_display: &str,
-        dataset_text: impl Fn(&str) -> Option<Vec<u8>>,
+        dataset: impl Fn(&str) -> Option<(String, Vec<u8>)>,
     ) -> Diagnostic {
         let d = Diagnostic::error(format!("drift from `{lock_display}`: {}", self.summary()));
         match self {
@@ -125,22 +138,19 @@ impl Drift {
                     .to_string(),
             ),
             Drift::DatasetChanged { new, first, .. } => {
-                let line = dataset_text(&new.name).and_then(|bytes| {
-                    let spans = line_spans(&bytes);
-                    spans.get(first.0 - 1).map(|&(s, e)| {
+                let Some((display, bytes)) = dataset(&new.name) else {
+                    return d;
+                };
+                let d = d.at(Location::in_data(&display, first.0, None));
+                match line_spans(&bytes).get(first.0 - 1) {
+                    Some(&(s, e)) => {
                         let text = String::from_utf8_lossy(&bytes[s..e]);
                         let text = text.trim_end();
-                        let short: String = text.chars().take(100).collect();
-                        if short.len() < text.len() {
-                            format!("{short}…")
-                        } else {
-                            short
-                        }
-                    })
-                });
-                match line {
-                    Some(line) => d.note(format!("{}:{}: {line}", new.path, first.0)),
-                    None => d,
+                        let short: String = text.chars().take(200).collect();
+                        let more = if short.len() < text.len() { "…" } else { "" };
+                        d.note(format!("now: {short}{more}"))
+                    }
+                    None => d.note("now: the file ends before this line"),
                 }
             }
             _ => d,

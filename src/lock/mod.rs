@@ -153,11 +153,11 @@ pub fn freeze(plan: &Plan, reason: Option<&str>) -> Result<Frozen, Diagnostic> {
         if old.sha256 == sha256 {
             return Ok(Frozen::UpToDate(path));
         }
-        changes = drift::compare(old, &pins)
-            .iter()
-            .map(Drift::summary)
-            .collect();
-        if plan.spec_version == old.version {
+        let drift = drift::compare(old, &pins);
+        changes = drift.iter().map(Drift::summary).collect();
+        // A new evalspec's built-in templates change report bytes, not what the
+        // spec means: re-freezing for them alone may keep the version.
+        if plan.spec_version == old.version && !drift.iter().all(Drift::is_builtin) {
             return Err(Diagnostic::error(format!(
                 "spec `{}` changed since version {} was frozen, but its version is still {}",
                 plan.spec_name, old.version, plan.spec_version

@@ -59,9 +59,27 @@ fn read_chain(
     let Some(base) = take_extends(&mut root)? else {
         return Ok(root);
     };
-    let base_path = path.parent().unwrap_or(Path::new("")).join(&base.0);
+    let base_path = lexically_normal(&path.parent().unwrap_or(Path::new("")).join(&base.0));
     let base_root = read_chain(&base_path, Some(&base.1), files)?;
     Ok(merge(base_root, root))
+}
+
+/// `a/b/../c` as `a/c`, so that messages show the path a user would write.
+fn lexically_normal(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::ParentDir
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) =>
+            {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 fn same_file(a: &Path, canonical: &Path) -> bool {
