@@ -39,7 +39,8 @@ pub const LABEL: &str = "label";
 /// `records(dataset)`: a metric-scope count of a dataset's records.
 const RECORDS: &str = "records";
 
-const AGGREGATES: &[&str] = &[
+/// Functions that fold items into one value (they accept `where`).
+pub const AGGREGATES: &[&str] = &[
     "count",
     "sum",
     "mean",

@@ -5,23 +5,11 @@
 
 use std::fmt::Write as _;
 
+use crate::plan::compile::AGGREGATES;
 use crate::plan::{GateRule, Plan, Severity};
 use crate::report::format_typed;
 use crate::syntax::{self, BinaryOp, Expr, ExprKind, UnaryOp};
 use crate::types::Type;
-
-const AGGREGATES: &[&str] = &[
-    "count",
-    "sum",
-    "mean",
-    "min",
-    "max",
-    "ratio",
-    "p50",
-    "p95",
-    "p99",
-    "percentile",
-];
 
 struct Words<'a> {
     plan: &'a Plan,
