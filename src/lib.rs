@@ -207,8 +207,8 @@ fn freeze(args: &cli::FreezeArgs) -> i32 {
                 "froze {} {}: {} file(s), {} dataset(s) pinned in {} (sha256 {}, freeze {} of its history)\n",
                 lock.name,
                 lock.version,
-                lock.files.len(),
-                lock.datasets.len(),
+                lock.pins.files.len(),
+                lock.pins.datasets.len(),
                 path.display(),
                 &lock.sha256[..12],
                 lock.history.len()

@@ -12,34 +12,40 @@ const ITEMS: u64 = 4_000;
 /// Small chunks, so that both datasets are split several ways.
 const CHUNK_BYTES: &str = "65536";
 
-fn run(dir: &Path, gold: &str, threads: usize) -> (Output, Option<Vec<u8>>) {
-    let spec = repo_root().join("specs/rag-precision.yaml");
+/// Runs a shipped spec with `datasets` (`NAME=PATH`) and `threads`, writing into
+/// `out{threads}`; returns the output and report.json.
+fn run(dir: &Path, spec: &str, datasets: &[&str], threads: usize) -> (Output, Option<String>) {
+    let spec = repo_root().join("specs").join(spec);
     let out = format!("out{threads}");
     let _ = std::fs::remove_dir_all(dir.join(&out));
-    let result = support::evalspec_with_env(
-        dir,
-        &[("EVALSPEC_MIN_CHUNK_BYTES", CHUNK_BYTES)],
-        &[
-            "run",
-            spec.to_str().unwrap(),
-            "--dataset",
-            &format!("gold={gold}"),
-            "--dataset",
-            "trace=trace.jsonl",
-            "--out",
-            &out,
-            "--threads",
-            &threads.to_string(),
-        ],
-    );
-    let report = std::fs::read(dir.join(&out).join("report.json")).ok();
+    let threads = threads.to_string();
+    let mut args = vec![
+        "run",
+        spec.to_str().unwrap(),
+        "--out",
+        &out,
+        "--threads",
+        &threads,
+    ];
+    for dataset in datasets {
+        args.extend(["--dataset", dataset]);
+    }
+    let result =
+        support::evalspec_with_env(dir, &[("EVALSPEC_MIN_CHUNK_BYTES", CHUNK_BYTES)], &args);
+    let report = std::fs::read_to_string(dir.join(&out).join("report.json")).ok();
     (result, report)
 }
 
-fn assert_same_for_any_thread_count(dir: &Path, gold: &str) -> Output {
-    let (first, first_report) = run(dir, gold, 1);
+/// Runs with 1, 2 and 3 threads and checks that exit code, stdout, stderr and
+/// report.json agree; returns the single-threaded result.
+fn assert_same_for_any_thread_count(
+    dir: &Path,
+    spec: &str,
+    datasets: &[&str],
+) -> (Output, Option<String>) {
+    let (first, first_report) = run(dir, spec, datasets, 1);
     for threads in [2, 3] {
-        let (other, report) = run(dir, gold, threads);
+        let (other, report) = run(dir, spec, datasets, threads);
         assert_eq!(first.code, other.code, "exit code with {threads} threads");
         assert_eq!(
             first.stdout.replace("out1", "outN"),
@@ -49,7 +55,17 @@ fn assert_same_for_any_thread_count(dir: &Path, gold: &str) -> Output {
         assert_eq!(first.stderr, other.stderr, "stderr with {threads} threads");
         assert_eq!(first_report, report, "report.json with {threads} threads");
     }
-    first
+    (first, first_report)
+}
+
+fn rag(dir: &Path, gold: &str) -> Output {
+    let gold = format!("gold={gold}");
+    assert_same_for_any_thread_count(dir, "rag-precision.yaml", &[&gold, "trace=trace.jsonl"]).0
+}
+
+fn trec(dir: &Path, run_file: &str) -> (Output, Option<String>) {
+    let run_file = format!("run={run_file}");
+    assert_same_for_any_thread_count(dir, "trec.yaml", &["qrels=qrels.txt", &run_file])
 }
 
 #[test]
@@ -64,7 +80,7 @@ fn results_do_not_depend_on_the_number_of_threads() {
         "the gold file must span several chunks ({gold_size} bytes)"
     );
 
-    let clean = assert_same_for_any_thread_count(dir.path(), "gold.jsonl");
+    let clean = rag(dir.path(), "gold.jsonl");
     assert!(clean.code == 0 || clean.code == 1, "{}", clean.stderr);
     assert!(
         clean.stderr.contains("record(s) repeat an earlier key"),
@@ -83,7 +99,7 @@ fn results_do_not_depend_on_the_number_of_threads() {
         repeated.join("\n") + "\n",
     )
     .unwrap();
-    let repeated = assert_same_for_any_thread_count(dir.path(), "gold-repeated.jsonl");
+    let repeated = rag(dir.path(), "gold-repeated.jsonl");
     assert_eq!(repeated.code, 2);
     assert!(
         repeated
@@ -102,48 +118,13 @@ fn results_do_not_depend_on_the_number_of_threads() {
         trace_lines.join("\n") + "\n",
     )
     .unwrap();
-    let broken = assert_same_for_any_thread_count(dir.path(), "gold.jsonl");
+    let broken = rag(dir.path(), "gold.jsonl");
     assert_eq!(broken.code, 2);
     assert!(
         broken.stderr.contains(&format!("trace.jsonl:{}:", bad + 1)),
         "{}",
         broken.stderr
     );
-}
-
-fn run_trec(dir: &Path, run_file: &str, threads: usize) -> (Output, Option<String>) {
-    let spec = repo_root().join("specs/trec.yaml");
-    let out = format!("trec{threads}");
-    let _ = std::fs::remove_dir_all(dir.join(&out));
-    let result = support::evalspec_with_env(
-        dir,
-        &[("EVALSPEC_MIN_CHUNK_BYTES", CHUNK_BYTES)],
-        &[
-            "run",
-            spec.to_str().unwrap(),
-            "--dataset",
-            "qrels=qrels.txt",
-            "--dataset",
-            &format!("run={run_file}"),
-            "--out",
-            &out,
-            "--threads",
-            &threads.to_string(),
-        ],
-    );
-    let report = std::fs::read_to_string(dir.join(&out).join("report.json")).ok();
-    (result, report)
-}
-
-fn assert_trec_same_for_any_thread_count(dir: &Path, run_file: &str) -> (Output, Option<String>) {
-    let (first, first_report) = run_trec(dir, run_file, 1);
-    for threads in [2, 3] {
-        let (other, report) = run_trec(dir, run_file, threads);
-        assert_eq!(first.code, other.code, "exit code with {threads} threads");
-        assert_eq!(first.stderr, other.stderr, "stderr with {threads} threads");
-        assert_eq!(first_report, report, "report.json with {threads} threads");
-    }
-    (first, first_report)
 }
 
 /// Rewrites `run.txt` into `name` with `edit` applied to its lines.
@@ -163,7 +144,7 @@ fn trec_results_do_not_depend_on_the_number_of_threads() {
         run_size > 3 * 65536,
         "the run must span several chunks ({run_size} bytes)"
     );
-    let (clean, clean_report) = assert_trec_same_for_any_thread_count(dir.path(), "run.txt");
+    let (clean, clean_report) = trec(dir.path(), "run.txt");
     assert_eq!(clean.code, 0, "{}", clean.stderr);
     let metrics = |report: &Option<String>| {
         let report: serde_json::Value = serde_json::from_str(report.as_ref().unwrap()).unwrap();
@@ -176,7 +157,7 @@ fn trec_results_do_not_depend_on_the_number_of_threads() {
         let line = lines.remove(lines.len() / 3);
         lines.push(line);
     });
-    let (split, split_report) = assert_trec_same_for_any_thread_count(dir.path(), "split.txt");
+    let (split, split_report) = trec(dir.path(), "split.txt");
     assert_eq!(split.code, 0, "{}", split.stderr);
     assert_eq!(metrics(&clean_report), metrics(&split_report));
 
@@ -185,7 +166,7 @@ fn trec_results_do_not_depend_on_the_number_of_threads() {
     edited_run(dir.path(), "bad.txt", |lines| {
         lines[bad] = lines[bad].replace(" bench", " x bench");
     });
-    let (broken, _) = assert_trec_same_for_any_thread_count(dir.path(), "bad.txt");
+    let (broken, _) = trec(dir.path(), "bad.txt");
     assert_eq!(broken.code, 2);
     assert!(
         broken.stderr.contains(&format!("bad.txt:{}:1", bad + 1))
@@ -201,7 +182,7 @@ fn trec_results_do_not_depend_on_the_number_of_threads() {
         let fields: Vec<&str> = lines[twice].split(' ').collect();
         lines[twice] = format!("{} Q0 {doc} {} {} bench", fields[0], fields[3], fields[4]);
     });
-    let (twice_out, _) = assert_trec_same_for_any_thread_count(dir.path(), "twice.txt");
+    let (twice_out, _) = trec(dir.path(), "twice.txt");
     assert_eq!(twice_out.code, 2);
     assert!(
         twice_out

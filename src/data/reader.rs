@@ -198,6 +198,20 @@ fn open(dataset: &DatasetPlan) -> Result<File, Diagnostic> {
     File::open(&dataset.path).map_err(|e| open_error(dataset, &e))
 }
 
+/// A buffered reader over `range` of the dataset's file.
+fn open_range(
+    dataset: &DatasetPlan,
+    range: Range<u64>,
+) -> Result<BufReader<std::io::Take<File>>, Diagnostic> {
+    let mut file = open(dataset)?;
+    file.seek(SeekFrom::Start(range.start))
+        .map_err(|e| open_error(dataset, &e))?;
+    Ok(BufReader::with_capacity(
+        1 << 20,
+        file.take(range.end - range.start),
+    ))
+}
+
 /// Byte ranges of `chunks` parts of the file, each starting at the beginning of a line.
 fn chunk_ranges(
     dataset: &DatasetPlan,
@@ -240,10 +254,7 @@ fn count_lines(
     range: Range<u64>,
     breaks: LineBreaks,
 ) -> Result<usize, Diagnostic> {
-    let mut file = open(dataset)?;
-    file.seek(SeekFrom::Start(range.start))
-        .map_err(|e| open_error(dataset, &e))?;
-    let mut reader = BufReader::with_capacity(1 << 20, file.take(range.end - range.start));
+    let mut reader = open_range(dataset, range)?;
     let (mut lines, mut previous_cr) = (0usize, false);
     loop {
         let buffer = reader.fill_buf().map_err(|e| open_error(dataset, &e))?;
@@ -334,10 +345,7 @@ fn read_jsonl_range<S>(
     mut hasher: Option<&mut Sha256>,
     progress: &Progress,
 ) -> Result<(usize, Option<Diagnostic>), Diagnostic> {
-    let mut file = open(dataset)?;
-    file.seek(SeekFrom::Start(range.start))
-        .map_err(|e| open_error(dataset, &e))?;
-    let mut reader = BufReader::with_capacity(1 << 20, file.take(range.end - range.start));
+    let mut reader = open_range(dataset, range)?;
     let mut interner = project::Interner::default();
     let mut buffer = Vec::new();
     let (mut line, mut records, mut unreported) = (first_line, 0usize, 0u64);
@@ -432,12 +440,8 @@ fn read_trec<S: Send>(
                 state: &mut S,
                 hasher: Option<&mut Sha256>,
                 progress: &Progress| {
-        let mut file = open(dataset)?;
-        file.seek(SeekFrom::Start(range.start))
-            .map_err(|e| open_error(dataset, &e))?;
-        let reader = BufReader::with_capacity(1 << 20, file.take(range.end - range.start));
         let lines = trec::Lines {
-            reader,
+            reader: open_range(dataset, range)?,
             first_line,
             hasher,
             progress,
@@ -502,11 +506,10 @@ fn trec_ranges(
     let ranges = chunk_ranges(dataset, size, chunks)?;
     let mut starts = vec![0u64];
     for range in &ranges[1..] {
-        let mut file = open(dataset)?;
-        file.seek(SeekFrom::Start(range.start))
-            .map_err(|e| open_error(dataset, &e))?;
         let offset = range.start
-            + trec::query_end(BufReader::new(file)).map_err(|e| open_error(dataset, &e))?;
+            // To the end of the file: a query may run past the nominal range.
+            + trec::query_end(open_range(dataset, range.start..size)?)
+                .map_err(|e| open_error(dataset, &e))?;
         if offset < size && offset > *starts.last().unwrap_or(&0) {
             starts.push(offset);
         }

@@ -4,7 +4,6 @@
 
 use crate::diagnostic::{Diagnostic, Location};
 use crate::lock::pins::{line_spans, PinnedDataset, PinnedFile, Pins};
-use crate::lock::Lock;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Drift {
@@ -24,7 +23,8 @@ pub enum Drift {
     DatasetAdded(PinnedDataset),
 }
 
-pub fn compare(lock: &Lock, now: &Pins) -> Vec<Drift> {
+/// What changed from the pins of a lock (`lock`) to the pins now.
+pub fn compare(lock: &Pins, now: &Pins) -> Vec<Drift> {
     let key = |f: &PinnedFile| (f.role.clone(), f.path.clone());
     let mut out = Vec::new();
     for old in &lock.files {

@@ -28,8 +28,9 @@ pub struct Lock {
     pub evalspec: String,
     /// The digest of everything pinned: the lock's identity in reports.
     pub sha256: String,
-    pub files: Vec<PinnedFile>,
-    pub datasets: Vec<PinnedDataset>,
+    /// What is pinned: `files` and `datasets`.
+    #[serde(flatten)]
+    pub pins: Pins,
     /// Oldest first: every freeze of the spec.
     pub history: Vec<Freeze>,
 }
@@ -121,7 +122,7 @@ pub fn verify(plan: &Plan) -> Result<Option<(LockStamp, Vec<Drift>)>, Diagnostic
         return Ok(None);
     };
     let pins = pins::current(plan, folder(&path))?;
-    let drift = drift::compare(&lock, &pins);
+    let drift = drift::compare(&lock.pins, &pins);
     let stamp = LockStamp {
         path: path.display().to_string(),
         sha256: lock.sha256.clone(),
@@ -153,7 +154,7 @@ pub fn freeze(plan: &Plan, reason: Option<&str>) -> Result<Frozen, Diagnostic> {
         if old.sha256 == sha256 {
             return Ok(Frozen::UpToDate(path));
         }
-        let drift = drift::compare(old, &pins);
+        let drift = drift::compare(&old.pins, &pins);
         changes = drift.iter().map(Drift::summary).collect();
         // A new evalspec's built-in templates change report bytes, not what the
         // spec means: re-freezing for them alone may keep the version.
@@ -198,8 +199,7 @@ pub fn freeze(plan: &Plan, reason: Option<&str>) -> Result<Frozen, Diagnostic> {
         version: plan.spec_version.clone(),
         evalspec: env!("CARGO_PKG_VERSION").into(),
         sha256,
-        files: pins.files,
-        datasets: pins.datasets,
+        pins,
         history,
     };
     let mut text = serde_json::to_string_pretty(&lock).unwrap_or_default();

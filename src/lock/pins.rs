@@ -39,7 +39,7 @@ pub struct PinnedDataset {
     pub line_hashes: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pins {
     pub files: Vec<PinnedFile>,
     pub datasets: Vec<PinnedDataset>,
