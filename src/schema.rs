@@ -35,6 +35,7 @@ mod tests {
                 "gate" => defs["gate"]["oneOf"][1].clone(),
                 "offenders" => schema["properties"]["offenders"].clone(),
                 "report" => schema["properties"]["reports"]["items"]["oneOf"][1].clone(),
+                "tradeoff" => schema["properties"]["tradeoff"].clone(),
                 other => panic!("no place for {other}"),
             }
         };

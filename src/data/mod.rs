@@ -5,11 +5,13 @@ mod json_array;
 mod progress;
 mod project;
 mod reader;
+mod runs;
 mod trec;
 mod validate;
 
 pub use project::json_to_value;
 pub use reader::{read_chunked, Chunk, ReadStats};
+pub use runs::{find_run_files, run_name_of_file};
 pub use validate::validate;
 
 use crate::value::Value;

@@ -1,15 +1,31 @@
 //! Aggregate accumulators: one per aggregate call in the metrics, fed item by item.
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
 use crate::plan::AggregateFn;
-use crate::value::Value;
+use crate::value::{format_number, Key, Value};
 
 #[derive(Debug, Clone)]
 pub enum Accumulator {
     Count(u64),
-    Ratio { hits: u64, total: u64 },
-    Sum { sum: ExactSum, n: u64 },
-    Extreme { best: Option<f64>, max: bool },
+    Ratio {
+        hits: u64,
+        total: u64,
+    },
+    Sum {
+        sum: ExactSum,
+        n: u64,
+    },
+    Extreme {
+        best: Option<f64>,
+        max: bool,
+    },
     Values(Vec<f64>),
+    Confusion(Confusion),
+    /// `stability`: each keyed item's value in this run, in item order; compared
+    /// across runs once every run is read.
+    Track(Vec<(Key, Value)>),
 }
 
 impl Accumulator {
@@ -30,6 +46,18 @@ impl Accumulator {
                 max: true,
             },
             AggregateFn::Percentile(_) => Accumulator::Values(Vec::new()),
+            AggregateFn::Kappa | AggregateFn::Agreement => {
+                Accumulator::Confusion(Confusion::default())
+            }
+            AggregateFn::Stability => Accumulator::Track(Vec::new()),
+        }
+    }
+
+    /// Adds one keyed item to a `stability` accumulator (items without a key
+    /// cannot be found in other runs and are left out).
+    pub fn track(&mut self, key: Option<&Key>, value: Value) {
+        if let (Accumulator::Track(items), Some(key)) = (self, key) {
+            items.push((key.clone(), value));
         }
     }
 
@@ -70,6 +98,14 @@ impl Accumulator {
                     values.push(x);
                 }
             }
+            Accumulator::Confusion(confusion) => {
+                if let Some(Value::List(pair)) = &value {
+                    if let (Some(a), Some(b)) = (label(&pair[0])?, label(&pair[1])?) {
+                        confusion.add(a, b);
+                    }
+                }
+            }
+            Accumulator::Track(_) => unreachable!("stability items are tracked with their key"),
         }
         Ok(())
     }
@@ -96,6 +132,8 @@ impl Accumulator {
                 }
             }
             (Accumulator::Values(a), Accumulator::Values(b)) => a.extend(b),
+            (Accumulator::Confusion(a), Accumulator::Confusion(b)) => a.merge(b),
+            (Accumulator::Track(a), Accumulator::Track(b)) => a.extend(b),
             _ => unreachable!("accumulators of one aggregate have one kind"),
         }
     }
@@ -116,7 +154,120 @@ impl Accumulator {
                 percentile(&values, q).map_or(Value::Null, Value::Number)
             }
             (Accumulator::Values(_), _) => Value::Null,
+            (Accumulator::Confusion(c), AggregateFn::Kappa) => {
+                c.kappa().map_or(Value::Null, Value::Number)
+            }
+            (Accumulator::Confusion(c), _) => c.agreement().map_or(Value::Null, Value::Number),
+            // Decided across runs, not by one run.
+            (Accumulator::Track(_), _) => Value::Null,
         }
+    }
+}
+
+/// How two label sets for the same items cross: counts per (first, second) label.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Confusion {
+    counts: BTreeMap<(Arc<str>, Arc<str>), u64>,
+}
+
+impl Confusion {
+    pub fn add(&mut self, a: Arc<str>, b: Arc<str>) {
+        *self.counts.entry((a, b)).or_insert(0) += 1;
+    }
+
+    pub fn merge(&mut self, other: Confusion) {
+        for (pair, n) in other.counts {
+            *self.counts.entry(pair).or_insert(0) += n;
+        }
+    }
+
+    /// Items with both labels.
+    pub fn total(&self) -> u64 {
+        self.counts.values().sum()
+    }
+
+    /// Every label either side used, in natural order.
+    pub fn labels(&self) -> Vec<Arc<str>> {
+        let mut labels: Vec<Arc<str>> = self
+            .counts
+            .keys()
+            .flat_map(|(a, b)| [a.clone(), b.clone()])
+            .collect();
+        labels.sort_by(|a, b| crate::report::natural_cmp(a, b));
+        labels.dedup();
+        labels
+    }
+
+    /// Items labelled `a` by the first and `b` by the second.
+    pub fn count(&self, a: &str, b: &str) -> u64 {
+        self.counts
+            .get(&(Arc::from(a), Arc::from(b)))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Observed agreement `p_o`: the share of items with the same two labels.
+    pub fn agreement(&self) -> Option<f64> {
+        let n = self.total();
+        (n > 0).then(|| self.agreeing() as f64 / n as f64)
+    }
+
+    /// Expected agreement `p_e` by chance: `Σ_k (a_k/n)(b_k/n)` over the label
+    /// marginals of each side.
+    pub fn expected(&self) -> Option<f64> {
+        let n = self.total();
+        (n > 0).then(|| self.marginal_products() as f64 / (n as f64 * n as f64))
+    }
+
+    /// Cohen's kappa `(p_o − p_e) / (1 − p_e)`, computed exactly in integers as
+    /// `(n·agree − Σ a_k b_k) / (n² − Σ a_k b_k)`. Undefined (null) without items
+    /// and when `p_e = 1`: both sides put every item in one and the same class.
+    pub fn kappa(&self) -> Option<f64> {
+        let n = u128::from(self.total());
+        let chance = self.marginal_products();
+        let denominator = n * n - chance;
+        if n == 0 || denominator == 0 {
+            return None;
+        }
+        let numerator = (n * u128::from(self.agreeing())) as i128 - chance as i128;
+        Some(numerator as f64 / denominator as f64)
+    }
+
+    fn agreeing(&self) -> u64 {
+        self.counts
+            .iter()
+            .filter(|((a, b), _)| a == b)
+            .map(|(_, n)| n)
+            .sum()
+    }
+
+    /// `Σ_k a_k · b_k`, the label marginals of both sides multiplied.
+    fn marginal_products(&self) -> u128 {
+        let (mut first, mut second) = (BTreeMap::new(), BTreeMap::new());
+        for ((a, b), n) in &self.counts {
+            *first.entry(a).or_insert(0u128) += u128::from(*n);
+            *second.entry(b).or_insert(0u128) += u128::from(*n);
+        }
+        first
+            .iter()
+            .map(|(label, a)| a * second.get(label).copied().unwrap_or(0))
+            .sum()
+    }
+}
+
+/// A label for `kappa` and `agreement`: a string, number or bool; null leaves
+/// the item out.
+fn label(value: &Value) -> Result<Option<Arc<str>>, String> {
+    match value {
+        Value::Null => Ok(None),
+        Value::String(s) => Ok(Some(s.clone())),
+        Value::Bool(b) => Ok(Some(Arc::from(if *b { "true" } else { "false" }))),
+        Value::Number(n) => Ok(Some(Arc::from(format_number(*n).as_str()))),
+        other => Err(format!(
+            "a label must be a string, number or bool, found {} {}",
+            other.type_name(),
+            other.preview()
+        )),
     }
 }
 

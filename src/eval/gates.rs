@@ -24,7 +24,7 @@ impl GateStatus {
     }
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct GateOutcome {
     /// The gated value: the metric, or the left side of a top-level comparison.
     pub value: Value,
@@ -38,6 +38,8 @@ pub struct GateOutcome {
     pub baseline: Value,
     /// Why the gate did not pass, one line per failed condition.
     pub reasons: Vec<String>,
+    /// With several runs: the run whose outcome this is (the worst, or the best).
+    pub run: Option<std::sync::Arc<str>>,
 }
 
 /// Changes are compared with this much relative slack, so that `0.78` counts as
@@ -47,11 +49,13 @@ const CHANGE_SLACK: f64 = 1e-9;
 pub fn evaluate_gate(
     gate: &GatePlan,
     metrics: &[Value],
+    aggregates: &[Value],
     baseline: &[Value],
     has_baseline: bool,
 ) -> Result<GateOutcome, Vec<Diagnostic>> {
     let frame = Frame {
         metrics,
+        aggregates,
         baseline,
         ..Frame::default()
     };
@@ -92,6 +96,7 @@ pub fn evaluate_gate(
                 warn_threshold: None,
                 baseline: Value::Null,
                 reasons,
+                run: None,
             })
         }
         GateRule::Shape(shape) => {
@@ -305,5 +310,6 @@ fn outcome(
         warn_threshold: as_value(warn_threshold),
         baseline,
         reasons,
+        run: None,
     }
 }

@@ -19,6 +19,8 @@ pub struct Frame<'a> {
     pub dataset_records: &'a [Value],
     /// Per metric, its value in the baseline run (null when it has none).
     pub baseline: &'a [Value],
+    /// Per run, every metric's value in that run (for `run_mean(metric)` and kin).
+    pub run_metrics: &'a [Vec<Value>],
 }
 
 /// Evaluates `op` with only `record` in scope, at its dataset's place `index` in the
@@ -60,6 +62,17 @@ pub fn evaluate(op: &Op, frame: &Frame<'_>) -> Result<Value, String> {
         Op::Baseline(i) => frame.baseline.get(*i).cloned().unwrap_or(Value::Null),
         Op::Metric(i) => frame.metrics[*i].clone(),
         Op::DatasetRecords(i) => frame.dataset_records[*i].clone(),
+        Op::RunStat(stat, metric) => {
+            let values: Vec<f64> = frame
+                .run_metrics
+                .iter()
+                .filter_map(|run| match run[*metric] {
+                    Value::Number(x) => Some(x),
+                    _ => None,
+                })
+                .collect();
+            stat.of(&values).map_or(Value::Null, Value::Number)
+        }
         Op::Field(base, name) => evaluate(base, frame)?.field(name)?,
         Op::Index(base, index) => index_value(&evaluate(base, frame)?, &evaluate(index, frame)?)?,
         Op::Not(operand) => match evaluate(operand, frame)? {

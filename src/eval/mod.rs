@@ -5,8 +5,10 @@ mod aggregate;
 mod gates;
 mod interp;
 mod run;
+mod runs;
 
-pub use aggregate::percentile;
+pub use aggregate::{percentile, Confusion, ExactSum};
 pub use gates::{GateOutcome, GateStatus};
 pub use interp::{evaluate, evaluate_constant, evaluate_on_record, Frame};
-pub use run::{run, DatasetOutcome, ItemRow, OffenderRow, Outcome};
+pub use run::{DatasetOutcome, ItemRow, OffenderRow};
+pub use runs::{run, AgreementOutcome, Flip, Outcome, RunOutcome, StabilityOutcome, MAX_FLIPS};

@@ -1,4 +1,4 @@
-//! One run of a plan over its datasets. Looked-up datasets are read into keyed
+//! One pass of a plan over its datasets (one run). Looked-up datasets are read into keyed
 //! tables (projected fields only); the items dataset is then streamed, each item
 //! evaluated and folded into the aggregates as it is read. Both are read in
 //! parallel chunks and merged in file order, so that the outcome (numbers, counts,
@@ -11,9 +11,8 @@ use std::sync::Arc;
 use crate::data::{read_chunked, validate, Chunk, ReadStats, Record};
 use crate::diagnostic::{Diagnostic, Location};
 use crate::eval::aggregate::Accumulator;
-use crate::eval::gates::{evaluate_gate, GateOutcome, GateStatus};
 use crate::eval::interp::{evaluate, evaluate_on_record, Frame};
-use crate::plan::{DatasetPlan, Plan};
+use crate::plan::{AggregateFn, DatasetPlan, Plan};
 use crate::spec::{Duplicates, Join};
 use crate::value::{Key, Value};
 
@@ -24,33 +23,7 @@ type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 /// Item-evaluation errors to show before giving up.
 const MAX_ITEM_ERRORS: usize = 10;
 
-#[derive(Debug)]
-pub struct Outcome {
-    pub datasets: Vec<DatasetOutcome>,
-    /// Items evaluated.
-    pub items: usize,
-    /// Metric values, in plan order; `empty` already applied.
-    pub metrics: Vec<Value>,
-    pub gates: Vec<GateOutcome>,
-    pub warnings: Vec<Diagnostic>,
-    /// Per label of `plan.labels`, how many items took it.
-    pub label_counts: Vec<usize>,
-    /// Every item, in file order, when the plan keeps items.
-    pub rows: Vec<ItemRow>,
-    /// The first `offenders.limit` offenders in key order.
-    pub offenders: Vec<OffenderRow>,
-    /// Per metric (plan order), its value in the baseline run.
-    pub baseline: Vec<Value>,
-}
-
-impl Outcome {
-    /// No `fail` gate failed.
-    pub fn pass(&self) -> bool {
-        !self.gates.iter().any(|g| g.status == GateStatus::Fail)
-    }
-}
-
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct DatasetOutcome {
     pub read: ReadStats,
     /// Records whose key was null (they join nothing).
@@ -71,6 +44,8 @@ pub struct ItemRow {
     /// Line (or record number) of the item in the items dataset.
     pub line: u32,
     pub key: Option<Key>,
+    /// The run the item was scored in (with several runs).
+    pub run: Option<Arc<str>>,
     pub label: Option<Arc<str>>,
     /// Values of `plan.item_columns` (or, for offenders, of `offenders.show`).
     pub values: Box<[Value]>,
@@ -81,67 +56,62 @@ pub type OffenderRow = ItemRow;
 
 impl ItemRow {
     /// The order reports list items in: by key (numbers, then strings in natural
-    /// order, then no key), then line.
+    /// order, then no key), then run (natural order of names), then line.
     pub fn report_order(a: &ItemRow, b: &ItemRow) -> std::cmp::Ordering {
-        crate::report::key_order(a.key.as_ref(), b.key.as_ref()).then(a.line.cmp(&b.line))
+        fn run(row: &ItemRow) -> &str {
+            row.run.as_deref().unwrap_or("")
+        }
+        crate::report::key_order(a.key.as_ref(), b.key.as_ref())
+            .then_with(|| crate::report::natural_cmp(run(a), run(b)))
+            .then(a.line.cmp(&b.line))
     }
 }
 
-/// Runs the plan with up to `threads` threads per dataset read.
-pub fn run(plan: &Plan, threads: usize) -> Result<Outcome, Vec<Diagnostic>> {
-    let mut outcomes: Vec<DatasetOutcome> = plan
-        .datasets
+/// One pass over the datasets of one run: every item evaluated and folded into
+/// the accumulators, which the caller finishes.
+pub(crate) struct Pass {
+    pub datasets: Vec<DatasetOutcome>,
+    pub items: usize,
+    pub accumulators: Vec<Accumulator>,
+    /// `records(d)`: a looked-up dataset's table size (one per key); the items read.
+    pub dataset_records: Vec<Value>,
+    pub label_counts: Vec<usize>,
+    pub rows: Vec<ItemRow>,
+    pub offenders: Vec<OffenderRow>,
+}
+
+/// Reads the items dataset `items` (the plan's, or one run's file of it) against
+/// the looked-up tables, with up to `threads` threads.
+pub(crate) fn pass(
+    plan: &Plan,
+    items: &DatasetPlan,
+    lookups: &[(&Lookup, &DatasetOutcome)],
+    threads: usize,
+) -> Result<Pass, Vec<Diagnostic>> {
+    let mut outcomes: Vec<DatasetOutcome> = lookups
         .iter()
-        .map(|_| DatasetOutcome::default())
+        .map(|(_, outcome)| (*outcome).clone())
+        .chain([DatasetOutcome::default()])
         .collect();
-    let mut lookups = Vec::new();
-    for (index, dataset) in plan.datasets.iter().enumerate().take(plan.items) {
-        lookups
-            .push(load_lookup(dataset, index, threads, &mut outcomes[index]).map_err(|d| vec![d])?);
-    }
-    let items = stream_items(plan, &lookups, threads, &mut outcomes)?;
-    for (outcome, matched) in outcomes.iter_mut().zip(&items.matched) {
+    let tables: Vec<&Lookup> = lookups.iter().map(|(table, _)| *table).collect();
+    let streamed = stream_items(plan, items, &tables, threads, &mut outcomes)?;
+    for (outcome, matched) in outcomes.iter_mut().zip(&streamed.matched) {
         outcome.unmatched = matched.iter().filter(|m| !**m).count();
     }
-    let aggregates: Vec<Value> = items
-        .accumulators
-        .into_iter()
-        .zip(&plan.aggregates)
-        .map(|(acc, agg)| acc.finish(agg.function))
-        .collect();
-    // `records(d)`: a looked-up dataset's table size (one per key); the items read.
-    let dataset_records: Vec<Value> = lookups
+    let dataset_records: Vec<Value> = tables
         .iter()
         .map(|l| l.records.len())
         .chain([outcomes[plan.items].read.records])
         .map(|n| Value::Number(n as f64))
         .collect();
-    let metrics = evaluate_metrics(plan, &aggregates, &dataset_records)?;
-    let baseline: Vec<Value> = plan
-        .metrics
-        .iter()
-        .map(|m| {
-            plan.baseline
-                .as_ref()
-                .map_or(Value::Null, |prior| prior.metric(&m.name))
-        })
-        .collect();
-    let gates = plan
-        .gates
-        .iter()
-        .map(|gate| evaluate_gate(gate, &metrics, &baseline, plan.baseline.is_some()))
-        .collect::<Result<_, _>>()?;
-    let warnings = data_warnings(plan, &outcomes);
-    Ok(Outcome {
+    Ok(Pass {
         datasets: outcomes,
-        items: items.count,
-        metrics,
-        gates,
-        warnings,
-        label_counts: items.label_counts,
-        rows: items.rows,
-        offenders: items.offenders,
-        baseline,
+        items: streamed.count,
+        accumulators: streamed.accumulators,
+        dataset_records,
+        label_counts: streamed.label_counts,
+        rows: streamed.rows,
+        offenders: streamed.offenders,
     })
 }
 
@@ -185,7 +155,7 @@ fn stop_line(diagnostic: &Diagnostic) -> usize {
 
 /// A keyed table: one record per key, in first-occurrence order.
 #[derive(Default)]
-struct Lookup {
+pub(crate) struct Lookup {
     records: Vec<Record>,
     keys: Vec<Key>,
     index: FastMap<Key, usize>,
@@ -223,7 +193,8 @@ impl Lookup {
     }
 }
 
-fn load_lookup(
+/// Reads a looked-up dataset (at `index` in the plan) into its keyed table.
+pub(crate) fn load_lookup(
     dataset: &DatasetPlan,
     index: usize,
     threads: usize,
@@ -292,6 +263,8 @@ fn load_lookup(
 /// What one chunk of items contributes.
 struct ItemChunk<'p> {
     plan: &'p Plan,
+    /// The items dataset as read in this run.
+    dataset: &'p DatasetPlan,
     accumulators: Vec<Accumulator>,
     derived: Vec<Value>,
     count: usize,
@@ -315,9 +288,10 @@ struct ItemChunk<'p> {
 }
 
 impl<'p> ItemChunk<'p> {
-    fn new(plan: &'p Plan, lookups: &[Lookup]) -> Self {
+    fn new(plan: &'p Plan, dataset: &'p DatasetPlan, lookups: &[&Lookup]) -> Self {
         Self {
             plan,
+            dataset,
             accumulators: plan
                 .aggregates
                 .iter()
@@ -344,8 +318,8 @@ impl<'p> ItemChunk<'p> {
     }
 
     /// Reads one record of the items dataset.
-    fn record(&mut self, lookups: &[Lookup], record: Record) -> Result<(), Diagnostic> {
-        let dataset = &self.plan.datasets[self.plan.items];
+    fn record(&mut self, lookups: &[&Lookup], record: Record) -> Result<(), Diagnostic> {
+        let dataset = self.dataset;
         validate(dataset, self.plan.items, &record)?;
         let key = key_of(dataset, self.plan.items, &record)?;
         match &key {
@@ -385,7 +359,7 @@ impl<'p> ItemChunk<'p> {
         Ok(())
     }
 
-    fn item(&mut self, lookups: &[Lookup], key: Option<&Key>, record: &Record) {
+    fn item(&mut self, lookups: &[&Lookup], key: Option<&Key>, record: &Record) {
         let plan = self.plan;
         let found: Vec<Option<usize>> = lookups
             .iter()
@@ -478,6 +452,10 @@ impl<'p> ItemChunk<'p> {
                 Some(arg) => Some(evaluate(arg, &frame).map_err(fail)?),
                 None => None,
             };
+            if aggregate.function == AggregateFn::Stability {
+                accumulator.track(key, value.unwrap_or(Value::Null));
+                continue;
+            }
             accumulator.add(value).map_err(fail)?;
         }
         let offender = match &plan.offenders {
@@ -513,6 +491,7 @@ impl<'p> ItemChunk<'p> {
             self.offenders.push(ItemRow {
                 line,
                 key: key.cloned(),
+                run: None,
                 label: label.clone(),
                 values: offenders
                     .show
@@ -530,6 +509,7 @@ impl<'p> ItemChunk<'p> {
             self.rows.push(ItemRow {
                 line,
                 key: key.cloned(),
+                run: None,
                 label,
                 values: plan
                     .item_columns
@@ -553,11 +533,11 @@ struct Items {
 
 fn stream_items(
     plan: &Plan,
-    lookups: &[Lookup],
+    dataset: &DatasetPlan,
+    lookups: &[&Lookup],
     threads: usize,
     outcomes: &mut [DatasetOutcome],
 ) -> Result<Items, Vec<Diagnostic>> {
-    let dataset = &plan.datasets[plan.items];
     // `first` and `last` need to see every earlier key before scoring an item.
     let threads = match dataset.duplicates {
         Duplicates::Keep | Duplicates::Error => threads,
@@ -566,7 +546,7 @@ fn stream_items(
     let (chunks, read) = read_chunked(
         dataset,
         threads,
-        || ItemChunk::new(plan, lookups),
+        || ItemChunk::new(plan, dataset, lookups),
         |chunk, record| chunk.record(lookups, record),
     )
     .map_err(|d| vec![d])?;
@@ -677,32 +657,8 @@ fn first_duplicate(dataset: &DatasetPlan, chunks: &[Chunk<ItemChunk<'_>>]) -> Op
     None
 }
 
-fn evaluate_metrics(
-    plan: &Plan,
-    aggregates: &[Value],
-    dataset_records: &[Value],
-) -> Result<Vec<Value>, Vec<Diagnostic>> {
-    let mut metrics: Vec<Value> = Vec::with_capacity(plan.metrics.len());
-    for metric in &plan.metrics {
-        let frame = Frame {
-            aggregates,
-            metrics: &metrics,
-            dataset_records,
-            ..Frame::default()
-        };
-        let value = evaluate(&metric.op, &frame)
-            .map_err(|e| vec![Diagnostic::error(format!("metric `{}`: {e}", metric.name))])?;
-        let value = match (value, metric.empty) {
-            (Value::Null, Some(empty)) => Value::Number(empty),
-            (Value::Number(n), _) if !n.is_finite() => Value::Null,
-            (value, _) => value,
-        };
-        metrics.push(value);
-    }
-    Ok(metrics)
-}
-
-fn data_warnings(plan: &Plan, outcomes: &[DatasetOutcome]) -> Vec<Diagnostic> {
+/// What a pass noticed about its datasets that does not stop it.
+pub(crate) fn data_warnings(plan: &Plan, outcomes: &[DatasetOutcome]) -> Vec<Diagnostic> {
     let mut warnings = Vec::new();
     let items = &plan.datasets[plan.items].name;
     for (dataset, outcome) in plan.datasets.iter().zip(outcomes) {

@@ -51,6 +51,9 @@ pub const AGGREGATES: &[&str] = &[
     "p95",
     "p99",
     "percentile",
+    "kappa",
+    "agreement",
+    "stability",
 ];
 
 pub fn compile(spec: &Spec, overrides: &Overrides) -> Result<Plan, Vec<Diagnostic>> {
@@ -61,6 +64,7 @@ pub fn compile(spec: &Spec, overrides: &Overrides) -> Result<Plan, Vec<Diagnosti
     let offenders = compiler.offenders();
     let metrics = compiler.metrics();
     let gates = compiler.gates();
+    let tradeoff = compiler.tradeoff();
     let datasets = compiler.datasets(overrides);
     let (reports, report_env, template_dirs) = compiler.reports(overrides);
     let baseline = overrides.baseline.as_ref().and_then(|path| {
@@ -71,7 +75,12 @@ pub fn compile(spec: &Spec, overrides: &Overrides) -> Result<Plan, Vec<Diagnosti
     if !compiler.errors.is_empty() {
         return Err(compiler.errors);
     }
+    let metric_order = compiler.metric_order.clone();
     let mut plan = compiler.link(derived, metrics, gates, datasets, offenders);
+    plan.tradeoff = tradeoff.map(|t| Tradeoff {
+        latency: metric_order[t.latency],
+        accuracy: t.accuracy.iter().map(|&m| metric_order[m]).collect(),
+    });
     plan.keep_items = reports.iter().any(|(_, uses_items)| *uses_items);
     plan.reports = reports.into_iter().map(|(r, _)| r).collect();
     plan.report_env = report_env;
@@ -112,6 +121,8 @@ struct Compiler<'s> {
     metric_order: Vec<usize>,
     /// Metric types by declaration index, once compiled (for gates).
     metric_types: Vec<Type>,
+    /// By declaration index: computed across runs rather than per run.
+    metric_across: Vec<bool>,
     /// While compiling a metric expanded from `ks`: the cutoff that `k` names.
     cutoff: Option<u32>,
 }
@@ -144,6 +155,7 @@ impl<'s> Compiler<'s> {
             derived_order: Vec::new(),
             metric_order: Vec::new(),
             metric_types: Vec::new(),
+            metric_across: Vec::new(),
             cutoff: None,
         }
     }
@@ -669,6 +681,7 @@ impl<'s> Compiler<'s> {
                         description: metric.description.clone(),
                         tolerance: metric.tolerance,
                         declared,
+                        across: false,
                     },
                     deps,
                 })
@@ -693,6 +706,10 @@ impl<'s> Compiler<'s> {
             .iter()
             .map(|d| d.as_ref().map_or(Type::Float, |d| d.metric.ty.clone()))
             .collect();
+        let Some(across) = self.classify_metrics(&order, &mut decls) else {
+            return Vec::new();
+        };
+        self.metric_across = across;
         let mut decls: Vec<Option<MetricPlan>> =
             decls.into_iter().map(|d| d.map(|d| d.metric)).collect();
         self.metric_order = inverse(&order);
@@ -700,6 +717,106 @@ impl<'s> Compiler<'s> {
             .iter()
             .map(|&i| decls[i].take().expect("each metric is placed once"))
             .collect()
+    }
+
+    /// `tradeoff:` by metric declaration index; each must be a per-run metric.
+    fn tradeoff(&mut self) -> Option<Tradeoff> {
+        let spec = self.spec;
+        let decl = spec.tradeoff.as_ref()?;
+        let slot = |this: &mut Self, name: &spec::Name| -> Option<usize> {
+            let names = spec.metrics.iter().map(|m| m.name.text.as_str());
+            let Some(index) = spec.metrics.iter().position(|m| m.name.text == name.text) else {
+                let mut d = Diagnostic::error(format!("the spec has no metric `{}`", name.text))
+                    .at(this.locate_name(name));
+                if let Some(s) = did_you_mean(&name.text, names) {
+                    d = d.help(format!("did you mean `{s}`?"));
+                }
+                this.errors.push(d);
+                return None;
+            };
+            if this.metric_across.get(index).copied().unwrap_or(false) {
+                this.errors.push(
+                    Diagnostic::error(format!(
+                        "`{}` is computed across runs; the tradeoff plots per-run metrics",
+                        name.text
+                    ))
+                    .at(this.locate_name(name)),
+                );
+                return None;
+            }
+            Some(index)
+        };
+        let latency = slot(self, &decl.latency);
+        let accuracy: Vec<Option<usize>> = decl.accuracy.iter().map(|a| slot(self, a)).collect();
+        Some(Tradeoff {
+            latency: latency?,
+            accuracy: accuracy.into_iter().collect::<Option<_>>()?,
+        })
+    }
+
+    /// Which metrics are computed once across runs: those reading a cross-run
+    /// aggregate (`stability`) or summary (`run_mean`, …), or such a metric. A
+    /// metric may not also read per-run values outside those summaries, and a
+    /// summary must summarise a per-run metric.
+    fn classify_metrics(
+        &mut self,
+        order: &[usize],
+        decls: &mut [Option<MetricDecl>],
+    ) -> Option<Vec<bool>> {
+        let n = decls.len();
+        let (mut across, mut per_run) = (vec![false; n], vec![false; n]);
+        let mut ok = true;
+        for &i in order {
+            let Some(decl) = decls[i].as_ref() else {
+                continue;
+            };
+            let mut summarised = Vec::new();
+            decl.metric.op.walk(&mut |op| match op {
+                Op::Aggregate(a) if self.aggregates[*a].function == AggregateFn::Stability => {
+                    across[i] = true;
+                }
+                Op::Aggregate(_) | Op::DatasetRecords(_) => per_run[i] = true,
+                Op::RunStat(_, m) => {
+                    across[i] = true;
+                    summarised.push(*m);
+                }
+                Op::Metric(m) => {
+                    across[i] |= across[*m];
+                    per_run[i] |= per_run[*m];
+                }
+                _ => {}
+            });
+            let metric = &self.spec.metrics[i];
+            let at = metric.expr.location(0, metric.expr.text.len());
+            if across[i] && per_run[i] {
+                self.errors.push(
+                    Diagnostic::error(format!(
+                        "metric `{}` mixes per-run values with values across runs",
+                        metric.name.text
+                    ))
+                    .at(at.clone())
+                    .help("per-run metrics aggregate items; summarise them across runs with `run_mean(metric)`, `run_min`, `run_max` or `run_std`"),
+                );
+                ok = false;
+            }
+            for m in summarised {
+                if across[m] {
+                    self.errors.push(
+                        Diagnostic::error(format!(
+                            "`{}` is computed across runs, so it has no value per run to summarise",
+                            self.spec.metrics[m].name.text
+                        ))
+                        .at(at.clone())
+                        .help("`run_min`, `run_max`, `run_mean` and `run_std` summarise per-run metrics"),
+                    );
+                    ok = false;
+                }
+            }
+            if let Some(decl) = decls[i].as_mut() {
+                decl.metric.across = across[i];
+            }
+        }
+        ok.then_some(across)
     }
 
     fn gates(&mut self) -> Vec<GatePlan> {
@@ -718,9 +835,21 @@ impl<'s> Compiler<'s> {
             let (Some((rule, value_ty, text)), Some(severity)) = (compiled, severity) else {
                 continue;
             };
+            let mut per_run = false;
+            for op in rule.ops() {
+                op.walk(&mut |op| match op {
+                    Op::Aggregate(_) | Op::DatasetRecords(_) => per_run = true,
+                    Op::Metric(m) | Op::Baseline(m) => {
+                        per_run |= !self.metric_across.get(*m).copied().unwrap_or(false);
+                    }
+                    _ => {}
+                });
+            }
             gates.push(GatePlan {
                 name: gate.name.text.clone(),
                 rule,
+                per_run,
+                runs: gate.runs,
                 value_ty,
                 severity,
                 message: gate.message.clone(),
@@ -1063,17 +1192,20 @@ impl<'s> Compiler<'s> {
                     .help("use `error`, `first` or `last`; `keep` is for the items dataset"),
                 );
             }
-            let path = match (
-                overrides
-                    .datasets
-                    .iter()
-                    .rev()
-                    .find(|(n, _)| *n == decl.name.text),
-                &decl.path,
-            ) {
-                (Some((_, path)), _) => Some(path.clone()),
-                (None, Some(path)) => Some(path.clone()),
-                (None, None) => {
+            let overridden = overrides
+                .datasets
+                .iter()
+                .rev()
+                .find(|(n, _)| *n == decl.name.text);
+            let runs = decl
+                .runs
+                .as_ref()
+                .map(|runs| self.run_files(decl, runs, overridden.map(|(_, p)| p)));
+            let path = match (overridden, &decl.path, &runs) {
+                (_, _, Some(runs)) => runs.first().map(|r| r.path.clone()),
+                (Some((_, path)), _, _) => Some(path.clone()),
+                (None, Some(path), _) => Some(path.clone()),
+                (None, None, None) => {
                     self.errors.push(
                         Diagnostic::error(format!("dataset `{}` has no path", decl.name.text))
                             .at(self.locate_name(&decl.name))
@@ -1087,6 +1219,22 @@ impl<'s> Compiler<'s> {
             };
             let Some((key, _, _)) = self.compile_expr(&decl.key, Scope::Record(index)) else {
                 continue;
+            };
+            let run_name = match decl.runs.as_ref().map(|r| &r.name) {
+                Some(spec::RunName::Expr(expr)) => {
+                    let Some((op, _, _)) = self.compile_expr(expr, Scope::Record(index)) else {
+                        continue;
+                    };
+                    Some(Check {
+                        op,
+                        text: expr.text.clone(),
+                        message: format!(
+                            "every record of a run must have the same `{}`",
+                            expr.text
+                        ),
+                    })
+                }
+                _ => None,
             };
             let Some(path) = path else { continue };
             let rules = decl
@@ -1146,10 +1294,46 @@ impl<'s> Compiler<'s> {
                     checks,
                     declared_at: self.locate_name(&decl.name),
                     frozen: decl.frozen,
+                    runs: runs.unwrap_or_default(),
+                    run_name,
                 },
             ));
         }
         out
+    }
+
+    /// The files of a dataset's runs (`runs:`, or `--dataset NAME=PATTERN`).
+    fn run_files(
+        &mut self,
+        decl: &spec::DatasetDecl,
+        runs: &spec::RunsDecl,
+        overridden: Option<&PathBuf>,
+    ) -> Vec<RunFile> {
+        let patterns = overridden.map_or_else(|| runs.patterns.clone(), |p| vec![p.clone()]);
+        match crate::data::find_run_files(&patterns) {
+            Ok(files) => files
+                .into_iter()
+                .map(|path| RunFile {
+                    display_path: path.display().to_string(),
+                    path,
+                })
+                .collect(),
+            Err(message) => {
+                let mut d = Diagnostic::error(format!(
+                    "dataset `{}`: {message}",
+                    decl.name.text
+                ))
+                .help("`runs` takes files, folders or glob patterns (e.g. `runs/seed-*.jsonl`), relative to the spec");
+                if overridden.is_none() {
+                    d = d.at(runs
+                        .node
+                        .location()
+                        .with_key_path(&format!("datasets.{}.runs", decl.name.text)));
+                }
+                self.errors.push(d);
+                Vec::new()
+            }
+        }
     }
 
     /// Orders datasets (lookups first, items last), builds each projection from the
@@ -1188,7 +1372,7 @@ impl<'s> Compiler<'s> {
         };
         for dataset in &mut datasets {
             dataset.key.walk_mut(&mut collect);
-            for check in &mut dataset.checks {
+            for check in dataset.checks.iter_mut().chain(dataset.run_name.as_mut()) {
                 check.op.walk_mut(&mut collect);
             }
         }
@@ -1217,7 +1401,7 @@ impl<'s> Compiler<'s> {
         let mut resolve = |op: &mut Op| {
             match op {
                 Op::Derived(i) => *i = derived_order[*i],
-                Op::Metric(i) | Op::Baseline(i) => *i = metric_order[*i],
+                Op::Metric(i) | Op::Baseline(i) | Op::RunStat(_, i) => *i = metric_order[*i],
                 Op::DatasetRecords(i) => *i = plan_index[*i],
                 _ => {}
             }
@@ -1236,7 +1420,7 @@ impl<'s> Compiler<'s> {
         };
         for dataset in &mut datasets {
             dataset.key.walk_mut(&mut resolve);
-            for check in &mut dataset.checks {
+            for check in dataset.checks.iter_mut().chain(dataset.run_name.as_mut()) {
                 check.op.walk_mut(&mut resolve);
             }
         }
@@ -1292,6 +1476,7 @@ impl<'s> Compiler<'s> {
             report_env: minijinja::Environment::empty(),
             keep_items: false,
             baseline: None,
+            tradeoff: None,
         }
     }
 
@@ -1789,6 +1974,11 @@ impl<'s> Compiler<'s> {
         if name == RECORDS && filter.is_none() {
             return self.dataset_records(args, expr, scope, ctx);
         }
+        if let Some((_, stat)) = RunStat::ALL.iter().find(|(n, _)| *n == name) {
+            if filter.is_none() {
+                return self.run_stat(name, *stat, args, expr, scope, ctx);
+            }
+        }
         if let Some(filter) = filter {
             self.error_at(
                 ctx,
@@ -1836,6 +2026,7 @@ impl<'s> Compiler<'s> {
                 .iter()
                 .map(|b| b.name)
                 .chain(AGGREGATES.iter().copied())
+                .chain(RunStat::ALL.iter().map(|(n, _)| *n))
                 .chain([RECORDS])
                 .chain([builtins::IF]);
             let d = self.error_at(ctx, name_span, format!("unknown function `{name}`"));
@@ -1904,6 +2095,47 @@ impl<'s> Compiler<'s> {
         ok.then_some(())
     }
 
+    /// `run_mean(precision)`: a per-run metric summarised over the runs.
+    fn run_stat(
+        &mut self,
+        name: &str,
+        stat: RunStat,
+        args: &[Expr],
+        expr: &Expr,
+        scope: Scope,
+        ctx: &mut ExprCtx<'_>,
+    ) -> Option<(Op, Type)> {
+        if !matches!(scope, Scope::Metric | Scope::Gate) {
+            self.error_at(
+                ctx,
+                expr.span,
+                format!("`{name}` is only allowed in metrics and gates"),
+            )
+            .help = Some("it summarises a metric over the runs".into());
+            return None;
+        }
+        let metric = match args {
+            [arg @ Expr {
+                kind: ExprKind::Name(_),
+                ..
+            }] => match self.lower(arg, scope, ctx)? {
+                (Op::Metric(m), _) => Some(m),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(metric) = metric else {
+            self.error_at(
+                ctx,
+                expr.span,
+                format!("`{name}` takes the name of a metric"),
+            )
+            .help = Some(format!("example: {name}(precision)"));
+            return None;
+        };
+        Some((Op::RunStat(stat, metric), Type::Float))
+    }
+
     fn dataset_records(
         &mut self,
         args: &[Expr],
@@ -1955,6 +2187,8 @@ impl<'s> Compiler<'s> {
     ) -> Option<(Op, Type)> {
         match scope {
             Scope::Metric => {}
+            // A gate may aggregate too (`p95(latency_ms) <= 1200`), but not across runs.
+            Scope::Gate if name != "stability" => {}
             Scope::Item { in_aggregate: true } => {
                 self.error_at(
                     ctx,
@@ -1992,6 +2226,9 @@ impl<'s> Compiler<'s> {
             "p50" => (AggregateFn::Percentile(50.0), 1..=1),
             "p95" => (AggregateFn::Percentile(95.0), 1..=1),
             "p99" => (AggregateFn::Percentile(99.0), 1..=1),
+            "kappa" => (AggregateFn::Kappa, 2..=2),
+            "agreement" => (AggregateFn::Agreement, 2..=2),
+            "stability" => (AggregateFn::Stability, 1..=1),
             _ => (AggregateFn::Percentile(f64::NAN), 2..=2),
         };
         if !arity.contains(&args.len()) {
@@ -1999,6 +2236,10 @@ impl<'s> Compiler<'s> {
                 AggregateFn::Count => "count(shipped) or count()",
                 AggregateFn::Ratio => "ratio(correct where shipped)",
                 AggregateFn::Percentile(q) if q.is_nan() => "percentile(trace.latency_ms, 90)",
+                AggregateFn::Kappa | AggregateFn::Agreement => {
+                    "kappa(scholar.verdict, auditor.verdict)"
+                }
+                AggregateFn::Stability => "stability(label)",
                 _ => "mean(trace.latency_ms where shipped)",
             };
             let d = self.error_at(
@@ -2028,7 +2269,22 @@ impl<'s> Compiler<'s> {
             },
             f => f,
         };
-        let arg = args.first().map(|arg| self.lower(arg, item, ctx));
+        let arg = match function {
+            AggregateFn::Kappa | AggregateFn::Agreement => {
+                let labels: Vec<Option<(Op, Type)>> =
+                    args.iter().map(|a| self.lower(a, item, ctx)).collect();
+                Some(
+                    labels
+                        .into_iter()
+                        .collect::<Option<Vec<_>>>()
+                        .map(|labels| {
+                            let ops = labels.into_iter().map(|(op, _)| op).collect();
+                            (Op::List(ops), Type::Any)
+                        }),
+                )
+            }
+            _ => args.first().map(|arg| self.lower(arg, item, ctx)),
+        };
         let filter_op = filter.map(|f| self.lower(f, item, ctx));
         let arg = match arg {
             Some(a) => Some(a?),
@@ -2045,7 +2301,12 @@ impl<'s> Compiler<'s> {
             }
         }
         let wants_bool = matches!(function, AggregateFn::Count | AggregateFn::Ratio);
+        let takes_any = matches!(
+            function,
+            AggregateFn::Kappa | AggregateFn::Agreement | AggregateFn::Stability
+        );
         let ty = match (&arg, wants_bool) {
+            _ if takes_any => Type::Any,
             (Some((_, ty)), true) if !Type::Bool.accepts(ty) => {
                 let d = self.error_at(
                     ctx,
@@ -2075,13 +2336,27 @@ impl<'s> Compiler<'s> {
                     Type::Float
                 }
             }
-            AggregateFn::Mean | AggregateFn::Ratio | AggregateFn::Percentile(_) => Type::Float,
+            AggregateFn::Mean
+            | AggregateFn::Ratio
+            | AggregateFn::Percentile(_)
+            | AggregateFn::Kappa
+            | AggregateFn::Agreement
+            | AggregateFn::Stability => Type::Float,
         };
+        let text = &ctx.text.text[expr.span.start..expr.span.end];
+        let subject = text
+            .find('(')
+            .map_or(text, |open| {
+                text[open + 1..].strip_suffix(')').unwrap_or(text)
+            })
+            .trim()
+            .to_string();
         self.aggregates.push(Aggregate {
             function,
             arg: arg.map(|(op, _)| op),
             filter: filter_op.map(|(op, _)| op),
-            text: ctx.text.text[expr.span.start..expr.span.end].to_string(),
+            subject,
+            text: text.to_string(),
             at: ctx.text.location(expr.span.start, expr.span.end),
         });
         Some((Op::Aggregate(self.aggregates.len() - 1), result_ty))

@@ -12,12 +12,14 @@ use std::path::PathBuf;
 
 pub use compile::compile;
 pub use explain::explain;
-pub use op::Op;
+pub use op::{Op, RunStat};
 pub use projection::{FieldPath, ProjectedField, Projection};
 
 use crate::diagnostic::Location;
 use crate::report::PriorRun;
-use crate::spec::{Better, Change, DataType, Duplicates, Format, Join, NoBaseline, ParamType};
+use crate::spec::{
+    Better, Change, DataType, Duplicates, Format, GateRuns, Join, NoBaseline, ParamType,
+};
 use crate::types::Type;
 use crate::value::Value;
 
@@ -60,6 +62,15 @@ pub struct Plan {
     pub keep_items: bool,
     /// The prior run that `baseline.NAME` and change bounds compare against.
     pub baseline: Option<PriorRun>,
+    /// The latency metric and the accuracy metrics plotted against it, per run.
+    pub tradeoff: Option<Tradeoff>,
+}
+
+/// `tradeoff:` resolved to metric slots.
+#[derive(Debug)]
+pub struct Tradeoff {
+    pub latency: usize,
+    pub accuracy: Vec<usize>,
 }
 
 #[derive(Debug)]
@@ -107,7 +118,7 @@ pub struct ParamValue {
     pub overridden: bool,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct DatasetPlan {
     pub name: String,
     pub format: Format,
@@ -126,10 +137,34 @@ pub struct DatasetPlan {
     pub declared_at: Location,
     /// Pinned by the spec's lock.
     pub frozen: bool,
+    /// Several files, each a run (`runs:`), in natural order of their paths;
+    /// empty for a dataset read from one `path`.
+    pub runs: Vec<RunFile>,
+    /// Names each run from its records; `None`: from its file name.
+    pub run_name: Option<Check>,
+}
+
+/// One file of a dataset with several runs.
+#[derive(Debug, Clone)]
+pub struct RunFile {
+    pub path: PathBuf,
+    pub display_path: String,
+}
+
+impl DatasetPlan {
+    /// This dataset as read for one of its runs.
+    pub fn for_run(&self, file: &RunFile) -> DatasetPlan {
+        DatasetPlan {
+            path: file.path.clone(),
+            display_path: file.display_path.clone(),
+            runs: Vec::new(),
+            ..self.clone()
+        }
+    }
 }
 
 /// A schema rule bound to the projected field it checks.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Rule {
     pub field: String,
     pub path: FieldPath,
@@ -142,7 +177,7 @@ pub struct Rule {
 }
 
 /// A per-record condition, evaluated with only the record (and params) in scope.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Check {
     pub op: Op,
     pub text: String,
@@ -177,14 +212,23 @@ pub enum AggregateFn {
     Ratio,
     /// A percentile in 0..=100, numpy's default linear interpolation.
     Percentile(f64),
+    /// Cohen's kappa of two labels per item.
+    Kappa,
+    /// The share of items whose two labels agree.
+    Agreement,
+    /// Across runs: the share of items whose value is the same in every run.
+    Stability,
 }
 
 #[derive(Debug)]
 pub struct Aggregate {
     pub function: AggregateFn,
+    /// The argument; for two-label aggregates, a list of both.
     pub arg: Option<Op>,
     pub filter: Option<Op>,
     pub text: String,
+    /// What is aggregated, as written: the text inside the parentheses.
+    pub subject: String,
     pub at: Location,
 }
 
@@ -201,6 +245,8 @@ pub struct MetricPlan {
     pub tolerance: Option<f64>,
     /// Position in the spec, for reports that list metrics as declared.
     pub declared: usize,
+    /// Computed once over all runs (`stability`, `run_mean`, …) rather than per run.
+    pub across: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -222,6 +268,9 @@ impl Severity {
 pub struct GatePlan {
     pub name: String,
     pub rule: GateRule,
+    /// Reads per-run values, so with several runs it is decided per run.
+    pub per_run: bool,
+    pub runs: GateRuns,
     pub value_ty: Type,
     pub severity: Severity,
     pub message: Option<String>,
@@ -255,6 +304,23 @@ pub struct ShapePlan {
     pub when_no_baseline: NoBaseline,
 }
 
+impl GateRule {
+    /// Every op of the rule.
+    pub fn ops(&self) -> Vec<&Op> {
+        match self {
+            GateRule::Expr { op, value, bound } => std::iter::once(op)
+                .chain(value.as_ref())
+                .chain(bound.as_ref())
+                .collect(),
+            GateRule::Shape(shape) => std::iter::once(&shape.metric)
+                .chain(shape.threshold.as_ref())
+                .chain(shape.warn_threshold.as_ref())
+                .chain(shape.changes.iter().map(|(_, op)| op))
+                .collect(),
+        }
+    }
+}
+
 impl GatePlan {
     /// Every op of the gate, for linking.
     pub fn ops_mut(&mut self) -> Vec<&mut Op> {
@@ -273,6 +339,11 @@ impl GatePlan {
 }
 
 impl Plan {
+    /// Some dataset is read as several runs.
+    pub fn has_runs(&self) -> bool {
+        self.datasets.iter().any(|d| !d.runs.is_empty())
+    }
+
     pub fn param(&self, name: &str) -> Option<&Value> {
         self.params
             .iter()

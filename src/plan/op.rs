@@ -7,7 +7,7 @@ use crate::matchers::Matcher;
 use crate::syntax::BinaryOp;
 use crate::value::Value;
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Op {
     Const(Value),
     /// A projected field of a dataset's record (null when the item has no record).
@@ -26,6 +26,8 @@ pub enum Op {
     Baseline(usize),
     /// `records(dataset)`: how many records the dataset kept (metrics only).
     DatasetRecords(usize),
+    /// `run_min(metric)` and kin: a per-run metric summarised over the runs.
+    RunStat(RunStat, usize),
     /// `base.name` on a value read whole.
     Field(Box<Op>, Arc<str>),
     Index(Box<Op>, Box<Op>),
@@ -69,7 +71,89 @@ impl Op {
             | Op::Metric(_)
             | Op::Baseline(_)
             | Op::DatasetRecords(_)
+            | Op::RunStat(..)
             | Op::Path { .. } => {}
         }
+    }
+
+    /// Visits this op and every op inside it.
+    pub fn walk(&self, f: &mut impl FnMut(&Op)) {
+        f(self);
+        match self {
+            Op::Field(a, _) | Op::Not(a) | Op::Neg(a) => a.walk(f),
+            Op::Index(a, b) | Op::Binary(_, a, b) => {
+                a.walk(f);
+                b.walk(f);
+            }
+            Op::If(a, b, c) => {
+                a.walk(f);
+                b.walk(f);
+                c.walk(f);
+            }
+            Op::List(items) | Op::Call(_, items) | Op::Matcher(_, items) => {
+                items.iter().for_each(|op| op.walk(f));
+            }
+            Op::Const(_)
+            | Op::Slot { .. }
+            | Op::Derived(_)
+            | Op::Aggregate(_)
+            | Op::Metric(_)
+            | Op::Baseline(_)
+            | Op::DatasetRecords(_)
+            | Op::RunStat(..)
+            | Op::Path { .. } => {}
+        }
+    }
+}
+
+/// How `run_min`, `run_max`, `run_mean` and `run_std` summarise a metric over runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunStat {
+    Min,
+    Max,
+    Mean,
+    /// Population standard deviation (numpy's default, `ddof=0`).
+    Std,
+}
+
+impl RunStat {
+    pub const ALL: [(&'static str, RunStat); 4] = [
+        ("run_min", RunStat::Min),
+        ("run_max", RunStat::Max),
+        ("run_mean", RunStat::Mean),
+        ("run_std", RunStat::Std),
+    ];
+
+    pub fn keyword(self) -> &'static str {
+        match self {
+            RunStat::Min => "min",
+            RunStat::Max => "max",
+            RunStat::Mean => "mean",
+            RunStat::Std => "std",
+        }
+    }
+
+    /// The summary of `values` (nulls skipped); null when there is none.
+    pub fn of(self, values: &[f64]) -> Option<f64> {
+        if values.is_empty() {
+            return None;
+        }
+        let n = values.len() as f64;
+        let mean = || {
+            let mut sum = crate::eval::ExactSum::default();
+            values.iter().for_each(|&x| sum.add(x));
+            sum.total() / n
+        };
+        Some(match self {
+            RunStat::Min => values.iter().copied().fold(f64::INFINITY, f64::min),
+            RunStat::Max => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            RunStat::Mean => mean(),
+            RunStat::Std => {
+                let m = mean();
+                let mut squares = crate::eval::ExactSum::default();
+                values.iter().for_each(|&x| squares.add((x - m) * (x - m)));
+                (squares.total() / n).sqrt()
+            }
+        })
     }
 }

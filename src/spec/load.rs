@@ -27,6 +27,7 @@ const TOP_KEYS: &[&str] = &[
     "gates",
     "labels",
     "offenders",
+    "tradeoff",
     "reports",
 ];
 const PARAM_KEYS: &[&str] = &["type", "default", "min", "max", "description"];
@@ -39,6 +40,8 @@ const DATASET_KEYS: &[&str] = &[
     "schema",
     "checks",
     "frozen",
+    "runs",
+    "run_name",
 ];
 const RULE_KEYS: &[&str] = &["type", "optional", "nonempty", "min"];
 const METRIC_KEYS: &[&str] = &["expr", "empty", "better", "description", "ks", "tolerance"];
@@ -55,12 +58,14 @@ const GATE_KEYS: &[&str] = &[
     "when_no_baseline",
     "severity",
     "message",
+    "runs",
 ];
 const OFFENDER_KEYS: &[&str] = &["when", "show", "limit"];
 const REPORT_KEYS: &[&str] = &["format", "template", "path"];
+const TRADEOFF_KEYS: &[&str] = &["latency", "accuracy"];
 
 /// Every mapping of fixed keys, by place: what the JSON Schema must agree with.
-pub const KEY_TABLES: [(&str, &[&str]); 8] = [
+pub const KEY_TABLES: [(&str, &[&str]); 9] = [
     ("top", TOP_KEYS),
     ("param", PARAM_KEYS),
     ("dataset", DATASET_KEYS),
@@ -69,6 +74,7 @@ pub const KEY_TABLES: [(&str, &[&str]); 8] = [
     ("gate", GATE_KEYS),
     ("offenders", OFFENDER_KEYS),
     ("report", REPORT_KEYS),
+    ("tradeoff", TRADEOFF_KEYS),
 ];
 
 /// The folder of the file a value was written in: relative paths in a spec are
@@ -140,6 +146,7 @@ impl Loader {
         let gates = self.section(&mut top, "gates", Self::gate);
         let labels = top.take("labels").map_or_else(Vec::new, |n| self.labels(n));
         let offenders = top.take("offenders").and_then(|n| self.offenders(n));
+        let tradeoff = top.take("tradeoff").and_then(|n| self.tradeoff(n));
         let reports = top.take("reports").map(|n| self.reports(n));
         top.finish(TOP_KEYS, &mut self.errors);
 
@@ -182,6 +189,7 @@ impl Loader {
                 gates,
                 labels,
                 offenders,
+                tradeoff,
                 reports,
             }),
             _ => Err(self.errors),
@@ -305,6 +313,44 @@ impl Loader {
             self.string(n, &map.path_of("path"))
                 .map(|text| dir_of(n).join(text))
         });
+        let runs = map
+            .take("runs")
+            .and_then(|n| self.runs(n, &map.path_of("runs")));
+        let run_name_node = map.take("run_name");
+        let run_name = run_name_node.and_then(|n| match &n.kind {
+            NodeKind::Str(s) if s == "file" => Some(RunName::File),
+            _ => self.expr(n, &map.path_of("run_name")).map(RunName::Expr),
+        });
+        let runs = match (runs, run_name, run_name_node) {
+            (Some(mut runs), Some(name), _) => {
+                runs.name = name;
+                Some(runs)
+            }
+            (None, _, Some(node)) => {
+                self.errors.push(
+                    Diagnostic::error(format!(
+                        "dataset `{}` has `run_name` but no `runs`",
+                        name.text
+                    ))
+                    .at(locate(node, &map.path_of("run_name")))
+                    .help(
+                        "`run_name` names each file of `runs: [...]`; a single `path` is one run",
+                    ),
+                );
+                None
+            }
+            (runs, _, _) => runs,
+        };
+        if let (Some(runs), Some(_)) = (&runs, &data_path) {
+            self.errors.push(
+                Diagnostic::error(format!(
+                    "dataset `{}` has both `path` and `runs`",
+                    name.text
+                ))
+                .at(locate(&runs.node, &map.path_of("runs")))
+                .help("give one file as `path`, or several (each a run) as `runs`"),
+            );
+        }
         let frozen = map
             .take("frozen")
             .and_then(|n| self.bool(n, &map.path_of("frozen")))
@@ -354,6 +400,7 @@ impl Loader {
             name,
             format: format?,
             path: data_path,
+            runs,
             frozen,
             key: key?,
             duplicates: duplicates?,
@@ -701,6 +748,7 @@ impl Loader {
             return Some(GateDecl {
                 name,
                 rule: GateRuleDecl::Expr(expr),
+                runs: GateRuns::Every,
                 severity: SeveritySpec::Fail,
                 message: None,
             });
@@ -743,10 +791,19 @@ impl Loader {
         let message = map
             .take("message")
             .and_then(|n| self.string(n, &map.path_of("message")));
+        let runs = match map.take("runs") {
+            None => Some(GateRuns::Every),
+            Some(n) => self.keyword(
+                n,
+                &map.path_of("runs"),
+                &[("every", GateRuns::Every), ("any", GateRuns::Any)],
+            ),
+        };
         map.finish(GATE_KEYS, &mut self.errors);
         Some(GateDecl {
             name,
             rule: rule?,
+            runs: runs?,
             severity: severity?,
             message,
         })
@@ -845,6 +902,85 @@ impl Loader {
             out.push(LabelRule { label, expr });
         }
         out
+    }
+
+    /// `runs: PATTERN` or `runs: [PATTERN, ...]`: files, folders or globs.
+    fn runs(&mut self, node: &Node, path: &str) -> Option<RunsDecl> {
+        let items: Vec<&Node> = match &node.kind {
+            NodeKind::Seq(items) if !items.is_empty() => items.iter().collect(),
+            NodeKind::Str(_) => vec![node],
+            _ => {
+                self.errors.push(
+                    Diagnostic::error(format!(
+                        "`runs` must be a file, folder or glob, or a list of them, found {}",
+                        node.type_name()
+                    ))
+                    .at(locate(node, path))
+                    .help("e.g. `runs: runs/seed-*.jsonl`"),
+                );
+                return None;
+            }
+        };
+        let patterns: Vec<PathBuf> = items
+            .into_iter()
+            .filter_map(|item| self.string(item, path).map(|text| dir_of(item).join(text)))
+            .collect();
+        Some(RunsDecl {
+            patterns,
+            name: RunName::File,
+            node: node.clone(),
+        })
+    }
+
+    /// `tradeoff: {latency: p95_latency_ms, accuracy: [precision, chr]}`.
+    fn tradeoff(&mut self, node: &Node) -> Option<TradeoffDecl> {
+        let mut map = Mapping::new(node, "tradeoff", "`tradeoff`", &mut self.errors)?;
+        let latency = match map.take("latency") {
+            Some(n) => self.name(n, "tradeoff.latency"),
+            None => {
+                self.errors.push(
+                    Diagnostic::error("`tradeoff` has no `latency`")
+                        .at(locate(node, "tradeoff"))
+                        .help("add `latency: p95_latency_ms`, the metric on the curve's x axis"),
+                );
+                None
+            }
+        };
+        let accuracy = match map.take("accuracy") {
+            Some(n) => match &n.kind {
+                NodeKind::Seq(items) if !items.is_empty() => items
+                    .iter()
+                    .filter_map(|item| self.name(item, "tradeoff.accuracy"))
+                    .collect(),
+                NodeKind::Str(_) => self.name(n, "tradeoff.accuracy").into_iter().collect(),
+                _ => {
+                    self.errors.push(
+                        Diagnostic::error(format!(
+                            "`accuracy` must be a metric or a list of metrics, found {}",
+                            n.type_name()
+                        ))
+                        .at(locate(n, "tradeoff.accuracy")),
+                    );
+                    Vec::new()
+                }
+            },
+            None => {
+                self.errors.push(
+                    Diagnostic::error("`tradeoff` has no `accuracy`")
+                        .at(locate(node, "tradeoff"))
+                        .help("add `accuracy: [precision, chr]`, the metrics on the y axis"),
+                );
+                Vec::new()
+            }
+        };
+        map.finish(TRADEOFF_KEYS, &mut self.errors);
+        if accuracy.is_empty() {
+            return None;
+        }
+        Some(TradeoffDecl {
+            latency: latency?,
+            accuracy,
+        })
     }
 
     fn offenders(&mut self, node: &Node) -> Option<OffendersDecl> {

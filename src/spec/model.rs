@@ -32,6 +32,8 @@ pub struct Spec {
     /// condition holds.
     pub labels: Vec<LabelRule>,
     pub offenders: Option<OffendersDecl>,
+    /// Which per-run metrics the latency-vs-accuracy table and curve plot.
+    pub tradeoff: Option<TradeoffDecl>,
     /// `None`: the default reports.
     pub reports: Option<Vec<ReportDecl>>,
 }
@@ -165,6 +167,8 @@ pub struct DatasetDecl {
     /// Default path, resolved against the folder of the spec file that declares it;
     /// `--dataset NAME=PATH` overrides it.
     pub path: Option<PathBuf>,
+    /// Several files, each a run of the same dataset (instead of `path`).
+    pub runs: Option<RunsDecl>,
     /// Pinned by `evalspec freeze`: a change is drift.
     pub frozen: bool,
     pub key: ExprText,
@@ -172,6 +176,31 @@ pub struct DatasetDecl {
     pub join: Join,
     pub schema: Vec<FieldRule>,
     pub checks: Vec<RecordCheck>,
+}
+
+/// `runs:` the files of a dataset read as separate runs: files, folders (every
+/// file inside) or glob patterns, each resolved against the declaring file's folder.
+#[derive(Debug, Clone)]
+pub struct RunsDecl {
+    pub patterns: Vec<PathBuf>,
+    pub name: RunName,
+    pub node: Node,
+}
+
+/// Where a run's name comes from.
+#[derive(Debug, Clone)]
+pub enum RunName {
+    /// The file name without its extension (`runs/seed-1.jsonl` → `seed-1`).
+    File,
+    /// An expression over the record (like `key`); every record of a file must agree.
+    Expr(ExprText),
+}
+
+/// `tradeoff:` the latency metric and the accuracy metrics it is plotted against.
+#[derive(Debug, Clone)]
+pub struct TradeoffDecl {
+    pub latency: Name,
+    pub accuracy: Vec<Name>,
 }
 
 /// A data contract rule: the record field at `path` must have type `ty`.
@@ -281,8 +310,28 @@ pub enum SeveritySpec {
 pub struct GateDecl {
     pub name: Name,
     pub rule: GateRuleDecl,
+    /// With several runs: whether every run must pass, or the best one.
+    pub runs: GateRuns,
     pub severity: SeveritySpec,
     pub message: Option<String>,
+}
+
+/// How a gate over per-run metrics decides with several runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GateRuns {
+    /// Every run must pass; the gate shows the worst run.
+    Every,
+    /// At least one run must pass (the best run); the gate shows the first that does.
+    Any,
+}
+
+impl GateRuns {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            GateRuns::Every => "every",
+            GateRuns::Any => "any",
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
