@@ -119,18 +119,27 @@ pub fn current(plan: &Plan, base: &Path) -> Result<Pins, Diagnostic> {
     }
     let mut datasets = Vec::new();
     for dataset in plan.datasets.iter().filter(|d| d.frozen) {
-        let bytes = std::fs::read(&dataset.path).map_err(|e| {
-            Diagnostic::error(format!(
-                "cannot read frozen dataset `{}` from `{}`: {e}",
-                dataset.name, dataset.display_path
-            ))
-            .at(dataset.declared_at.clone())
-        })?;
-        datasets.push(pin_dataset(
-            &dataset.name,
-            relative(&dataset.path, base),
-            &bytes,
-        ));
+        // A dataset read as runs pins each run's file, as `NAME[PATH]`.
+        let files: Vec<(String, &Path, &str)> = match dataset.runs.as_slice() {
+            [] => vec![(dataset.name.clone(), &dataset.path, &dataset.display_path)],
+            runs => runs
+                .iter()
+                .map(|r| {
+                    let name = format!("{}[{}]", dataset.name, relative(&r.path, base));
+                    (name, r.path.as_path(), r.display_path.as_str())
+                })
+                .collect(),
+        };
+        for (name, path, display) in files {
+            let bytes = std::fs::read(path).map_err(|e| {
+                Diagnostic::error(format!(
+                    "cannot read frozen dataset `{}` from `{display}`: {e}",
+                    dataset.name
+                ))
+                .at(dataset.declared_at.clone())
+            })?;
+            datasets.push(pin_dataset(&name, relative(path, base), &bytes));
+        }
     }
     datasets.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(Pins { files, datasets })

@@ -1283,7 +1283,16 @@ impl<'s> Compiler<'s> {
                 DatasetPlan {
                     name: decl.name.text.clone(),
                     format: decl.format,
-                    display_path: path.display().to_string(),
+                    display_path: match (&decl.runs, overridden) {
+                        (Some(_), Some((_, pattern))) => pattern.display().to_string(),
+                        (Some(runs), None) => runs
+                            .patterns
+                            .iter()
+                            .map(|p| p.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        (None, _) => path.display().to_string(),
+                    },
                     path,
                     key,
                     key_text: decl.key.text.clone(),
@@ -1314,7 +1323,16 @@ impl<'s> Compiler<'s> {
             Ok(files) => files
                 .into_iter()
                 .map(|path| RunFile {
-                    display_path: path.display().to_string(),
+                    display_path: match (&decl.runs, overridden) {
+                        (Some(_), Some(pattern)) => pattern.display().to_string(),
+                        (Some(runs), None) => runs
+                            .patterns
+                            .iter()
+                            .map(|p| p.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        (None, _) => path.display().to_string(),
+                    },
                     path,
                 })
                 .collect(),

@@ -35,6 +35,9 @@ pub fn item_json(plan: &Plan, row: &ItemRow) -> Json {
         "key": key_json(row.key.as_ref()),
         "line": row.line,
     });
+    if let Some(run) = &row.run {
+        item["run"] = json!(run.as_ref());
+    }
     if !plan.labels.is_empty() {
         item["label"] = row.label.as_deref().map_or(Json::Null, Json::from);
     }
@@ -64,10 +67,14 @@ pub fn offender_json(plan: &Plan, row: &ItemRow) -> Json {
         .zip(row.values.iter())
         .map(|((name, slot), value)| (name.clone(), format_typed(value, &plan.derived[*slot].ty)))
         .collect();
-    json!({
+    let mut offender = json!({
         "key": key_json(row.key.as_ref()),
         "line": row.line,
         "label": row.label.as_deref().map_or(Json::Null, Json::from),
         "fields": shown,
-    })
+    });
+    if let Some(run) = &row.run {
+        offender["run"] = json!(run.as_ref());
+    }
+    offender
 }

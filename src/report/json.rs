@@ -76,9 +76,9 @@ pub fn report_json(plan: &Plan, outcome: &Outcome) -> Json {
         })
         .collect();
     let declared = plan.metrics_in_declared_order();
-    let metrics: Map<String, Json> = declared
-        .iter()
-        .map(|(i, m)| (m.name.clone(), format_typed(&outcome.metrics[*i], &m.ty)))
+    let metrics: Map<String, Json> = metric_values(plan, outcome)
+        .into_iter()
+        .map(|(name, value, ty, _)| (name, format_typed(&value, ty)))
         .collect();
     let metric_info: Map<String, Json> = declared
         .iter()
@@ -92,6 +92,9 @@ pub fn report_json(plan: &Plan, outcome: &Outcome) -> Json {
             }
             if let Some(description) = &m.description {
                 info["description"] = json!(description.trim());
+            }
+            if plan.has_runs() {
+                info["per_run"] = json!(!m.across);
             }
             (m.name.clone(), info)
         })
@@ -120,6 +123,10 @@ pub fn report_json(plan: &Plan, outcome: &Outcome) -> Json {
             gate["status"] = json!(o.status.keyword());
             gate["message"] = json!(g.message);
             gate["reasons"] = json!(o.reasons);
+            if g.per_run && !outcome.runs.is_empty() {
+                gate["runs"] = json!(g.runs.keyword());
+                gate["run"] = json!(o.run.as_deref());
+            }
             gate
         })
         .collect();
@@ -168,6 +175,12 @@ pub fn report_json(plan: &Plan, outcome: &Outcome) -> Json {
                 .collect::<Vec<_>>(),
         });
     }
+    if plan.has_runs() {
+        crate::report::runs::add_runs(&mut report, plan, outcome);
+    }
+    if !outcome.agreements.is_empty() {
+        report["agreement"] = crate::report::runs::agreements(plan, outcome);
+    }
     if let Some(prior) = &plan.baseline {
         report["baseline"] = since_baseline(plan, outcome, prior);
     }
@@ -175,16 +188,47 @@ pub fn report_json(plan: &Plan, outcome: &Outcome) -> Json {
     report
 }
 
+/// Every metric value a report lists, in declared order: name, value, type and
+/// baseline value. With several runs a per-run metric is listed once per run as
+/// `NAME@RUN`, which is also how a later run's baseline finds it.
+pub fn metric_values<'p>(
+    plan: &'p Plan,
+    outcome: &Outcome,
+) -> Vec<(String, Value, &'p Type, Value)> {
+    let prior = |name: &str| {
+        plan.baseline
+            .as_ref()
+            .map_or(Value::Null, |prior| prior.metric(name))
+    };
+    let mut values = Vec::new();
+    for (i, m) in plan.metrics_in_declared_order() {
+        if outcome.runs.is_empty() || m.across {
+            values.push((
+                m.name.clone(),
+                outcome.metrics[i].clone(),
+                &m.ty,
+                outcome.baseline[i].clone(),
+            ));
+            continue;
+        }
+        for run in &outcome.runs {
+            let name = format!("{}@{}", m.name, run.name);
+            let base = prior(&name);
+            values.push((name, run.metrics[i].clone(), &m.ty, base));
+        }
+    }
+    values
+}
+
 /// The "since baseline" section: each metric's baseline value and change.
 fn since_baseline(plan: &Plan, outcome: &Outcome, prior: &crate::report::PriorRun) -> Json {
-    let metrics: Map<String, Json> = plan
-        .metrics_in_declared_order()
+    let metrics: Map<String, Json> = metric_values(plan, outcome)
         .into_iter()
-        .map(|(i, m)| {
-            let (value, base) = (&outcome.metrics[i], &outcome.baseline[i]);
+        .map(|(name, value, ty, base)| {
+            let (value, base) = (&value, &base);
             let mut entry = json!({
-                "baseline": format_typed(base, &m.ty),
-                "value": format_typed(value, &m.ty),
+                "baseline": format_typed(base, ty),
+                "value": format_typed(value, ty),
             });
             if let (Value::Number(v), Value::Number(b)) = (value, base) {
                 entry["delta"] = format_typed(&Value::Number(v - b), &Type::Float);
@@ -197,7 +241,7 @@ fn since_baseline(plan: &Plan, outcome: &Outcome, prior: &crate::report::PriorRu
                 entry["delta"] = Json::Null;
                 entry["relative"] = Json::Null;
             }
-            (m.name.clone(), entry)
+            (name, entry)
         })
         .collect();
     let spec = &prior.report["spec"];

@@ -8,6 +8,7 @@ pub(crate) mod items;
 mod json;
 mod natural;
 mod prior;
+pub(crate) mod runs;
 mod summary;
 mod templates;
 mod write;

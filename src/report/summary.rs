@@ -19,12 +19,17 @@ pub fn summary(plan: &Plan, outcome: &Outcome) -> String {
         .zip(&outcome.datasets)
         .map(|(d, o)| format!("{} {} records", d.name, o.read.records))
         .collect();
-    let _ = writeln!(
+    let _ = write!(
         out,
         "read {}; scored {} items",
         datasets.join(", "),
         outcome.items
     );
+    let runs: Vec<&str> = outcome.runs.iter().map(|r| r.name.as_ref()).collect();
+    if !runs.is_empty() {
+        let _ = write!(out, " in {} runs", runs.len());
+    }
+    out.push('\n');
     let metrics = plan.metrics_in_declared_order();
     let width = metrics
         .iter()
@@ -33,14 +38,25 @@ pub fn summary(plan: &Plan, outcome: &Outcome) -> String {
         .max()
         .unwrap_or(0);
     if !metrics.is_empty() {
-        let _ = writeln!(out, "\nmetrics");
+        match runs.is_empty() {
+            true => {
+                let _ = writeln!(out, "\nmetrics");
+            }
+            false => {
+                let _ = writeln!(out, "\nmetrics (per run: {})", runs.join(" | "));
+            }
+        }
         for (i, metric) in metrics {
-            let _ = writeln!(
-                out,
-                "  {:width$}  {}",
-                metric.name,
-                format_typed(&outcome.metrics[i], &metric.ty)
-            );
+            let value = match (outcome.runs.is_empty(), metric.across) {
+                (false, false) => outcome
+                    .runs
+                    .iter()
+                    .map(|r| format_typed(&r.metrics[i], &metric.ty).to_string())
+                    .collect::<Vec<_>>()
+                    .join(" | "),
+                _ => format_typed(&outcome.metrics[i], &metric.ty).to_string(),
+            };
+            let _ = writeln!(out, "  {:width$}  {value}", metric.name);
         }
     }
     if !plan.gates.is_empty() {
@@ -64,6 +80,9 @@ pub fn summary(plan: &Plan, outcome: &Outcome) -> String {
                 gate.text,
                 format_typed(&result.value, &gate.value_ty)
             );
+            if let Some(run) = &result.run {
+                let _ = write!(out, " (run {run})");
+            }
             if let (false, Some(message)) = (result.pass, &gate.message) {
                 let _ = write!(out, "  — {message}");
             }
