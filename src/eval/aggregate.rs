@@ -409,6 +409,95 @@ mod tests {
     }
 
     #[test]
+    fn percentiles_of_ties_single_values_and_even_and_odd_counts() {
+        // By hand: index (n−1)·q/100, then linear between neighbours (numpy agrees).
+        assert_eq!(percentile(&[1.0, 2.0, 3.0, 4.0, 5.0], 99.0), Some(4.96));
+        assert_eq!(percentile(&[2.0, 2.0, 4.0, 4.0], 50.0), Some(3.0));
+        assert_eq!(percentile(&[3.0, 3.0, 3.0], 95.0), Some(3.0));
+        assert_eq!(percentile(&[10.0, 20.0], 95.0), Some(19.5));
+        assert_eq!(percentile(&[42.0], 50.0), Some(42.0));
+        assert_eq!(percentile(&[42.0], 0.0), Some(42.0));
+        assert_eq!(percentile(&[1.0, 9.0], 0.0), Some(1.0));
+        assert_eq!(percentile(&[1.0, 9.0], 100.0), Some(9.0));
+    }
+
+    fn confusion(pairs: &[(&str, &str)]) -> Confusion {
+        let mut c = Confusion::default();
+        for (a, b) in pairs {
+            c.add(Arc::from(*a), Arc::from(*b));
+        }
+        c
+    }
+
+    #[test]
+    fn kappa_is_one_for_perfect_agreement_and_zero_at_chance() {
+        let perfect = confusion(&[("yes", "yes"), ("no", "no"), ("yes", "yes")]);
+        assert_eq!(perfect.agreement(), Some(1.0));
+        assert_eq!(perfect.kappa(), Some(1.0));
+        // Each side says yes half the time, independently: p_o = p_e = 0.5.
+        let chance = confusion(&[("yes", "yes"), ("yes", "no"), ("no", "yes"), ("no", "no")]);
+        assert_eq!(chance.agreement(), Some(0.5));
+        assert_eq!(chance.expected(), Some(0.5));
+        assert_eq!(chance.kappa(), Some(0.0));
+        // Always disagreeing on two balanced classes: p_o = 0, p_e = 0.5, κ = −1.
+        let opposite = confusion(&[("yes", "no"), ("no", "yes")]);
+        assert_eq!(opposite.kappa(), Some(-1.0));
+    }
+
+    #[test]
+    fn kappa_is_undefined_when_every_item_is_in_one_class() {
+        // p_e = 1: both sides said `yes` to everything. Agreement is perfect, kappa 0/0.
+        let one_class = confusion(&[("yes", "yes"), ("yes", "yes")]);
+        assert_eq!(one_class.expected(), Some(1.0));
+        assert_eq!(one_class.agreement(), Some(1.0));
+        assert_eq!(one_class.kappa(), None);
+        // One side in one class, the other not: p_e < 1, kappa is defined (and 0).
+        let one_sided = confusion(&[("yes", "yes"), ("yes", "no")]);
+        assert_eq!(one_sided.kappa(), Some(0.0));
+        assert_eq!(Confusion::default().kappa(), None);
+        assert_eq!(Confusion::default().agreement(), None);
+    }
+
+    #[test]
+    fn kappa_matches_a_hand_computed_table() {
+        // 8 items: refuse 2/2, supported 5 (auditor 6), unsupported 1 (auditor 0);
+        // 7 agree. Σ a_k·b_k = 2·2 + 5·6 + 1·0 = 34: κ = (8·7 − 34) / (64 − 34) = 22/30.
+        let mut pairs = vec![("refuse", "refuse"); 2];
+        pairs.extend([("supported", "supported"); 5]);
+        pairs.push(("unsupported", "supported"));
+        let c = confusion(&pairs);
+        assert_eq!(c.expected(), Some(34.0 / 64.0));
+        assert_eq!(c.kappa(), Some(22.0 / 30.0));
+        assert_eq!(
+            c.labels().iter().map(|l| l.as_ref()).collect::<Vec<_>>(),
+            ["refuse", "supported", "unsupported"]
+        );
+        assert_eq!(c.count("unsupported", "supported"), 1);
+        // Split anywhere, merged: the same table.
+        let (mut first, second) = (confusion(&pairs[..3]), confusion(&pairs[3..]));
+        first.merge(second);
+        assert_eq!(first, c);
+    }
+
+    #[test]
+    fn labels_may_be_strings_numbers_or_bools_and_null_leaves_an_item_out() {
+        let mut acc = Accumulator::new(AggregateFn::Agreement);
+        let pair = |a: Value, b: Value| Some(Value::list(vec![a, b]));
+        acc.add(pair(Value::Bool(true), Value::Bool(true))).unwrap();
+        acc.add(pair(Value::Number(1.0), Value::Number(2.0)))
+            .unwrap();
+        acc.add(pair(Value::Null, Value::from("x"))).unwrap();
+        assert_eq!(
+            acc.clone().finish(AggregateFn::Agreement),
+            Value::Number(0.5)
+        );
+        let error = acc
+            .add(pair(Value::list(vec![]), Value::from("x")))
+            .unwrap_err();
+        assert!(error.starts_with("a label must be"), "{error}");
+    }
+
+    #[test]
     fn sums_are_exact_and_order_independent() {
         let terms = [1e16, 1.0, -1e16, 0.1, 0.2, 0.3];
         let mut forward = ExactSum::default();

@@ -189,6 +189,12 @@ fn run_dataset(dataset: &DatasetPlan, file: usize, name: Option<&Value>) -> Data
     dataset
 }
 
+/// Per file of a dataset read as runs: the run's name, and the value it came from.
+type RunNames = Vec<(String, Option<Value>)>;
+
+/// The `n`-th item with a key in a run, and its value in each run.
+type Occurrences = Vec<((Key, u32), Vec<Option<Value>>)>;
+
 /// The runs, in the order of the first dataset read as runs; every such dataset
 /// must have a file for each run and no other.
 fn run_sources(plan: &Plan, threads: usize) -> Result<Vec<RunSource>, Vec<Diagnostic>> {
@@ -201,12 +207,12 @@ fn run_sources(plan: &Plan, threads: usize) -> Result<Vec<RunSource>, Vec<Diagno
         }]);
     }
     // Per dataset read as runs: each file's run name (and the value it came from).
-    let mut named: Vec<(usize, Vec<(String, Option<Value>)>)> = Vec::new();
+    let mut named: Vec<(usize, RunNames)> = Vec::new();
     for (index, dataset) in plan.datasets.iter().enumerate() {
         if dataset.runs.is_empty() {
             continue;
         }
-        let mut names: Vec<(String, Option<Value>)> = Vec::new();
+        let mut names: RunNames = Vec::new();
         for file in &dataset.runs {
             let name = match &dataset.run_name {
                 None => (run_name_of_file(&file.path), None),
@@ -599,7 +605,7 @@ fn compare_runs(
         }
     }
     let total = seen.len();
-    let mut flips: Vec<((Key, u32), Vec<Option<Value>>)> = seen
+    let mut flips: Occurrences = seen
         .into_iter()
         .filter(|(_, values)| {
             let first = &values[0];
@@ -690,4 +696,56 @@ fn decide_over_runs(gate: &GatePlan, runs: &[RunOutcome], g: usize) -> GateOutco
         decided.reasons.insert(0, "no run passes".into());
     }
     decided
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(items: &[(&str, &str)]) -> Vec<(Key, Value)> {
+        items
+            .iter()
+            .map(|(k, v)| (Key::Str(Arc::from(*k)), Value::from(*v)))
+            .collect()
+    }
+
+    #[test]
+    fn an_item_is_stable_only_with_the_same_value_in_every_run() {
+        let runs = vec![
+            run(&[("q1", "OK"), ("q2", "OK"), ("q3", "OK"), ("q10", "OK")]),
+            run(&[("q1", "OK"), ("q2", "HALLUCINATION"), ("q3", "OK")]),
+            run(&[("q3", "OK"), ("q1", "OK"), ("q2", "OK"), ("q10", "OK")]),
+        ];
+        let (value, outcome) = compare_runs(0, runs, 3);
+        // q1 and q3 are stable; q2 flips; q10 is missing from run 2.
+        assert_eq!(value, Value::Number(0.5));
+        assert_eq!((outcome.items, outcome.stable), (4, 2));
+        let flips: Vec<String> = outcome.flips.iter().map(|f| f.key.to_string()).collect();
+        assert_eq!(flips, ["q2", "q10"]);
+        assert_eq!(outcome.flips[1].values[1], None);
+    }
+
+    #[test]
+    fn repeated_keys_are_compared_occurrence_by_occurrence() {
+        let runs = vec![
+            run(&[("q1", "a"), ("q1", "b")]),
+            run(&[("q1", "a"), ("q1", "c")]),
+        ];
+        let (value, outcome) = compare_runs(0, runs, 2);
+        assert_eq!(value, Value::Number(0.5));
+        assert_eq!(outcome.flips.len(), 1);
+        assert_eq!(
+            outcome.flips[0].values,
+            [Some(Value::from("b")), Some(Value::from("c"))]
+        );
+    }
+
+    #[test]
+    fn one_run_is_trivially_stable_and_no_items_have_no_stability() {
+        let (value, _) = compare_runs(0, vec![run(&[("q1", "x")])], 1);
+        assert_eq!(value, Value::Number(1.0));
+        let (value, outcome) = compare_runs(0, vec![Vec::new(), Vec::new()], 2);
+        assert_eq!(value, Value::Null);
+        assert_eq!(outcome.items, 0);
+    }
 }

@@ -1346,7 +1346,7 @@ impl<'s> Compiler<'s> {
                     d = d.at(runs
                         .node
                         .location()
-                        .with_key_path(&format!("datasets.{}.runs", decl.name.text)));
+                        .with_key_path(format!("datasets.{}.runs", decl.name.text)));
                 }
                 self.errors.push(d);
                 Vec::new()

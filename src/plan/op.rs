@@ -157,3 +157,20 @@ impl RunStat {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::RunStat;
+
+    #[test]
+    fn run_summaries_use_the_population_standard_deviation() {
+        let xs = [1.0, 2.0, 3.0, 4.0];
+        assert_eq!(RunStat::Min.of(&xs), Some(1.0));
+        assert_eq!(RunStat::Max.of(&xs), Some(4.0));
+        assert_eq!(RunStat::Mean.of(&xs), Some(2.5));
+        // numpy.std([1, 2, 3, 4]) == sqrt(1.25)
+        assert_eq!(RunStat::Std.of(&xs), Some(1.25f64.sqrt()));
+        assert_eq!(RunStat::Std.of(&[0.7]), Some(0.0));
+        assert_eq!(RunStat::Mean.of(&[]), None);
+    }
+}
