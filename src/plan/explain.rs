@@ -184,6 +184,15 @@ impl Words<'_> {
             ),
             ExprKind::Unary(UnaryOp::Not, a) => format!("not ({})", self.say(a)),
             ExprKind::Name(name) => self.name(name),
+            ExprKind::Call { name, args, .. } if name.starts_with("run_") && args.len() == 1 => {
+                let stat = match name.as_str() {
+                    "run_min" => "the smallest",
+                    "run_max" => "the largest",
+                    "run_mean" => "the mean",
+                    _ => "the standard deviation of",
+                };
+                format!("{stat} {} over the runs", self.say(&args[0]))
+            }
             _ => format!("`{}`", self.source(e)),
         }
     }
@@ -216,6 +225,17 @@ impl Words<'_> {
             ("mean", Some(a)) => format!("the mean of {a} over {over} (nulls skipped)"),
             ("min", Some(a)) => format!("the smallest {a} over {over}"),
             ("max", Some(a)) => format!("the largest {a} over {over}"),
+            ("kappa" | "agreement", Some(a)) => {
+                let b = args.get(1).map(|b| self.source(b)).unwrap_or_default();
+                let what = match name {
+                    "kappa" => "Cohen's kappa of",
+                    _ => "the share of agreement between",
+                };
+                format!("{what} the labels {a} and `{b}` over {over} per run (items with a null label left out)")
+            }
+            ("stability", Some(a)) => {
+                format!("the share of {over} whose {a} is the same in every run")
+            }
             ("percentile", Some(a)) => format!(
                 "the {}th percentile of {a} over {over} (numpy's linear interpolation)",
                 args.get(1).map(|q| self.source(q)).unwrap_or_default()
