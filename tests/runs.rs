@@ -6,7 +6,7 @@ mod support;
 use std::path::Path;
 
 use serde_json::Value as Json;
-use support::{evalspec, repo_root, write};
+use support::{evalspec, evalspec_with_env, repo_root, write};
 
 const SPEC: &str = r#"
 name: folder
@@ -94,6 +94,9 @@ fn a_folder_of_runs_is_scored_run_by_run_and_across_runs() {
         .map(|run| run["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["a", "b", "c"]);
+    assert_eq!(r["runs"][1]["files"]["trace"], "runs/b.jsonl");
+    assert_eq!(r["datasets"]["trace"]["path"], "runs");
+    assert_eq!(r["datasets"]["trace"]["runs"]["c"]["records"], 3);
     let m = &r["metrics"];
     // Per run, by hand.
     assert_eq!(m["pass_rate@a"], 0.75);
@@ -172,6 +175,31 @@ fn a_folder_of_runs_is_scored_run_by_run_and_across_runs() {
 }
 
 #[test]
+fn a_baseline_pairs_per_run_metrics_by_run_name() {
+    let dir = workspace();
+    let root = dir.path();
+    evalspec(root, &["run", "spec.yaml", "--out", "before"]);
+    // Run b gets better; the baseline section compares each run with its namesake.
+    write(
+        root,
+        "runs/b.jsonl",
+        &std::fs::read_to_string(root.join("runs/a.jsonl")).unwrap(),
+    );
+    let run = evalspec(
+        root,
+        &["run", "spec.yaml", "--baseline", "before", "--out", "out"],
+    );
+    // Run c still fails `all_good`.
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let since = &report(root)["baseline"]["metrics"];
+    assert_eq!(since["pass_rate@b"]["baseline"], 0.5);
+    assert_eq!(since["pass_rate@b"]["value"], 0.75);
+    assert_eq!(since["pass_rate@b"]["delta"], 0.25);
+    assert_eq!(since["pass_rate@a"]["delta"], 0.0);
+    assert_eq!(since["ok_stability"]["baseline"], 0.5);
+}
+
+#[test]
 fn the_runs_can_come_from_the_command_line_and_results_do_not_depend_on_threads() {
     let dir = workspace();
     let root = dir.path();
@@ -193,33 +221,25 @@ fn the_runs_can_come_from_the_command_line_and_results_do_not_depend_on_threads(
     assert_eq!(r["runs"].as_array().unwrap().len(), 1);
     assert_eq!(r["metrics"]["ok_stability"], 1.0);
     assert_eq!(r["datasets"]["trace"]["path"], "only-a");
-    // A glob on the command line, and one thread against several: the same bytes.
-    let one = evalspec(
-        root,
-        &[
-            "run",
-            "spec.yaml",
-            "--dataset",
-            "trace=runs/*.jsonl",
-            "--threads",
-            "1",
-            "--out",
-            "one",
-        ],
-    );
-    let two = evalspec(
-        root,
-        &[
-            "run",
-            "spec.yaml",
-            "--dataset",
-            "trace=runs/*.jsonl",
-            "--threads",
-            "3",
-            "--out",
-            "two",
-        ],
-    );
+    // A glob on the command line, and one thread against three, each run's file
+    // split into three chunks (tiny chunks allowed): the same bytes.
+    let scored = |threads: &str, out: &str| {
+        evalspec_with_env(
+            root,
+            &[("EVALSPEC_MIN_CHUNK_BYTES", "16")],
+            &[
+                "run",
+                "spec.yaml",
+                "--dataset",
+                "trace=runs/*.jsonl",
+                "--threads",
+                threads,
+                "--out",
+                out,
+            ],
+        )
+    };
+    let (one, two) = (scored("1", "one"), scored("3", "two"));
     assert_eq!(one.code, 1);
     assert_eq!(
         one.stdout.replace("one/", ""),
@@ -258,7 +278,7 @@ fn runs_may_be_named_by_a_field_that_every_record_repeats() {
     write(root, "x2.jsonl", "{\"qid\": 1, \"config\": \"fast\", \"v\": 1}\n{\"qid\": 2, \"config\": \"fastest\", \"v\": 3}\n");
     let run = evalspec(root, &["run", "spec.yaml", "--out", "out"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(run.stderr.contains("x2.jsonl:2"), "{}", run.stderr);
+    assert!(run.stderr.contains("--> x2.jsonl:2"), "{}", run.stderr);
     assert!(
         run.stderr.contains("differs from the run's first record"),
         "{}",

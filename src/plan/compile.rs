@@ -1323,16 +1323,7 @@ impl<'s> Compiler<'s> {
             Ok(files) => files
                 .into_iter()
                 .map(|path| RunFile {
-                    display_path: match (&decl.runs, overridden) {
-                        (Some(_), Some(pattern)) => pattern.display().to_string(),
-                        (Some(runs), None) => runs
-                            .patterns
-                            .iter()
-                            .map(|p| p.display().to_string())
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                        (None, _) => path.display().to_string(),
-                    },
+                    display_path: path.display().to_string(),
                     path,
                 })
                 .collect(),
