@@ -154,10 +154,7 @@ impl Accumulator {
                 percentile(&values, q).map_or(Value::Null, Value::Number)
             }
             (Accumulator::Values(_), _) => Value::Null,
-            (Accumulator::Confusion(c), AggregateFn::Kappa) => {
-                c.kappa().map_or(Value::Null, Value::Number)
-            }
-            (Accumulator::Confusion(c), _) => c.agreement().map_or(Value::Null, Value::Number),
+            (Accumulator::Confusion(c), function) => c.value(function),
             // Decided across runs, not by one run.
             (Accumulator::Track(_), _) => Value::Null,
         }
@@ -179,6 +176,15 @@ impl Confusion {
         for (pair, n) in other.counts {
             *self.counts.entry(pair).or_insert(0) += n;
         }
+    }
+
+    /// `kappa` or `agreement` (any other function reads as `agreement`).
+    pub fn value(&self, function: AggregateFn) -> Value {
+        let value = match function {
+            AggregateFn::Kappa => self.kappa(),
+            _ => self.agreement(),
+        };
+        value.map_or(Value::Null, Value::Number)
     }
 
     /// Items with both labels.

@@ -11,4 +11,6 @@ pub use aggregate::{percentile, Confusion, ExactSum};
 pub use gates::{GateOutcome, GateStatus};
 pub use interp::{evaluate, evaluate_constant, evaluate_on_record, Frame};
 pub use run::{DatasetOutcome, ItemRow, OffenderRow};
-pub use runs::{run, AgreementOutcome, Flip, Outcome, RunOutcome, StabilityOutcome, MAX_FLIPS};
+pub use runs::{
+    per_run_name, run, AgreementOutcome, Flip, Outcome, RunOutcome, StabilityOutcome, MAX_FLIPS,
+};

@@ -72,6 +72,8 @@ pub struct RunOutcome {
     pub metrics: Vec<Value>,
     /// Per gate (plan order): how it decided in this run.
     pub gates: Vec<GateOutcome>,
+    /// Per metric (plan order): its value for this run in the baseline run.
+    pub baseline: Vec<Value>,
     pub label_counts: Vec<usize>,
 }
 
@@ -115,7 +117,7 @@ struct RunSource {
 
 /// Runs the plan with up to `threads` threads per dataset read.
 pub fn run(plan: &Plan, threads: usize) -> Result<Outcome, Vec<Diagnostic>> {
-    let sources = run_sources(plan, threads)?;
+    let sources = run_sources(plan)?;
     let mut shared: Vec<Option<(Lookup, DatasetOutcome)>> = (0..plan.items).map(|_| None).collect();
     let mut passes = Vec::with_capacity(sources.len());
     for source in &sources {
@@ -197,7 +199,7 @@ type Occurrences = Vec<((Key, u32), Vec<Option<Value>>)>;
 
 /// The runs, in the order of the first dataset read as runs; every such dataset
 /// must have a file for each run and no other.
-fn run_sources(plan: &Plan, threads: usize) -> Result<Vec<RunSource>, Vec<Diagnostic>> {
+fn run_sources(plan: &Plan) -> Result<Vec<RunSource>, Vec<Diagnostic>> {
     let n = plan.datasets.len();
     if !plan.has_runs() {
         return Ok(vec![RunSource {
@@ -217,7 +219,7 @@ fn run_sources(plan: &Plan, threads: usize) -> Result<Vec<RunSource>, Vec<Diagno
             let name = match &dataset.run_name {
                 None => (run_name_of_file(&file.path), None),
                 Some(check) => {
-                    let value = first_run_name(&dataset.for_run(file), index, check, threads)?;
+                    let value = first_run_name(&dataset.for_run(file), index, check)?;
                     let text = match &value {
                         Value::String(s) => s.to_string(),
                         other => other.preview(),
@@ -293,11 +295,11 @@ fn first_run_name(
     dataset: &DatasetPlan,
     index: usize,
     check: &Check,
-    threads: usize,
 ) -> Result<Value, Vec<Diagnostic>> {
+    // One reader hashes as it reads, so stopping at the first record reads no further.
     let read = read_chunked(
         dataset,
-        threads.min(1),
+        1,
         || None::<Record>,
         |first, record| {
             *first = Some(record);
@@ -352,56 +354,44 @@ fn first_run_name(
 fn combine(
     plan: &Plan,
     sources: &[RunSource],
-    passes: Vec<(Pass, Vec<(String, String)>)>,
+    mut passes: Vec<(Pass, Vec<(String, String)>)>,
 ) -> Result<Outcome, Vec<Diagnostic>> {
     let names: Vec<Option<Arc<str>>> = sources.iter().map(|s| s.name.clone()).collect();
     let mut tracks: Vec<Vec<Vec<(Key, Value)>>> = vec![Vec::new(); plan.aggregates.len()];
-    let mut agreements = Vec::new();
+    let mut agreements: Vec<AgreementOutcome> = Vec::new();
     let mut run_aggregates = Vec::with_capacity(passes.len());
     let mut run_metrics = Vec::with_capacity(passes.len());
-    let mut rest = Vec::with_capacity(passes.len());
-    for ((pass, files), name) in passes.into_iter().zip(&names) {
+    for ((pass, _), name) in passes.iter_mut().zip(&names) {
+        let accumulators = std::mem::take(&mut pass.accumulators);
         let mut values = Vec::with_capacity(plan.aggregates.len());
-        for (i, (accumulator, aggregate)) in pass
-            .accumulators
-            .into_iter()
-            .zip(&plan.aggregates)
-            .enumerate()
+        for (i, (accumulator, aggregate)) in
+            accumulators.into_iter().zip(&plan.aggregates).enumerate()
         {
-            match accumulator {
+            values.push(match accumulator {
                 Accumulator::Track(items) => {
                     tracks[i].push(items);
-                    values.push(Value::Null);
+                    Value::Null
                 }
                 Accumulator::Confusion(confusion) => {
+                    let value = confusion.value(aggregate.function);
                     // `kappa(a, b)` and `agreement(a, b)` share one table per run.
-                    let first_of_subject = !agreements.iter().any(|a: &AgreementOutcome| {
+                    let seen = agreements.iter().any(|a| {
                         a.run == *name && plan.aggregates[a.aggregate].subject == aggregate.subject
                     });
-                    let value =
-                        Accumulator::Confusion(confusion.clone()).finish(aggregate.function);
-                    if first_of_subject {
+                    if !seen {
                         agreements.push(AgreementOutcome {
                             aggregate: i,
                             run: name.clone(),
                             confusion,
                         });
                     }
-                    values.push(value);
+                    value
                 }
-                other => values.push(other.finish(aggregate.function)),
-            }
+                other => other.finish(aggregate.function),
+            });
         }
         run_metrics.push(per_run_metrics(plan, &values, &pass.dataset_records)?);
         run_aggregates.push(values);
-        rest.push((
-            files,
-            pass.datasets,
-            pass.items,
-            pass.label_counts,
-            pass.rows,
-            pass.offenders,
-        ));
     }
 
     // Across runs: stability, then the metrics that read it or summarise runs.
@@ -435,100 +425,79 @@ fn combine(
         }
     }
 
-    let has_runs = plan.has_runs();
-    let baseline_of = |name: Option<&str>| -> Vec<Value> {
-        plan.metrics
-            .iter()
-            .map(|m| match (&plan.baseline, name) {
-                (None, _) => Value::Null,
-                (Some(prior), Some(run)) if !m.across => prior.metric(&format!("{}@{run}", m.name)),
-                (Some(prior), _) => prior.metric(&m.name),
-            })
-            .collect()
-    };
     let mut runs = Vec::with_capacity(names.len());
-    let mut run_gates = Vec::with_capacity(names.len());
-    for (r, name) in names.iter().enumerate() {
-        let baseline = baseline_of(name.as_deref());
+    let mut datasets: Vec<DatasetOutcome> = Vec::new();
+    let (mut items, mut label_counts) = (0, vec![0; plan.labels.len()]);
+    let (mut rows, mut offenders, mut warnings) = (Vec::new(), Vec::new(), Vec::new());
+    let mut single = None;
+    for ((((pass, files), name), metrics), aggregates) in passes
+        .into_iter()
+        .zip(&names)
+        .zip(run_metrics)
+        .zip(&run_aggregates)
+    {
+        let baseline = baseline_values(plan, name.as_deref());
         let gates: Vec<GateOutcome> = plan
             .gates
             .iter()
             .map(|gate| {
-                evaluate_gate(
-                    gate,
-                    &run_metrics[r],
-                    &run_aggregates[r],
-                    &baseline,
-                    plan.baseline.is_some(),
-                )
+                let has_baseline = plan.baseline.is_some();
+                evaluate_gate(gate, &metrics, aggregates, &baseline, has_baseline)
             })
             .collect::<Result<_, _>>()?;
-        run_gates.push(gates);
-    }
-
-    let mut warnings = Vec::new();
-    let mut datasets: Vec<DatasetOutcome> = Vec::new();
-    let (mut items, mut label_counts) = (0, vec![0; plan.labels.len()]);
-    let (mut rows, mut offenders) = (Vec::new(), Vec::new());
-    for ((r, name), (files, outcomes, count, labels, run_rows, run_offenders)) in
-        names.iter().enumerate().zip(rest)
-    {
-        for warning in data_warnings(plan, &outcomes) {
+        for warning in data_warnings(plan, &pass.datasets) {
             warnings.push(match name {
                 Some(name) => Diagnostic::warning(format!("run `{name}`: {}", warning.message)),
                 None => warning,
             });
         }
         if datasets.is_empty() {
-            datasets = outcomes.clone();
+            datasets = pass.datasets.clone();
         } else {
             for ((total, outcome), dataset) in
-                datasets.iter_mut().zip(&outcomes).zip(&plan.datasets)
+                datasets.iter_mut().zip(&pass.datasets).zip(&plan.datasets)
             {
                 add_dataset(total, outcome, !dataset.runs.is_empty());
             }
         }
-        items += count;
-        label_counts
-            .iter_mut()
-            .zip(&labels)
-            .for_each(|(a, b)| *a += b);
-        rows.extend(run_rows);
-        offenders.extend(run_offenders);
-        if let Some(name) = name {
-            runs.push(RunOutcome {
+        items += pass.items;
+        for (total, n) in label_counts.iter_mut().zip(&pass.label_counts) {
+            *total += n;
+        }
+        rows.extend(pass.rows);
+        offenders.extend(pass.offenders);
+        match name {
+            Some(name) => runs.push(RunOutcome {
                 name: name.clone(),
                 files,
-                datasets: outcomes,
-                items: count,
-                metrics: run_metrics[r].clone(),
-                gates: std::mem::take(&mut run_gates[r]),
-                label_counts: labels,
-            });
+                datasets: pass.datasets,
+                items: pass.items,
+                metrics,
+                gates,
+                baseline,
+                label_counts: pass.label_counts,
+            }),
+            None => single = Some((metrics, gates)),
         }
     }
-    if has_runs {
-        for (total, dataset) in datasets.iter_mut().zip(&plan.datasets) {
-            if !dataset.runs.is_empty() {
-                total.read.sha256 = combined_sha256(&runs, &dataset.name, plan);
-            }
+    for (index, (total, dataset)) in datasets.iter_mut().zip(&plan.datasets).enumerate() {
+        if !dataset.runs.is_empty() {
+            total.read.sha256 = combined_sha256(&runs, index);
         }
     }
     offenders.sort_by(ItemRow::report_order);
     offenders.truncate(plan.offenders.as_ref().map_or(0, |o| o.limit));
 
-    let (metrics, gates, baseline) = if has_runs {
-        let gates = plan
-            .gates
-            .iter()
-            .enumerate()
-            .map(|(g, gate)| decide_over_runs(gate, &runs, g))
-            .collect();
-        (metrics, gates, baseline_of(None))
-    } else {
-        let metrics = run_metrics.pop().expect("one run");
-        let gates = run_gates.pop().expect("one run");
-        (metrics, gates, baseline_of(None))
+    // Without runs the one pass is the outcome; with runs, per-run metrics stay
+    // with their runs and each gate is decided over them.
+    let (metrics, gates) = match single {
+        Some(single) => single,
+        None => {
+            let gates = (0..plan.gates.len())
+                .map(|g| decide_over_runs(&plan.gates[g], &runs, g))
+                .collect();
+            (metrics, gates)
+        }
     };
     Ok(Outcome {
         datasets,
@@ -539,11 +508,29 @@ fn combine(
         label_counts,
         rows,
         offenders,
-        baseline,
+        baseline: baseline_values(plan, None),
         runs,
         stability,
         agreements,
     })
+}
+
+/// How a per-run metric is named in `report.json`, and found again by `--baseline`.
+pub fn per_run_name(metric: &str, run: &str) -> String {
+    format!("{metric}@{run}")
+}
+
+/// Each metric's value in the `--baseline` run: for `run`, per-run metrics are
+/// looked up under their per-run names.
+fn baseline_values(plan: &Plan, run: Option<&str>) -> Vec<Value> {
+    plan.metrics
+        .iter()
+        .map(|m| match (&plan.baseline, run) {
+            (None, _) => Value::Null,
+            (Some(prior), Some(run)) if !m.across => prior.metric(&per_run_name(&m.name, run)),
+            (Some(prior), _) => prior.metric(&m.name),
+        })
+        .collect()
 }
 
 /// Every metric's value in one run; metrics across runs stay null until every
@@ -646,15 +633,10 @@ fn add_dataset(total: &mut DatasetOutcome, run: &DatasetOutcome, per_run: bool) 
     total.skipped_items += run.skipped_items;
 }
 
-/// The fingerprint of a dataset read as runs: SHA-256 over `name sha256` lines,
-/// one per run in run order.
-fn combined_sha256(runs: &[RunOutcome], dataset: &str, plan: &Plan) -> String {
+/// The fingerprint of a dataset read as runs (at `index` in the plan): SHA-256
+/// over `name sha256` lines, one per run in run order.
+fn combined_sha256(runs: &[RunOutcome], index: usize) -> String {
     use sha2::{Digest, Sha256};
-    let index = plan
-        .datasets
-        .iter()
-        .position(|d| d.name == dataset)
-        .expect("a dataset of the plan");
     let mut hasher = Sha256::new();
     for run in runs {
         hasher.update(format!("{} {}\n", run.name, run.datasets[index].read.sha256).as_bytes());

@@ -7,7 +7,7 @@
 use serde_json::{json, Map, Value as Json};
 use sha2::{Digest, Sha256};
 
-use crate::eval::Outcome;
+use crate::eval::{per_run_name, Outcome};
 use crate::plan::Plan;
 use crate::report::items::offender_json;
 use crate::spec::ParamType;
@@ -195,26 +195,16 @@ pub fn metric_values<'p>(
     plan: &'p Plan,
     outcome: &Outcome,
 ) -> Vec<(String, Value, &'p Type, Value)> {
-    let prior = |name: &str| {
-        plan.baseline
-            .as_ref()
-            .map_or(Value::Null, |prior| prior.metric(name))
-    };
     let mut values = Vec::new();
     for (i, m) in plan.metrics_in_declared_order() {
         if outcome.runs.is_empty() || m.across {
-            values.push((
-                m.name.clone(),
-                outcome.metrics[i].clone(),
-                &m.ty,
-                outcome.baseline[i].clone(),
-            ));
+            let (value, base) = (&outcome.metrics[i], &outcome.baseline[i]);
+            values.push((m.name.clone(), value.clone(), &m.ty, base.clone()));
             continue;
         }
         for run in &outcome.runs {
-            let name = format!("{}@{}", m.name, run.name);
-            let base = prior(&name);
-            values.push((name, run.metrics[i].clone(), &m.ty, base));
+            let name = per_run_name(&m.name, &run.name);
+            values.push((name, run.metrics[i].clone(), &m.ty, run.baseline[i].clone()));
         }
     }
     values
@@ -225,14 +215,13 @@ fn since_baseline(plan: &Plan, outcome: &Outcome, prior: &crate::report::PriorRu
     let metrics: Map<String, Json> = metric_values(plan, outcome)
         .into_iter()
         .map(|(name, value, ty, base)| {
-            let (value, base) = (&value, &base);
             let mut entry = json!({
-                "baseline": format_typed(base, ty),
-                "value": format_typed(value, ty),
+                "baseline": format_typed(&base, ty),
+                "value": format_typed(&value, ty),
             });
             if let (Value::Number(v), Value::Number(b)) = (value, base) {
                 entry["delta"] = format_typed(&Value::Number(v - b), &Type::Float);
-                entry["relative"] = if *b == 0.0 {
+                entry["relative"] = if b == 0.0 {
                     Json::Null
                 } else {
                     format_typed(&Value::Number((v - b) / b.abs()), &Type::Float)
