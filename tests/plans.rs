@@ -1,0 +1,40 @@
+//! The compiled plan itself, pinned: `evalspec check` (the plan's summary) and
+//! `evalspec explain` (what each metric and gate means) for every shipped spec and
+//! every spec fixture. A refactoring of the compiler must leave these unchanged.
+
+mod support;
+
+use support::{evalspec, repo_root};
+
+fn snapshot_of(command: &str, spec: &std::path::Path) -> String {
+    let root = repo_root();
+    let relative = spec.strip_prefix(&root).unwrap().to_str().unwrap();
+    let out = evalspec(&root, &[command, relative]);
+    format!(
+        "exit: {}\n--- stdout\n{}--- stderr\n{}",
+        out.code, out.stdout, out.stderr
+    )
+}
+
+#[test]
+fn shipped_specs_compile_to_the_same_plan() {
+    insta::glob!(concat!(env!("CARGO_MANIFEST_DIR"), "/specs"), "*.yaml", |path| {
+        insta::assert_snapshot!("check", snapshot_of("check", path));
+        insta::assert_snapshot!("explain", snapshot_of("explain", path));
+    });
+}
+
+#[test]
+fn spec_fixtures_compile_to_the_same_plan() {
+    insta::glob!("fixtures/**/*.yaml", |path| {
+        insta::assert_snapshot!("check", snapshot_of("check", path));
+        insta::assert_snapshot!("explain", snapshot_of("explain", path));
+    });
+}
+
+#[test]
+fn the_init_spec_compiles_to_the_same_plan() {
+    let spec = repo_root().join("src/init/evalspec.yaml");
+    insta::assert_snapshot!("init_check", snapshot_of("check", &spec));
+    insta::assert_snapshot!("init_explain", snapshot_of("explain", &spec));
+}
