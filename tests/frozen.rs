@@ -324,7 +324,7 @@ fn the_json_schema_accepts_every_shipped_spec_and_rejects_a_misspelled_key() {
     let as_json = |text: &str| -> Value { serde_saphyr::from_str(text).unwrap() };
     let mut specs = vec![(
         "init".to_string(),
-        std::fs::read_to_string(root.join("src/init/evalspec.yaml")).unwrap(),
+        std::fs::read_to_string(root.join("src/commands/init/evalspec.yaml")).unwrap(),
     )];
     for entry in std::fs::read_dir(root.join("specs")).unwrap() {
         let path = entry.unwrap().path();

@@ -18,10 +18,14 @@ fn snapshot_of(command: &str, spec: &std::path::Path) -> String {
 
 #[test]
 fn shipped_specs_compile_to_the_same_plan() {
-    insta::glob!(concat!(env!("CARGO_MANIFEST_DIR"), "/specs"), "*.yaml", |path| {
-        insta::assert_snapshot!("check", snapshot_of("check", path));
-        insta::assert_snapshot!("explain", snapshot_of("explain", path));
-    });
+    insta::glob!(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/specs"),
+        "*.yaml",
+        |path| {
+            insta::assert_snapshot!("check", snapshot_of("check", path));
+            insta::assert_snapshot!("explain", snapshot_of("explain", path));
+        }
+    );
 }
 
 #[test]
@@ -34,7 +38,7 @@ fn spec_fixtures_compile_to_the_same_plan() {
 
 #[test]
 fn the_init_spec_compiles_to_the_same_plan() {
-    let spec = repo_root().join("src/init/evalspec.yaml");
+    let spec = repo_root().join("src/commands/init/evalspec.yaml");
     insta::assert_snapshot!("init_check", snapshot_of("check", &spec));
     insta::assert_snapshot!("init_explain", snapshot_of("explain", &spec));
 }

@@ -1,8 +1,8 @@
 //! Property tests for invariants the metrics rely on.
 
-use evalspec::builtins::lookup;
+use evalspec::base::value::{python_strip, Value};
 use evalspec::eval::percentile;
-use evalspec::value::{python_strip, Value};
+use evalspec::library::builtins::lookup;
 use proptest::prelude::*;
 
 fn call(name: &str, args: &[Value]) -> Value {

@@ -45,7 +45,7 @@ fn readme_run_commands_work() {
 #[test]
 fn the_grammar_reference_lists_every_builtin_and_aggregate() {
     let reference = std::fs::read_to_string(repo_root().join("grammar/README.md")).unwrap();
-    for builtin in evalspec::builtins::BUILTINS {
+    for builtin in evalspec::library::builtins::BUILTINS {
         assert!(
             reference.contains(&format!("| `{}(", builtin.name)),
             "grammar/README.md misses `{}`",

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+use crate::base::value::Value;
 use crate::plan::{ProjectedField, Projection};
-use crate::value::Value;
 
 /// Shares the short strings found inside lists (retrieved ids, citations): a corpus
 /// has far fewer distinct ids than a trace file has mentions of them. Capped, so a
@@ -292,23 +292,6 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
             }
         }
         Ok(Value::Object(Arc::from(fields)))
-    }
-}
-
-/// Converts an already-parsed JSON value (used for `--param` lists).
-pub fn json_to_value(json: &serde_json::Value) -> Value {
-    match json {
-        serde_json::Value::Null => Value::Null,
-        serde_json::Value::Bool(b) => Value::Bool(*b),
-        serde_json::Value::Number(n) => Value::Number(n.as_f64().unwrap_or(f64::NAN)),
-        serde_json::Value::String(s) => Value::from(s.as_str()),
-        serde_json::Value::Array(items) => Value::list(items.iter().map(json_to_value).collect()),
-        serde_json::Value::Object(fields) => Value::Object(
-            fields
-                .iter()
-                .map(|(k, v)| (Arc::from(k.as_str()), json_to_value(v)))
-                .collect(),
-        ),
     }
 }
 

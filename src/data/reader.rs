@@ -13,12 +13,13 @@ use std::ops::Range;
 
 use sha2::{Digest, Sha256};
 
+use crate::base::diagnostic::{Diagnostic, Location};
+use crate::base::value::{is_python_space, python_strip, Value};
 use crate::data::progress::Progress;
-use crate::data::{json_array, project, trec, Record};
-use crate::diagnostic::{Diagnostic, Location};
+use crate::data::{json_array, project, trec};
+use crate::ir::Record;
 use crate::plan::DatasetPlan;
 use crate::spec::Format;
-use crate::value::{is_python_space, python_strip, Value};
 
 /// Below this size a file is read by one thread: splitting would cost more than it
 /// saves. `EVALSPEC_MIN_CHUNK_BYTES` lowers it, so that tests can split small files.

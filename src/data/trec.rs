@@ -17,12 +17,12 @@ use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
+use crate::base::diagnostic::{Diagnostic, Location};
+use crate::base::value::Value;
 use crate::data::progress::Progress;
-use crate::data::Record;
-use crate::diagnostic::{Diagnostic, Location};
+use crate::ir::Record;
 use crate::plan::{DatasetPlan, ProjectedField};
 use crate::spec::Format;
-use crate::value::Value;
 
 struct Group {
     qid: Arc<str>,

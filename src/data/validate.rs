@@ -1,11 +1,11 @@
 //! Checking a record against its dataset's schema rules (the data contract).
 
-use crate::data::Record;
-use crate::diagnostic::{Diagnostic, Location};
-use crate::eval::evaluate_on_record;
+use crate::base::diagnostic::{Diagnostic, Location};
+use crate::base::value::Value;
+use crate::ir::evaluate_on_record;
+use crate::ir::Record;
 use crate::plan::{DatasetPlan, FieldPath, Rule};
 use crate::spec::DataType;
-use crate::value::Value;
 
 /// The value at a projected path of a record.
 pub fn read_path(record: &Record, path: &FieldPath) -> Result<Value, String> {
@@ -113,7 +113,7 @@ fn check(rule: &Rule, value: &Value) -> Option<String> {
         if *n < min {
             return Some(format!(
                 "must be at least {}, found {}",
-                crate::value::format_number(min),
+                crate::base::value::format_number(min),
                 value.preview()
             ));
         }

@@ -9,8 +9,9 @@ use std::path::Path;
 
 use serde_json::Value as Json;
 
-use crate::diagnostic::Diagnostic;
-use crate::report::{natural_cmp, PriorItem, PriorRun};
+use crate::base::diagnostic::Diagnostic;
+use crate::base::natural::natural_cmp;
+use crate::inputs::prior_report::{PriorItem, PriorRun};
 
 pub use render::{json, markdown, text};
 

@@ -1,11 +1,11 @@
 //! Gates: each decides pass, warn or fail from the metrics (and the baseline),
 //! and says why when it does not pass.
 
-use crate::diagnostic::Diagnostic;
-use crate::eval::interp::{evaluate, Frame};
+use crate::base::diagnostic::Diagnostic;
+use crate::base::value::{format_number, Value};
+use crate::ir::{evaluate, Frame};
 use crate::plan::{GatePlan, GateRule, Severity, ShapePlan};
 use crate::spec::{Better, Change, NoBaseline};
-use crate::value::{format_number, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum GateStatus {
@@ -105,7 +105,7 @@ pub fn evaluate_gate(
     }
 }
 
-fn number(op: &crate::plan::Op, frame: &Frame<'_>) -> Result<Option<f64>, String> {
+fn number(op: &crate::ir::Op, frame: &Frame<'_>) -> Result<Option<f64>, String> {
     Ok(match evaluate(op, frame)? {
         Value::Number(n) => Some(n),
         Value::Bool(b) => Some(f64::from(u8::from(b))),
@@ -134,11 +134,11 @@ fn shaped_gate(
     has_baseline: bool,
 ) -> Result<GateOutcome, String> {
     let metric_value = evaluate(&shape.metric, frame)?;
-    let crate::plan::Op::Metric(index) = shape.metric else {
+    let crate::ir::Op::Metric(index) = shape.metric else {
         unreachable!("a shaped gate gates a metric")
     };
     let baseline = frame.baseline.get(index).cloned().unwrap_or(Value::Null);
-    let bound = |op: &Option<crate::plan::Op>| op.as_ref().map(|op| number(op, frame)).transpose();
+    let bound = |op: &Option<crate::ir::Op>| op.as_ref().map(|op| number(op, frame)).transpose();
     let threshold = bound(&shape.threshold)?;
     let warn_threshold = bound(&shape.warn_threshold)?;
     let mut verdict = Verdict::default();

@@ -3,13 +3,11 @@
 
 mod aggregate;
 mod gates;
-mod interp;
 mod run;
 mod runs;
 
-pub use aggregate::{percentile, Confusion, ExactSum};
+pub use aggregate::{percentile, Confusion};
 pub use gates::{GateOutcome, GateStatus};
-pub use interp::{evaluate, evaluate_constant, evaluate_on_record, Frame};
 pub use run::{DatasetOutcome, ItemRow, OffenderRow};
 pub use runs::{
     per_run_name, run, AgreementOutcome, Flip, Outcome, RunOutcome, StabilityOutcome, MAX_FLIPS,

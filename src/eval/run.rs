@@ -8,13 +8,14 @@ use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::data::{read_chunked, validate, Chunk, ReadStats, Record};
-use crate::diagnostic::{Diagnostic, Location};
+use crate::base::diagnostic::{Diagnostic, Location};
+use crate::base::value::{Key, Value};
+use crate::data::{read_chunked, validate, Chunk, ReadStats};
 use crate::eval::aggregate::Accumulator;
-use crate::eval::interp::{evaluate, evaluate_on_record, Frame};
+use crate::ir::Record;
+use crate::ir::{evaluate, evaluate_on_record, Frame};
 use crate::plan::{AggregateFn, DatasetPlan, Plan};
 use crate::spec::{Duplicates, Join};
-use crate::value::{Key, Value};
 
 /// Join tables hash millions of keys; foldhash is several times faster than SipHash,
 /// and a fixed seed keeps runs reproducible (no output depends on table order).
@@ -61,8 +62,8 @@ impl ItemRow {
         fn run(row: &ItemRow) -> &str {
             row.run.as_deref().unwrap_or("")
         }
-        crate::report::key_order(a.key.as_ref(), b.key.as_ref())
-            .then_with(|| crate::report::natural_cmp(run(a), run(b)))
+        crate::base::natural::key_order(a.key.as_ref(), b.key.as_ref())
+            .then_with(|| crate::base::natural::natural_cmp(run(a), run(b)))
             .then(a.line.cmp(&b.line))
     }
 }

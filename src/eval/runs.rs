@@ -9,18 +9,20 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::data::{read_chunked, run_name_of_file, Record};
-use crate::diagnostic::{Diagnostic, Location};
+use crate::base::diagnostic::{Diagnostic, Location};
+use crate::base::natural::key_order;
+use crate::base::value::{Key, Value};
+use crate::data::read_chunked;
 use crate::eval::aggregate::{Accumulator, Confusion};
 use crate::eval::gates::{evaluate_gate, GateOutcome, GateStatus};
-use crate::eval::interp::{evaluate, evaluate_on_record, Frame};
 use crate::eval::run::{data_warnings, load_lookup, pass, Lookup, Pass};
 use crate::eval::{DatasetOutcome, ItemRow, OffenderRow};
+use crate::inputs::run_files::run_name_of_file;
+use crate::ir::Record;
+use crate::ir::{evaluate, evaluate_on_record, Frame};
 use crate::plan::{AggregateFn, Check, DatasetPlan, GatePlan, Op, Plan};
-use crate::report::key_order;
 use crate::spec::GateRuns;
 use crate::syntax::BinaryOp;
-use crate::value::{Key, Value};
 
 /// Items that flip listed per `stability` aggregate; the count covers them all.
 pub const MAX_FLIPS: usize = 100;

@@ -2,7 +2,7 @@
 //! unified diff for a text file, record counts and the first differing line for a
 //! dataset.
 
-use crate::diagnostic::{Diagnostic, Location};
+use crate::base::diagnostic::{Diagnostic, Location};
 use crate::lock::pins::{line_spans, PinnedDataset, PinnedFile, Pins};
 
 #[derive(Debug, Clone, PartialEq, Eq)]

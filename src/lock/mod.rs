@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::diagnostic::{Diagnostic, Location};
+use crate::base::diagnostic::{Diagnostic, Location};
 use crate::plan::Plan;
 
 pub use drift::Drift;
@@ -204,7 +204,7 @@ pub fn freeze(plan: &Plan, reason: Option<&str>) -> Result<Frozen, Diagnostic> {
     };
     let mut text = serde_json::to_string_pretty(&lock).unwrap_or_default();
     text.push('\n');
-    crate::report::write_atomic(&path, text.as_bytes())
+    crate::base::atomic::write_atomic(&path, text.as_bytes())
         .map_err(|e| Diagnostic::error(format!("cannot write lock `{}`: {e}", path.display())))?;
     Ok(Frozen::Written {
         path,

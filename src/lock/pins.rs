@@ -6,9 +6,9 @@ use std::path::{Component, Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::diagnostic::Diagnostic;
+use crate::base::diagnostic::Diagnostic;
+use crate::inputs::templates::builtin_source;
 use crate::plan::{Plan, ReportPlanKind};
-use crate::report::builtin_source;
 
 /// Locate a change in a frozen dataset to the line while it has at most this many
 /// lines; above, to a block of lines, so that the lock stays small.

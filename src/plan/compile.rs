@@ -6,21 +6,22 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::builtins::{self, Builtin};
-use crate::diagnostic::{Diagnostic, Location};
-use crate::matchers::{self, Matcher, OptionDefault, OptionKind, OptionValue};
-use crate::params;
+use crate::base::diagnostic::{Diagnostic, Location};
+use crate::base::suggest::did_you_mean;
+use crate::base::types::Type;
+use crate::base::value::Value;
+use crate::inputs::prior_report::PriorRun;
+use crate::inputs::templates as reports;
+use crate::library::builtins::{self, Builtin};
+use crate::library::matchers::{self, Matcher, OptionDefault, OptionKind, OptionValue};
 use crate::plan::*;
-use crate::report::{self as reports, PriorRun};
+use crate::spec::params;
 use crate::spec::yaml::NodeKind;
 use crate::spec::{
     self, Better, ExprText, GateRuleDecl, GateShapeDecl, ParamType, ReportFormat, ReportKind,
     SeveritySpec, Spec,
 };
-use crate::suggest::did_you_mean;
 use crate::syntax::{self, BinaryOp, Expr, ExprKind, Span, UnaryOp};
-use crate::types::Type;
-use crate::value::Value;
 
 /// Values given on the command line.
 #[derive(Debug, Default, Clone)]
@@ -991,7 +992,7 @@ impl<'s> Compiler<'s> {
     /// A severity decided by params: evaluated now, since params are constants.
     fn severity(&mut self, expr: &ExprText) -> Option<Severity> {
         let (op, _, _) = self.compile_expr(expr, Scope::Params)?;
-        let value = crate::eval::evaluate_constant(&op);
+        let value = crate::ir::evaluate_constant(&op);
         match value {
             Ok(Value::String(s)) if &*s == "fail" => Some(Severity::Fail),
             Ok(Value::String(s)) if &*s == "warn" => Some(Severity::Warn),
@@ -1153,7 +1154,7 @@ impl<'s> Compiler<'s> {
         let env = reports::environment(dirs.clone());
         for (report, uses_items) in &mut out {
             if let ReportPlanKind::Template(name) = &report.kind {
-                match reports::check_template(&env, name) {
+                match reports::check(&env, name) {
                     Ok(reads_items) => *uses_items |= reads_items,
                     Err(d) => self.errors.push(d),
                 }
@@ -1319,7 +1320,7 @@ impl<'s> Compiler<'s> {
         overridden: Option<&PathBuf>,
     ) -> Vec<RunFile> {
         let patterns = overridden.map_or_else(|| runs.patterns.clone(), |p| vec![p.clone()]);
-        match crate::data::find_run_files(&patterns) {
+        match crate::inputs::run_files::find_run_files(&patterns) {
             Ok(files) => files
                 .into_iter()
                 .map(|path| RunFile {

@@ -2,10 +2,10 @@
 
 use std::fmt::{self, Write as _};
 
+use crate::base::typed_json::format_typed;
+use crate::base::types::Type;
 use crate::plan::{AggregateFn, DerivedKind, Plan, ReportPlanKind};
-use crate::report::format_typed;
 use crate::spec::ParamType;
-use crate::types::Type;
 
 impl fmt::Display for Plan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

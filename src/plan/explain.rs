@@ -5,11 +5,11 @@
 
 use std::fmt::Write as _;
 
+use crate::base::typed_json::format_typed;
+use crate::base::types::Type;
 use crate::plan::compile::AGGREGATES;
 use crate::plan::{GateRule, Plan, Severity};
-use crate::report::format_typed;
 use crate::syntax::{self, BinaryOp, Expr, ExprKind, UnaryOp};
-use crate::types::Type;
 
 struct Words<'a> {
     plan: &'a Plan,

@@ -5,23 +5,22 @@
 pub mod compile;
 mod display;
 mod explain;
-mod op;
 mod projection;
 
 use std::path::PathBuf;
 
+pub use crate::ir::{Op, RunStat};
 pub use compile::compile;
 pub use explain::explain;
-pub use op::{Op, RunStat};
 pub use projection::{FieldPath, ProjectedField, Projection};
 
-use crate::diagnostic::Location;
-use crate::report::PriorRun;
+use crate::base::diagnostic::Location;
+use crate::base::types::Type;
+use crate::base::value::Value;
+use crate::inputs::prior_report::PriorRun;
 use crate::spec::{
     Better, Change, DataType, Duplicates, Format, GateRuns, Join, NoBaseline, ParamType,
 };
-use crate::types::Type;
-use crate::value::Value;
 
 #[derive(Debug)]
 pub struct Plan {
@@ -31,7 +30,7 @@ pub struct Plan {
     pub spec_display: String,
     pub spec_text: String,
     /// Every file the spec was read from: the spec, then its bases (`extends`).
-    pub spec_files: Vec<std::sync::Arc<crate::source::SourceFile>>,
+    pub spec_files: Vec<std::sync::Arc<crate::base::source::SourceFile>>,
     /// The folders the spec's own templates (and what they include) load from.
     pub template_dirs: Vec<PathBuf>,
     /// The spec's lock, once checked: stamped on reports.

@@ -2,18 +2,18 @@
 
 use serde_json::{json, Map, Value as Json};
 
+use crate::base::typed_json::format_typed;
+use crate::base::types::Type;
+use crate::base::value::Key;
 use crate::eval::{ItemRow, Outcome};
 use crate::plan::{DerivedKind, Plan};
-use crate::report::format_typed;
-use crate::types::Type;
-use crate::value::Key;
 
 fn key_json(key: Option<&Key>) -> Json {
     match key {
         None => Json::Null,
         Some(Key::Str(s)) => Json::String(s.to_string()),
         Some(Key::Num(bits)) => format_typed(
-            &crate::value::Value::Number(f64::from_bits(*bits)),
+            &crate::base::value::Value::Number(f64::from_bits(*bits)),
             &Type::Any,
         ),
     }

@@ -7,38 +7,13 @@
 use serde_json::{json, Map, Value as Json};
 use sha2::{Digest, Sha256};
 
+use crate::base::typed_json::format_typed;
+use crate::base::types::Type;
+use crate::base::value::Value;
 use crate::eval::{per_run_name, Outcome};
 use crate::plan::Plan;
 use crate::report::items::offender_json;
 use crate::spec::ParamType;
-use crate::types::Type;
-use crate::value::Value;
-
-/// A value as JSON, with integers kept apart from other numbers by its static type.
-pub fn format_typed(value: &Value, ty: &Type) -> Json {
-    match value {
-        Value::Number(n)
-            if matches!(ty, Type::Int | Type::Any)
-                && n.fract() == 0.0
-                && n.abs() < 9.007_199_254_740_992e15 =>
-        {
-            json!(*n as i64)
-        }
-        Value::Number(n) => serde_json::Number::from_f64(*n).map_or(Json::Null, Json::Number),
-        Value::Null => Json::Null,
-        Value::Bool(b) => Json::Bool(*b),
-        Value::String(s) => Json::String(s.to_string()),
-        Value::List(items) => {
-            Json::Array(items.iter().map(|v| format_typed(v, &Type::Any)).collect())
-        }
-        Value::Object(fields) => Json::Object(
-            fields
-                .iter()
-                .map(|(k, v)| (k.to_string(), format_typed(v, &Type::Any)))
-                .collect(),
-        ),
-    }
-}
 
 pub fn report_json(plan: &Plan, outcome: &Outcome) -> Json {
     let spec_sha = format!("{:x}", Sha256::digest(plan.spec_text.as_bytes()));
@@ -211,7 +186,11 @@ pub fn metric_values<'p>(
 }
 
 /// The "since baseline" section: each metric's baseline value and change.
-fn since_baseline(plan: &Plan, outcome: &Outcome, prior: &crate::report::PriorRun) -> Json {
+fn since_baseline(
+    plan: &Plan,
+    outcome: &Outcome,
+    prior: &crate::inputs::prior_report::PriorRun,
+) -> Json {
     let metrics: Map<String, Json> = metric_values(plan, outcome)
         .into_iter()
         .map(|(name, value, ty, base)| {

@@ -4,11 +4,11 @@
 
 use serde_json::{json, Map, Value as Json};
 
+use crate::base::typed_json::format_typed;
+use crate::base::types::Type;
+use crate::base::value::Value;
 use crate::eval::Outcome;
 use crate::plan::{AggregateFn, Plan, RunStat};
-use crate::report::format_typed;
-use crate::types::Type;
-use crate::value::Value;
 
 pub fn add_runs(report: &mut Json, plan: &Plan, outcome: &Outcome) {
     for (index, dataset) in plan.datasets.iter().enumerate() {

@@ -2,9 +2,9 @@
 
 use std::fmt::Write as _;
 
+use crate::base::typed_json::format_typed;
 use crate::eval::{GateStatus, Outcome};
 use crate::plan::Plan;
-use crate::report::format_typed;
 
 pub fn summary(plan: &Plan, outcome: &Outcome) -> String {
     let mut out = String::new();

@@ -4,10 +4,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
 
-use crate::diagnostic::Diagnostic;
+use crate::base::atomic::write_atomic;
+use crate::base::diagnostic::Diagnostic;
 use crate::eval::Outcome;
+use crate::inputs::templates::render as render_template;
 use crate::plan::{Plan, ReportPlanKind};
-use crate::report::{item_json, items_jsonl, render_template, report_json, write_atomic};
+use crate::report::{item_json, items_jsonl, report_json};
 
 /// Renders every report of the plan, then writes them; returns the files written.
 /// Nothing is written when any report fails to render.

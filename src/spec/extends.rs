@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::diagnostic::Diagnostic;
-use crate::source::SourceFile;
+use crate::base::diagnostic::Diagnostic;
+use crate::base::source::SourceFile;
 use crate::spec::mapping::locate;
 use crate::spec::yaml::{self, Node, NodeKind};
 

@@ -4,14 +4,14 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::diagnostic::Diagnostic;
-use crate::source::SourceFile;
+use crate::base::diagnostic::Diagnostic;
+use crate::base::source::SourceFile;
+use crate::base::value::Value;
 use crate::spec::extends;
 use crate::spec::mapping::{join_path, locate, Mapping};
 use crate::spec::model::*;
 use crate::spec::yaml::{Node, NodeKind};
 use crate::syntax::is_identifier;
-use crate::value::Value;
 
 const TOP_KEYS: &[&str] = &[
     "extends",
@@ -556,7 +556,10 @@ impl Loader {
                 self.errors.push(
                     Diagnostic::error(format!("matcher `{}` has no `kind`", name.text))
                         .at(locate(&name.node, &path))
-                        .help(format!("kinds: {}", crate::matchers::KIND_NAMES.join(", "))),
+                        .help(format!(
+                            "kinds: {}",
+                            crate::library::matchers::KIND_NAMES.join(", ")
+                        )),
                 );
                 None
             }
@@ -1219,7 +1222,7 @@ impl Loader {
         let mut diagnostic =
             Diagnostic::error(format!("`{text}` is not one of: {}", words.join(", ")))
                 .at(locate(node, path));
-        if let Some(suggestion) = crate::suggest::did_you_mean(&text, words.iter().copied()) {
+        if let Some(suggestion) = crate::base::suggest::did_you_mean(&text, words.iter().copied()) {
             diagnostic = diagnostic.help(format!("did you mean `{suggestion}`?"));
         }
         self.errors.push(diagnostic);
@@ -1270,7 +1273,7 @@ fn parse_data_type(text: &str) -> Option<DataType> {
 fn param_value_from_node(ty: ParamType, node: &Node) -> Result<Value, String> {
     let value = node_to_value(node)
         .ok_or_else(|| format!("expected {}, found {}", ty.keyword(), node.type_name()))?;
-    crate::params::check_type(ty, value)
+    crate::spec::params::check_type(ty, value)
 }
 
 pub fn check_param_range(value: &Value, min: Option<f64>, max: Option<f64>) -> Result<(), String> {

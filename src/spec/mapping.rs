@@ -1,9 +1,9 @@
 //! Reading a YAML mapping key by key, so that unknown keys can be reported (with a
 //! suggestion) once every known key has been taken.
 
-use crate::diagnostic::{Diagnostic, Location};
+use crate::base::diagnostic::{Diagnostic, Location};
+use crate::base::suggest::did_you_mean;
 use crate::spec::yaml::{Node, NodeKind};
-use crate::suggest::did_you_mean;
 
 pub struct Mapping<'a> {
     entries: Vec<(&'a Node, &'a Node, bool)>,

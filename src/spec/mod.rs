@@ -2,9 +2,11 @@
 //! Expressions are kept as located text here; `plan` parses and type-checks them.
 
 mod extends;
+pub mod json_schema;
 mod load;
 mod mapping;
 mod model;
+pub mod params;
 pub mod yaml;
 
 pub use load::{check_param_range, load, KEY_TABLES};

@@ -3,10 +3,10 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::diagnostic::Location;
-use crate::source::SourceFile;
+use crate::base::diagnostic::Location;
+use crate::base::source::SourceFile;
+use crate::base::value::Value;
 use crate::spec::yaml::Node;
-use crate::value::Value;
 
 #[derive(Debug)]
 pub struct Spec {

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_saphyr::Spanned;
 
-use crate::diagnostic::{Diagnostic, Location};
-use crate::source::SourceFile;
+use crate::base::diagnostic::{Diagnostic, Location};
+use crate::base::source::SourceFile;
 
 #[derive(Debug, Clone)]
 pub struct Node {

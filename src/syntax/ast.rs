@@ -108,7 +108,7 @@ impl fmt::Display for Expr {
         match &self.kind {
             ExprKind::Null => f.write_str("null"),
             ExprKind::Bool(b) => write!(f, "{b}"),
-            ExprKind::Number(n) => f.write_str(&crate::value::format_number(*n)),
+            ExprKind::Number(n) => f.write_str(&crate::base::value::format_number(*n)),
             ExprKind::String(s) => write!(f, "{}", serde_json::Value::from(s.as_str())),
             ExprKind::List(items) => {
                 f.write_str("[")?;

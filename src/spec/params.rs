@@ -1,7 +1,7 @@
 //! Param values: checked against their declared type, from YAML or `--param NAME=VALUE`.
 
+use crate::base::value::Value;
 use crate::spec::ParamType;
-use crate::value::Value;
 
 /// Checks (and, for integers, validates wholeness of) a param value.
 pub fn check_type(ty: ParamType, value: Value) -> Result<Value, String> {
@@ -53,7 +53,7 @@ pub fn parse_cli(ty: ParamType, text: &str) -> Result<Value, String> {
         ParamType::List if text.trim_start().starts_with('[') => {
             let json: serde_json::Value =
                 serde_json::from_str(text).map_err(|e| format!("expected a JSON list: {e}"))?;
-            crate::data::json_to_value(&json)
+            crate::base::value::json_to_value(&json)
         }
         ParamType::List => Value::list(
             text.split(',')

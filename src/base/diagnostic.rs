@@ -3,7 +3,7 @@
 use std::fmt::{self, Write as _};
 use std::sync::Arc;
 
-use crate::source::SourceFile;
+use crate::base::source::SourceFile;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {

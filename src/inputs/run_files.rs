@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::report::natural_cmp;
+use crate::base::natural::natural_cmp;
 
 /// Every file `patterns` names, in natural order, each once.
 pub fn find_run_files(patterns: &[PathBuf]) -> Result<Vec<PathBuf>, String> {

@@ -4,9 +4,9 @@
 
 use regex::Regex;
 
-use crate::builtins::Param;
-use crate::types::Type;
-use crate::value::{python_strip, Value};
+use crate::base::types::Type;
+use crate::base::value::{python_strip, Value};
+use crate::library::builtins::Param;
 
 pub struct MatcherKind {
     pub name: &'static str,

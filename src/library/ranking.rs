@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::value::Value;
+use crate::base::value::Value;
 
 fn gains(value: &Value) -> Result<Vec<f64>, String> {
     match value {

@@ -2,10 +2,10 @@
 
 use std::cmp::Ordering;
 
-use crate::data::Record;
-use crate::plan::Op;
+use crate::base::value::Value;
+use crate::ir::Op;
+use crate::ir::Record;
 use crate::syntax::BinaryOp;
-use crate::value::Value;
 
 /// Everything an op can read. Per-item evaluation fills `records` and `derived`;
 /// metric evaluation fills `aggregates` and `metrics`.

@@ -4,7 +4,7 @@
 //! documents match. Crediting gives each gold span to at most one hit, so repeated
 //! hits never inflate recall or nDCG.
 
-use crate::value::Value;
+use crate::base::value::Value;
 
 struct Span<'a> {
     doc: &'a str,

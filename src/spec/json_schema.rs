@@ -2,7 +2,7 @@
 //! $schema=…`) and CI. Written by hand beside the shipped specs; a test keeps its
 //! keys the same as the loader's.
 
-pub const SCHEMA: &str = include_str!("../specs/evalspec.schema.json");
+pub const SCHEMA: &str = include_str!("../../specs/evalspec.schema.json");
 
 #[cfg(test)]
 mod tests {

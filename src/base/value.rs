@@ -342,6 +342,23 @@ pub fn python_strip(s: &str) -> &str {
     s.trim_matches(is_python_space)
 }
 
+/// Converts an already-parsed JSON value (used for `--param` lists).
+pub fn json_to_value(json: &serde_json::Value) -> Value {
+    match json {
+        serde_json::Value::Null => Value::Null,
+        serde_json::Value::Bool(b) => Value::Bool(*b),
+        serde_json::Value::Number(n) => Value::Number(n.as_f64().unwrap_or(f64::NAN)),
+        serde_json::Value::String(s) => Value::from(s.as_str()),
+        serde_json::Value::Array(items) => Value::list(items.iter().map(json_to_value).collect()),
+        serde_json::Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .map(|(k, v)| (Arc::from(k.as_str()), json_to_value(v)))
+                .collect(),
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

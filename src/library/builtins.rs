@@ -4,10 +4,10 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use crate::ranking;
-use crate::spans;
-use crate::types::Type;
-use crate::value::{python_strip, SetItem, Value};
+use crate::base::types::Type;
+use crate::base::value::{python_strip, SetItem, Value};
+use crate::library::page_spans;
+use crate::library::ranking;
 
 /// What an argument must be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -188,9 +188,9 @@ pub static BUILTINS: &[Builtin] = &[
     Builtin { name: "average_precision_at", params: &[P::List, P::Num, P::Int], optional: 0, returns: Returns::Num, eval: ranking::average_precision_at, summary: "average precision within the top k", example: "average_precision_at(gains, relevant, 10)" },
     Builtin { name: "ndcg_at", params: &[P::List, P::List, P::Int], optional: 0, returns: Returns::Num, eval: ranking::ndcg_at, summary: "DCG of the top k over the ideal DCG (gain = level, discount log2(rank+1)); 0 when nothing is relevant", example: "ndcg_at(gains, ideal, 10)" },
     Builtin { name: "ndcg_exp_at", params: &[P::List, P::List, P::Int], optional: 0, returns: Returns::Num, eval: ranking::ndcg_exp_at, summary: "as ndcg_at with gain 2^level − 1", example: "ndcg_exp_at(gains, ideal, 10)" },
-    Builtin { name: "span_relevance", params: &[P::List, P::List, P::Any], optional: 0, returns: Returns::ListOfNum, eval: spans::span_relevance, summary: "per rank, 1 when the hit matches a gold span: same doc_id and pages overlapping within the tolerance (null: same document only)", example: "span_relevance(ranked, questions.gold, 0)" },
-    Builtin { name: "span_credit", params: &[P::List, P::List, P::Any], optional: 0, returns: Returns::ListOfNum, eval: spans::span_credit, summary: "per rank, 1 when the hit is credited to a not yet credited gold span (each gold span at most once)", example: "span_credit(ranked, questions.gold, 0)" },
-    Builtin { name: "spans_ordered", params: &[P::List], optional: 0, returns: Returns::Bool, eval: spans::spans_ordered, summary: "every span has start_page <= end_page", example: "spans_ordered(gold)" },
+    Builtin { name: "span_relevance", params: &[P::List, P::List, P::Any], optional: 0, returns: Returns::ListOfNum, eval: page_spans::span_relevance, summary: "per rank, 1 when the hit matches a gold span: same doc_id and pages overlapping within the tolerance (null: same document only)", example: "span_relevance(ranked, questions.gold, 0)" },
+    Builtin { name: "span_credit", params: &[P::List, P::List, P::Any], optional: 0, returns: Returns::ListOfNum, eval: page_spans::span_credit, summary: "per rank, 1 when the hit is credited to a not yet credited gold span (each gold span at most once)", example: "span_credit(ranked, questions.gold, 0)" },
+    Builtin { name: "spans_ordered", params: &[P::List], optional: 0, returns: Returns::Bool, eval: page_spans::spans_ordered, summary: "every span has start_page <= end_page", example: "spans_ordered(gold)" },
     Builtin { name: "order_by", params: &[P::List, P::List], optional: 0, returns: Returns::SameList, eval: order_by, summary: "objects sorted by the named fields (\"-field\" for descending), stably; numbers and strings compare as in Python", example: "order_by(hits, [\"-score\", \"doc_id\"])" },
     Builtin { name: "pluck", params: &[P::List, P::Str], optional: 0, returns: Returns::Any, eval: pluck, summary: "the named field of each object in a list", example: "pluck(ranked, \"chunk_id\")" },
     Builtin { name: "repeat", params: &[P::Any, P::Int], optional: 0, returns: Returns::Any, eval: repeat, summary: "a list of n copies of a value", example: "repeat(1, 3) == [1, 1, 1]" },
@@ -351,7 +351,7 @@ fn to_str(a: &[Value]) -> Result<Value, String> {
 fn python_text(value: &Value) -> Value {
     match value {
         Value::String(_) => value.clone(),
-        other => Value::from(crate::value::python_str(other).as_str()),
+        other => Value::from(crate::base::value::python_str(other).as_str()),
     }
 }
 /// `f` applied to each element of a list argument; null stays null.

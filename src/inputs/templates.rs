@@ -8,7 +8,7 @@ use std::path::{Component, Path, PathBuf};
 
 use minijinja::{Environment, ErrorKind, UndefinedBehavior, Value};
 
-use crate::diagnostic::{Diagnostic, Location};
+use crate::base::diagnostic::{Diagnostic, Location};
 use crate::spec::ReportFormat;
 
 /// Built-in templates: name, source.
@@ -131,9 +131,9 @@ fn fixed(value: Value, digits: Option<usize>) -> String {
 /// four decimals.
 fn num(value: Value, digits: Option<usize>) -> String {
     match (as_number(&value), digits) {
-        (Some(x), _) if value.is_integer() => crate::value::format_number(x),
+        (Some(x), _) if value.is_integer() => crate::base::value::format_number(x),
         (Some(x), Some(digits)) => format!("{x:.digits$}"),
-        (Some(x), None) => crate::value::format_number(x),
+        (Some(x), None) => crate::base::value::format_number(x),
         (None, _) if value.kind() == minijinja::value::ValueKind::Bool => {
             value.is_true().to_string()
         }

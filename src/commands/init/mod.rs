@@ -3,13 +3,13 @@
 
 use std::path::Path;
 
-use crate::diagnostic::{render_all, Diagnostic};
-use crate::exit;
+use crate::base::diagnostic::{render_all, Diagnostic};
+use crate::commands::exit;
 
 /// The files written, relative to DIR.
 pub const FILES: [(&str, &str); 4] = [
     ("evalspec.yaml", include_str!("evalspec.yaml")),
-    ("evalspec.schema.json", crate::schema::SCHEMA),
+    ("evalspec.schema.json", crate::spec::json_schema::SCHEMA),
     ("data/gold.jsonl", include_str!("gold.jsonl")),
     ("data/traces.jsonl", include_str!("traces.jsonl")),
 ];
@@ -30,7 +30,7 @@ pub fn init(dir: &Path) -> i32 {
     }
     for (name, text) in FILES {
         let path = dir.join(name);
-        if let Err(e) = crate::report::write_atomic(&path, text.as_bytes()) {
+        if let Err(e) = crate::base::atomic::write_atomic(&path, text.as_bytes()) {
             let d = Diagnostic::error(format!("cannot write `{}`: {e}", path.display()));
             eprint!("{}", render_all(&[d]));
             return exit::ERROR;

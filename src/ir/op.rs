@@ -2,10 +2,10 @@
 
 use std::sync::Arc;
 
-use crate::builtins::Builtin;
-use crate::matchers::Matcher;
+use crate::base::value::Value;
+use crate::library::builtins::Builtin;
+use crate::library::matchers::Matcher;
 use crate::syntax::BinaryOp;
-use crate::value::Value;
 
 #[derive(Debug, Clone)]
 pub enum Op {
@@ -140,7 +140,7 @@ impl RunStat {
         }
         let n = values.len() as f64;
         let mean = || {
-            let mut sum = crate::eval::ExactSum::default();
+            let mut sum = crate::base::exact_sum::ExactSum::default();
             values.iter().for_each(|&x| sum.add(x));
             sum.total() / n
         };
@@ -150,7 +150,7 @@ impl RunStat {
             RunStat::Mean => mean(),
             RunStat::Std => {
                 let m = mean();
-                let mut squares = crate::eval::ExactSum::default();
+                let mut squares = crate::base::exact_sum::ExactSum::default();
                 values.iter().for_each(|&x| squares.add((x - m) * (x - m)));
                 (squares.total() / n).sqrt()
             }

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
 
-use crate::diagnostic::{Diagnostic, Location};
-use crate::value::Value;
+use crate::base::diagnostic::{Diagnostic, Location};
+use crate::base::value::Value;
 
 #[derive(Debug, Clone)]
 pub struct PriorRun {

@@ -2,7 +2,7 @@
 
 use std::cmp::Ordering;
 
-use crate::value::Key;
+use crate::base::value::Key;
 
 /// Compares strings with runs of ASCII digits compared by their numeric value
 /// (`q2` < `q10`); equal runs with fewer leading zeros first; then bytewise, so

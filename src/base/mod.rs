@@ -1,0 +1,13 @@
+//! The foundation every layer stands on: values and their static types, source
+//! files and diagnostics, name suggestions, natural ordering, exact sums, typed
+//! JSON and atomic file writes. Imports nothing else of the crate.
+
+pub mod atomic;
+pub mod diagnostic;
+pub mod exact_sum;
+pub mod natural;
+pub mod source;
+pub mod suggest;
+pub mod typed_json;
+pub mod types;
+pub mod value;

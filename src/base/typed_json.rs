@@ -1,0 +1,32 @@
+//! Values as JSON, typed: an integer-typed number prints without a fraction.
+
+use serde_json::{json, Value as Json};
+
+use crate::base::types::Type;
+use crate::base::value::Value;
+
+/// A value as JSON, with integers kept apart from other numbers by its static type.
+pub fn format_typed(value: &Value, ty: &Type) -> Json {
+    match value {
+        Value::Number(n)
+            if matches!(ty, Type::Int | Type::Any)
+                && n.fract() == 0.0
+                && n.abs() < 9.007_199_254_740_992e15 =>
+        {
+            json!(*n as i64)
+        }
+        Value::Number(n) => serde_json::Number::from_f64(*n).map_or(Json::Null, Json::Number),
+        Value::Null => Json::Null,
+        Value::Bool(b) => Json::Bool(*b),
+        Value::String(s) => Json::String(s.to_string()),
+        Value::List(items) => {
+            Json::Array(items.iter().map(|v| format_typed(v, &Type::Any)).collect())
+        }
+        Value::Object(fields) => Json::Object(
+            fields
+                .iter()
+                .map(|(k, v)| (k.to_string(), format_typed(v, &Type::Any)))
+                .collect(),
+        ),
+    }
+}

@@ -1,0 +1,73 @@
+//! The command line: one file per subcommand. Each parses nothing itself (clap
+//! did, in [`cli`]); it calls the layers below and turns their results into
+//! output and an exit status.
+
+mod check;
+pub mod cli;
+mod diff;
+pub mod exit;
+mod explain;
+mod freeze;
+pub mod init;
+mod run;
+mod verify;
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use crate::base::diagnostic::{render_all, Diagnostic};
+use crate::plan;
+use crate::plan::compile::Overrides;
+use crate::spec;
+use cli::Command;
+
+/// Runs one parsed command line and returns its exit status.
+pub fn dispatch(command: Command) -> i32 {
+    match command {
+        Command::Check(args) => check::check(&args),
+        Command::Run(args) => run::run(&args),
+        Command::Diff(args) => diff::diff(&args),
+        Command::Freeze(args) => freeze::freeze(&args),
+        Command::Verify(args) => verify::verify(&args),
+        Command::Explain(args) => explain::explain(&args),
+        Command::Init(args) => init::init(&args.dir),
+        Command::Schema => {
+            print(spec::json_schema::SCHEMA);
+            exit::PASS
+        }
+    }
+}
+
+pub fn overrides(args: &cli::Overrides) -> Overrides {
+    Overrides {
+        params: args.params.clone(),
+        datasets: args
+            .datasets
+            .iter()
+            .map(|(n, p)| (n.clone(), PathBuf::from(p)))
+            .collect(),
+        formats: args.formats.clone(),
+        baseline: args.baseline.clone(),
+    }
+}
+
+pub fn compile(
+    spec_path: &std::path::Path,
+    overrides: &Overrides,
+) -> Result<plan::Plan, Vec<Diagnostic>> {
+    let spec = spec::load(spec_path)?;
+    plan::compile(&spec, overrides)
+}
+
+pub fn fail(diagnostics: &[Diagnostic]) -> i32 {
+    let _ = std::io::stderr().write_all(render_all(diagnostics).as_bytes());
+    exit::ERROR
+}
+
+/// Prints to stdout; a closed pipe (`| head`) is not an error.
+pub fn print(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush());
+}

@@ -1,0 +1,80 @@
+//! `evalspec run SPEC`: score the data, write the reports, and exit with the gate.
+
+use std::io::Write;
+
+use crate::base::diagnostic;
+use crate::base::diagnostic::render_all;
+use crate::base::diagnostic::Diagnostic;
+use crate::commands::{cli, compile, exit, fail, overrides, print};
+use crate::{eval, lock, plan, report};
+
+pub fn run(args: &cli::RunArgs) -> i32 {
+    let mut plan = match compile(&args.spec, &overrides(&args.overrides)) {
+        Ok(plan) => plan,
+        Err(diagnostics) => return fail(&diagnostics),
+    };
+    match lock::verify(&plan) {
+        Ok(None) => {}
+        Ok(Some((stamp, drift))) => {
+            if !drift.is_empty() {
+                let mut diagnostics = drift_diagnostics(&plan, &stamp, &drift);
+                if !args.allow_drift {
+                    if let Some(last) = diagnostics.last_mut() {
+                        last.help = Some(
+                            "bump the spec's version and `evalspec freeze --reason …` it, restore the frozen files, or pass --allow-drift".into(),
+                        );
+                    }
+                    return fail(&diagnostics);
+                }
+                for d in &mut diagnostics {
+                    d.level = diagnostic::Level::Warning;
+                }
+                let _ = std::io::stderr().write_all(render_all(&diagnostics).as_bytes());
+            }
+            plan.lock = Some(stamp);
+        }
+        Err(d) => return fail(&[d]),
+    }
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let outcome = match eval::run(&plan, threads) {
+        Ok(outcome) => outcome,
+        Err(diagnostics) => return fail(&diagnostics),
+    };
+    let mut stderr = String::new();
+    for warning in &outcome.warnings {
+        stderr.push_str(&warning.render());
+    }
+    let _ = std::io::stderr().write_all(stderr.as_bytes());
+    let written = match report::write_reports(&plan, &outcome, &args.out) {
+        Ok(written) => written,
+        Err(diagnostic) => return fail(&[diagnostic]),
+    };
+    if !args.quiet {
+        print(&report::summary(&plan, &outcome));
+        let files: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+        print(&format!("reports: {}\n", files.join(", ")));
+    }
+    if outcome.pass() {
+        exit::PASS
+    } else {
+        exit::GATE_FAILED
+    }
+}
+
+/// One diagnostic per drifted file, with its diff or first differing line.
+pub fn drift_diagnostics(
+    plan: &plan::Plan,
+    stamp: &lock::LockStamp,
+    drift: &[lock::Drift],
+) -> Vec<Diagnostic> {
+    let dataset = |name: &str| {
+        let d = plan.datasets.iter().find(|d| d.name == name)?;
+        Some((d.display_path.clone(), std::fs::read(&d.path).ok()?))
+    };
+    drift
+        .iter()
+        .map(|d| d.diagnostic(&stamp.path, dataset))
+        .collect()
+}

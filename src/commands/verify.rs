@@ -1,0 +1,33 @@
+//! `evalspec verify SPEC`: check a frozen spec against its lock.
+
+use crate::base::diagnostic::Diagnostic;
+use crate::commands::run::drift_diagnostics;
+use crate::commands::{cli, compile, exit, fail, overrides, print};
+use crate::lock;
+
+pub fn verify(args: &cli::CheckArgs) -> i32 {
+    let plan = match compile(&args.spec, &overrides(&args.overrides)) {
+        Ok(plan) => plan,
+        Err(diagnostics) => return fail(&diagnostics),
+    };
+    match lock::verify(&plan) {
+        Ok(None) => fail(&[Diagnostic::error(format!(
+            "spec `{}` is not frozen: there is no {}",
+            args.spec.display(),
+            lock::lock_path(&args.spec).display()
+        ))
+        .help(format!("run `evalspec freeze {}`", args.spec.display()))]),
+        Ok(Some((stamp, drift))) if drift.is_empty() => {
+            print(&format!(
+                "{} {} matches its lock {} (sha256 {})\n",
+                plan.spec_name,
+                plan.spec_version,
+                stamp.path,
+                &stamp.sha256[..12.min(stamp.sha256.len())]
+            ));
+            exit::PASS
+        }
+        Ok(Some((stamp, drift))) => fail(&drift_diagnostics(&plan, &stamp, &drift)),
+        Err(d) => fail(&[d]),
+    }
+}
