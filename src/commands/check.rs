@@ -4,7 +4,7 @@ use crate::commands::{cli, compile, exit, fail, overrides, print};
 
 pub fn check(args: &cli::CheckArgs) -> i32 {
     match compile(&args.spec, &overrides(&args.overrides)) {
-        Ok(plan) => {
+        Ok((plan, _)) => {
             print(&plan.to_string());
             exit::PASS
         }

@@ -62,7 +62,7 @@ pub struct InitArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct Overrides {
+pub struct OverrideArgs {
     /// Override a param: `--param k=10` (checked against the param's declared type).
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = name_value)]
     pub params: Vec<(String, String)>,
@@ -98,7 +98,7 @@ pub struct CheckArgs {
     /// The spec file (YAML).
     pub spec: PathBuf,
     #[command(flatten)]
-    pub overrides: Overrides,
+    pub overrides: OverrideArgs,
 }
 
 #[derive(Debug, Args)]
@@ -106,7 +106,7 @@ pub struct RunArgs {
     /// The spec file (YAML).
     pub spec: PathBuf,
     #[command(flatten)]
-    pub overrides: Overrides,
+    pub overrides: OverrideArgs,
     /// Folder for the reports (created if missing).
     #[arg(long, value_name = "DIR", default_value = "evalspec-out")]
     pub out: PathBuf,

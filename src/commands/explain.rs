@@ -5,7 +5,7 @@ use crate::plan;
 
 pub fn explain(args: &cli::CheckArgs) -> i32 {
     match compile(&args.spec, &overrides(&args.overrides)) {
-        Ok(plan) => {
+        Ok((plan, _)) => {
             print(&plan::explain(&plan));
             exit::PASS
         }

@@ -1,12 +1,12 @@
 //! `evalspec freeze SPEC`: pin the spec, its bases, templates and datasets in a lock.
 
 use crate::commands::{cli, compile, exit, fail, print};
+use crate::inputs::Overrides;
 use crate::lock;
-use crate::plan::compile::Overrides;
 
 pub fn freeze(args: &cli::FreezeArgs) -> i32 {
     let plan = match compile(&args.spec, &Overrides::default()) {
-        Ok(plan) => plan,
+        Ok((plan, _)) => plan,
         Err(diagnostics) => return fail(&diagnostics),
     };
     match lock::freeze(&plan, args.reason.as_deref()) {

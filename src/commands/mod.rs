@@ -16,8 +16,8 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use crate::base::diagnostic::{render_all, Diagnostic};
+use crate::inputs::{self, Overrides, Templates};
 use crate::plan;
-use crate::plan::compile::Overrides;
 use crate::spec;
 use cli::Command;
 
@@ -38,7 +38,8 @@ pub fn dispatch(command: Command) -> i32 {
     }
 }
 
-pub fn overrides(args: &cli::Overrides) -> Overrides {
+/// The command line's changes to the spec.
+pub fn overrides(args: &cli::OverrideArgs) -> Overrides {
     Overrides {
         params: args.params.clone(),
         datasets: args
@@ -51,12 +52,16 @@ pub fn overrides(args: &cli::Overrides) -> Overrides {
     }
 }
 
+/// Loads the spec, finds its inputs and compiles it: everything before data is
+/// read. The templates are what the reports will render with.
 pub fn compile(
     spec_path: &std::path::Path,
     overrides: &Overrides,
-) -> Result<plan::Plan, Vec<Diagnostic>> {
+) -> Result<(plan::Plan, Templates), Vec<Diagnostic>> {
     let spec = spec::load(spec_path)?;
-    plan::compile(&spec, overrides)
+    let (inputs, templates) = inputs::gather(&spec, overrides);
+    let plan = plan::compile(&spec, &overrides.params, inputs)?;
+    Ok((plan, templates))
 }
 
 pub fn fail(diagnostics: &[Diagnostic]) -> i32 {

@@ -9,12 +9,13 @@ use crate::commands::{cli, compile, exit, fail, overrides, print};
 use crate::{eval, lock, plan, report};
 
 pub fn run(args: &cli::RunArgs) -> i32 {
-    let mut plan = match compile(&args.spec, &overrides(&args.overrides)) {
-        Ok(plan) => plan,
+    let (plan, templates) = match compile(&args.spec, &overrides(&args.overrides)) {
+        Ok(compiled) => compiled,
         Err(diagnostics) => return fail(&diagnostics),
     };
-    match lock::verify(&plan) {
-        Ok(None) => {}
+    // A frozen spec's lock, checked: stamped on the reports.
+    let lock = match lock::verify(&plan) {
+        Ok(None) => None,
         Ok(Some((stamp, drift))) => {
             if !drift.is_empty() {
                 let mut diagnostics = drift_diagnostics(&plan, &stamp, &drift);
@@ -31,10 +32,10 @@ pub fn run(args: &cli::RunArgs) -> i32 {
                 }
                 let _ = std::io::stderr().write_all(render_all(&diagnostics).as_bytes());
             }
-            plan.lock = Some(stamp);
+            Some(stamp)
         }
         Err(d) => return fail(&[d]),
-    }
+    };
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
@@ -47,7 +48,8 @@ pub fn run(args: &cli::RunArgs) -> i32 {
         stderr.push_str(&warning.render());
     }
     let _ = std::io::stderr().write_all(stderr.as_bytes());
-    let written = match report::write_reports(&plan, &outcome, &args.out) {
+    let written = match report::write_reports(&plan, &outcome, lock.as_ref(), &templates, &args.out)
+    {
         Ok(written) => written,
         Err(diagnostic) => return fail(&[diagnostic]),
     };

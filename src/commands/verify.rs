@@ -7,7 +7,7 @@ use crate::lock;
 
 pub fn verify(args: &cli::CheckArgs) -> i32 {
     let plan = match compile(&args.spec, &overrides(&args.overrides)) {
-        Ok(plan) => plan,
+        Ok((plan, _)) => plan,
         Err(diagnostics) => return fail(&diagnostics),
     };
     match lock::verify(&plan) {

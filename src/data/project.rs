@@ -75,7 +75,7 @@ impl<'de> DeserializeSeed<'de> for RecordSeed<'_> {
                         value.type_name()
                     )));
                 }
-                self.slots[slot] = value;
+                self.slots[slot.index()] = value;
                 Ok(())
             }
             None => deserializer.deserialize_any(FieldsVisitor {
@@ -131,7 +131,7 @@ impl<'de> Visitor<'de> for FieldsVisitor<'_> {
                     map.next_value::<IgnoredAny>()?;
                 }
                 Some((_, ProjectedField::Slot(slot))) => {
-                    self.slots[*slot] = map.next_value_seed(ValueSeed {
+                    self.slots[slot.index()] = map.next_value_seed(ValueSeed {
                         interner: &mut *self.interner,
                         in_list: false,
                     })?;
@@ -181,7 +181,7 @@ impl<'de> Visitor<'de> for FieldsVisitor<'_> {
 fn clear(fields: &[(String, ProjectedField)], slots: &mut [Value]) {
     for (_, field) in fields {
         match field {
-            ProjectedField::Slot(slot) => slots[*slot] = Value::Null,
+            ProjectedField::Slot(slot) => slots[slot.index()] = Value::Null,
             ProjectedField::Nested(inner) => clear(inner, slots),
         }
     }
@@ -313,8 +313,11 @@ mod tests {
         let mut slots = vec![Value::Null; p.slot_count];
         let line = r#"{"qid":"A1","big":[1,2,{"x":3}],"answer_json":{"claim":"old","n":1},"answer_json":{"claim":"new"}}"#;
         parse_into(line, &p, &mut slots, &mut Interner::default()).unwrap();
-        let qid = p.resolve(&["qid".into()]).slot;
-        let claim = p.resolve(&["answer_json".into(), "claim".into()]).slot;
+        let qid = p.resolve(&["qid".into()]).slot.index();
+        let claim = p
+            .resolve(&["answer_json".into(), "claim".into()])
+            .slot
+            .index();
         assert_eq!(slots[qid], Value::from("A1"));
         assert_eq!(slots[claim], Value::from("new"));
     }

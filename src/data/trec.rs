@@ -327,7 +327,7 @@ fn record(dataset: &DatasetPlan, mut group: Group) -> Record {
     let object = Value::Object(fields.into());
     let mut slots = vec![Value::Null; dataset.projection.slot_count].into_boxed_slice();
     match dataset.projection.whole {
-        Some(slot) => slots[slot] = object,
+        Some(slot) => slots[slot.index()] = object,
         None => fill(&dataset.projection.fields, &object, &mut slots),
     }
     Record {
@@ -341,7 +341,7 @@ fn fill(fields: &[(String, ProjectedField)], object: &Value, slots: &mut [Value]
     for (name, field) in fields {
         let value = object.field(name).unwrap_or_default();
         match field {
-            ProjectedField::Slot(slot) => slots[*slot] = value,
+            ProjectedField::Slot(slot) => slots[slot.index()] = value,
             ProjectedField::Nested(inner) => fill(inner, &value, slots),
         }
     }

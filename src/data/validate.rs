@@ -3,23 +3,27 @@
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::value::Value;
 use crate::ir::evaluate_on_record;
-use crate::ir::Record;
+use crate::ir::{DatasetId, Record};
 use crate::plan::{DatasetPlan, FieldPath, Rule};
 use crate::spec::DataType;
 
 /// The value at a projected path of a record.
 pub fn read_path(record: &Record, path: &FieldPath) -> Result<Value, String> {
-    let mut value = record.slots[path.slot].clone();
+    let mut value = record.slots[path.slot.index()].clone();
     for name in &path.rest {
         value = value.field(name)?;
     }
     Ok(value)
 }
 
-/// Checks every rule; the first violation becomes a located error.
-/// Checks every schema rule, then every check; the first violation becomes a
-/// located error. `index` is the dataset's place in the plan (checks read slots).
-pub fn validate(dataset: &DatasetPlan, index: usize, record: &Record) -> Result<(), Diagnostic> {
+/// Checks every schema rule, then every check, then the run's name; the first
+/// violation becomes a located error. `dataset_id` is the dataset's place in the
+/// plan (checks read its slots).
+pub fn validate(
+    dataset: &DatasetPlan,
+    dataset_id: DatasetId,
+    record: &Record,
+) -> Result<(), Diagnostic> {
     let at = || Location::in_data(&dataset.display_path, record.line as usize, None);
     for rule in &dataset.rules {
         let problem = match read_path(record, &rule.path) {
@@ -32,11 +36,7 @@ pub fn validate(dataset: &DatasetPlan, index: usize, record: &Record) -> Result<
         if let Some((field, problem)) = problem {
             return Err(
                 Diagnostic::error(format!("{}: field `{field}` {problem}", dataset.name))
-                    .at(Location::in_data(
-                        &dataset.display_path,
-                        record.line as usize,
-                        None,
-                    ))
+                    .at(at())
                     .help(format!(
                         "fix the record, or the rule in `datasets.{}.schema`",
                         dataset.name
@@ -44,29 +44,45 @@ pub fn validate(dataset: &DatasetPlan, index: usize, record: &Record) -> Result<
             );
         }
     }
-    if dataset.checks.is_empty() {
-        return Ok(());
-    }
     for check in &dataset.checks {
-        match evaluate_on_record(&check.op, index, record) {
+        let text = || check.text.clone();
+        match evaluate_on_record(&check.op, dataset_id, record) {
             Ok(Value::Bool(true)) => {}
+            Ok(_) => return Err(failed(dataset, &check.message, &text(), at())),
+            Err(message) => return Err(unevaluated(dataset, &text(), &message, at())),
+        }
+    }
+    // Every record of a run named from its records repeats the run's name.
+    if let (Some(check), Some(name)) = (&dataset.run_name, &dataset.expected_run_name) {
+        let text = || format!("{} == {}", check.text, name.preview());
+        match evaluate_on_record(&check.op, dataset_id, record) {
+            Ok(value) if value == *name => {}
             Ok(_) => {
-                return Err(
-                    Diagnostic::error(format!("{}: {}", dataset.name, check.message))
-                        .at(at())
-                        .help(format!("the record fails the check `{}`", check.text)),
-                )
+                let message = format!(
+                    "this record's `{}` differs from the run's first record ({})",
+                    check.text,
+                    name.preview()
+                );
+                return Err(failed(dataset, &message, &text(), at()));
             }
-            Err(message) => {
-                return Err(Diagnostic::error(format!(
-                    "{}: cannot evaluate the check `{}`: {message}",
-                    dataset.name, check.text
-                ))
-                .at(at()))
-            }
+            Err(message) => return Err(unevaluated(dataset, &text(), &message, at())),
         }
     }
     Ok(())
+}
+
+fn failed(dataset: &DatasetPlan, message: &str, check: &str, at: Location) -> Diagnostic {
+    Diagnostic::error(format!("{}: {message}", dataset.name))
+        .at(at)
+        .help(format!("the record fails the check `{check}`"))
+}
+
+fn unevaluated(dataset: &DatasetPlan, check: &str, message: &str, at: Location) -> Diagnostic {
+    Diagnostic::error(format!(
+        "{}: cannot evaluate the check `{check}`: {message}",
+        dataset.name
+    ))
+    .at(at)
 }
 
 /// A `list[].field` rule: the list itself is checked by its own rule; each element's
@@ -160,7 +176,7 @@ mod tests {
         Rule {
             field: "f".into(),
             path: FieldPath {
-                slot: 0,
+                slot: crate::ir::SlotId::new(0),
                 rest: vec![],
             },
             each: None,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::base::exact_sum::ExactSum;
 use crate::base::value::{format_number, Key, Value};
-use crate::plan::AggregateFn;
+use crate::library::aggregates::AggregateFn;
 
 #[derive(Debug, Clone)]
 pub enum Accumulator {

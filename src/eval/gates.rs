@@ -133,10 +133,8 @@ fn shaped_gate(
     on_failure: GateStatus,
     has_baseline: bool,
 ) -> Result<GateOutcome, String> {
-    let metric_value = evaluate(&shape.metric, frame)?;
-    let crate::ir::Op::Metric(index) = shape.metric else {
-        unreachable!("a shaped gate gates a metric")
-    };
+    let index = shape.metric.index();
+    let metric_value = frame.metrics[index].clone();
     let baseline = frame.baseline.get(index).cloned().unwrap_or(Value::Null);
     let bound = |op: &Option<crate::ir::Op>| op.as_ref().map(|op| number(op, frame)).transpose();
     let threshold = bound(&shape.threshold)?;

@@ -12,9 +12,10 @@ use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::value::{Key, Value};
 use crate::data::{read_chunked, validate, Chunk, ReadStats};
 use crate::eval::aggregate::Accumulator;
-use crate::ir::Record;
 use crate::ir::{evaluate, evaluate_on_record, Frame};
-use crate::plan::{AggregateFn, DatasetPlan, Plan};
+use crate::ir::{DatasetId, Record};
+use crate::library::aggregates::AggregateFn;
+use crate::plan::{DatasetPlan, Plan};
 use crate::spec::{Duplicates, Join};
 
 /// Join tables hash millions of keys; foldhash is several times faster than SipHash,
@@ -102,7 +103,7 @@ pub(crate) fn pass(
     let dataset_records: Vec<Value> = tables
         .iter()
         .map(|l| l.records.len())
-        .chain([outcomes[plan.items].read.records])
+        .chain([outcomes[plan.items_dataset.index()].read.records])
         .map(|n| Value::Number(n as f64))
         .collect();
     Ok(Pass {
@@ -116,8 +117,12 @@ pub(crate) fn pass(
     })
 }
 
-fn key_of(dataset: &DatasetPlan, index: usize, record: &Record) -> Result<Option<Key>, Diagnostic> {
-    let value = evaluate_on_record(&dataset.key, index, record).and_then(|v| Key::of(&v));
+fn key_of(
+    dataset: &DatasetPlan,
+    dataset_id: DatasetId,
+    record: &Record,
+) -> Result<Option<Key>, Diagnostic> {
+    let value = evaluate_on_record(&dataset.key, dataset_id, record).and_then(|v| Key::of(&v));
     value.map_err(|message| {
         Diagnostic::error(format!(
             "{}: cannot compute the key `{}`: {message}",
@@ -194,16 +199,16 @@ impl Lookup {
     }
 }
 
-/// Reads a looked-up dataset (at `index` in the plan) into its keyed table.
+/// Reads a looked-up dataset (`dataset_id` in the plan) into its keyed table.
 pub(crate) fn load_lookup(
     dataset: &DatasetPlan,
-    index: usize,
+    dataset_id: DatasetId,
     threads: usize,
     outcome: &mut DatasetOutcome,
 ) -> Result<Lookup, Diagnostic> {
     let (chunks, read) = read_chunked(dataset, threads, Lookup::default, |table, record| {
-        validate(dataset, index, &record)?;
-        match key_of(dataset, index, &record)? {
+        validate(dataset, dataset_id, &record)?;
+        match key_of(dataset, dataset_id, &record)? {
             Some(key) => table.add(dataset, key, record),
             None => {
                 table.keyless += 1;
@@ -321,8 +326,8 @@ impl<'p> ItemChunk<'p> {
     /// Reads one record of the items dataset.
     fn record(&mut self, lookups: &[&Lookup], record: Record) -> Result<(), Diagnostic> {
         let dataset = self.dataset;
-        validate(dataset, self.plan.items, &record)?;
-        let key = key_of(dataset, self.plan.items, &record)?;
+        validate(dataset, self.plan.items_dataset, &record)?;
+        let key = key_of(dataset, self.plan.items_dataset, &record)?;
         match &key {
             None => self.keyless += 1,
             Some(key) => match dataset.duplicates {
@@ -479,10 +484,12 @@ impl<'p> ItemChunk<'p> {
     /// and whether it is an offender.
     fn keep(&mut self, offender: bool, key: Option<&Key>, line: u32) {
         let plan = self.plan;
-        let label = plan.label_slot.and_then(|slot| match &self.derived[slot] {
-            Value::String(label) => Some(label.clone()),
-            _ => None,
-        });
+        let label = plan
+            .label_slot
+            .and_then(|slot| match &self.derived[slot.index()] {
+                Value::String(label) => Some(label.clone()),
+                _ => None,
+            });
         if let Some(label) = &label {
             if let Some(i) = plan.labels.iter().position(|l| **l == **label) {
                 self.label_counts[i] += 1;
@@ -497,7 +504,7 @@ impl<'p> ItemChunk<'p> {
                 values: offenders
                     .show
                     .iter()
-                    .map(|(_, slot)| self.derived[*slot].clone())
+                    .map(|(_, slot)| self.derived[slot.index()].clone())
                     .collect(),
             });
             // Bounded: keep only the first `limit` in key order.
@@ -515,7 +522,7 @@ impl<'p> ItemChunk<'p> {
                 values: plan
                     .item_columns
                     .iter()
-                    .map(|c| self.derived[c.slot].clone())
+                    .map(|c| self.derived[c.slot.index()].clone())
                     .collect(),
             });
         }
@@ -619,7 +626,7 @@ fn stream_items(
         outcome.missing = total.missing[i];
         outcome.skipped_items = total.skipped[i];
     }
-    let items = &mut outcomes[plan.items];
+    let items = &mut outcomes[plan.items_dataset.index()];
     items.read = read;
     items.keyless = total.keyless;
     items.duplicates = total.duplicates;
@@ -661,7 +668,7 @@ fn first_duplicate(dataset: &DatasetPlan, chunks: &[Chunk<ItemChunk<'_>>]) -> Op
 /// What a pass noticed about its datasets that does not stop it.
 pub(crate) fn data_warnings(plan: &Plan, outcomes: &[DatasetOutcome]) -> Vec<Diagnostic> {
     let mut warnings = Vec::new();
-    let items = &plan.datasets[plan.items].name;
+    let items = &plan.datasets[plan.items_dataset.index()].name;
     for (dataset, outcome) in plan.datasets.iter().zip(outcomes) {
         let mut say = |text: String| warnings.push(Diagnostic::warning(text));
         if outcome.keyless > 0 {

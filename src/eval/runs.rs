@@ -18,11 +18,12 @@ use crate::eval::gates::{evaluate_gate, GateOutcome, GateStatus};
 use crate::eval::run::{data_warnings, load_lookup, pass, Lookup, Pass};
 use crate::eval::{DatasetOutcome, ItemRow, OffenderRow};
 use crate::inputs::run_files::run_name_of_file;
+use crate::ir::DatasetId;
 use crate::ir::Record;
 use crate::ir::{evaluate, evaluate_on_record, Frame};
-use crate::plan::{AggregateFn, Check, DatasetPlan, GatePlan, Op, Plan};
+use crate::library::aggregates::AggregateFn;
+use crate::plan::{Check, DatasetPlan, GatePlan, Plan};
 use crate::spec::GateRuns;
-use crate::syntax::BinaryOp;
 
 /// Items that flip listed per `stability` aggregate; the count covers them all.
 pub const MAX_FLIPS: usize = 100;
@@ -120,7 +121,8 @@ struct RunSource {
 /// Runs the plan with up to `threads` threads per dataset read.
 pub fn run(plan: &Plan, threads: usize) -> Result<Outcome, Vec<Diagnostic>> {
     let sources = run_sources(plan)?;
-    let mut shared: Vec<Option<(Lookup, DatasetOutcome)>> = (0..plan.items).map(|_| None).collect();
+    let mut shared: Vec<Option<(Lookup, DatasetOutcome)>> =
+        (0..plan.items_dataset.index()).map(|_| None).collect();
     let mut passes = Vec::with_capacity(sources.len());
     for source in &sources {
         let datasets: Vec<Cow<'_, DatasetPlan>> = plan
@@ -129,24 +131,29 @@ pub fn run(plan: &Plan, threads: usize) -> Result<Outcome, Vec<Diagnostic>> {
             .zip(&source.files)
             .zip(&source.names)
             .map(|((dataset, file), name)| match file {
-                Some(file) => Cow::Owned(run_dataset(dataset, *file, name.as_ref())),
+                Some(file) => Cow::Owned(dataset.for_run(&dataset.runs[*file], name.as_ref())),
                 None => Cow::Borrowed(dataset),
             })
             .collect();
         let mut own: Vec<Option<(Lookup, DatasetOutcome)>> =
-            (0..plan.items).map(|_| None).collect();
-        for index in 0..plan.items {
+            (0..plan.items_dataset.index()).map(|_| None).collect();
+        for index in 0..plan.items_dataset.index() {
             let slot = match source.files[index] {
                 Some(_) => &mut own[index],
                 None if shared[index].is_none() => &mut shared[index],
                 None => continue,
             };
             let mut outcome = DatasetOutcome::default();
-            let table =
-                load_lookup(&datasets[index], index, threads, &mut outcome).map_err(|d| vec![d])?;
+            let table = load_lookup(
+                &datasets[index],
+                DatasetId::new(index),
+                threads,
+                &mut outcome,
+            )
+            .map_err(|d| vec![d])?;
             *slot = Some((table, outcome));
         }
-        let lookups: Vec<(&Lookup, &DatasetOutcome)> = (0..plan.items)
+        let lookups: Vec<(&Lookup, &DatasetOutcome)> = (0..plan.items_dataset.index())
             .map(|i| {
                 let (table, outcome) = own[i]
                     .as_ref()
@@ -155,7 +162,12 @@ pub fn run(plan: &Plan, threads: usize) -> Result<Outcome, Vec<Diagnostic>> {
                 (table, outcome)
             })
             .collect();
-        let mut result = pass(plan, &datasets[plan.items], &lookups, threads)?;
+        let mut result = pass(
+            plan,
+            &datasets[plan.items_dataset.index()],
+            &lookups,
+            threads,
+        )?;
         if let Some(name) = &source.name {
             for row in result.rows.iter_mut().chain(&mut result.offenders) {
                 row.run = Some(name.clone());
@@ -170,27 +182,6 @@ pub fn run(plan: &Plan, threads: usize) -> Result<Outcome, Vec<Diagnostic>> {
         passes.push((result, files));
     }
     combine(plan, &sources, passes)
-}
-
-/// A dataset as read in one run: that run's file, every record held to the run's name.
-fn run_dataset(dataset: &DatasetPlan, file: usize, name: Option<&Value>) -> DatasetPlan {
-    let mut dataset = dataset.for_run(&dataset.runs[file]);
-    if let (Some(check), Some(name)) = (dataset.run_name.take(), name) {
-        dataset.checks.push(Check {
-            op: Op::Binary(
-                BinaryOp::Eq,
-                Box::new(check.op),
-                Box::new(Op::Const(name.clone())),
-            ),
-            text: format!("{} == {}", check.text, name.preview()),
-            message: format!(
-                "this record's `{}` differs from the run's first record ({})",
-                check.text,
-                name.preview()
-            ),
-        });
-    }
-    dataset
 }
 
 /// Per file of a dataset read as runs: the run's name, and the value it came from.
@@ -221,7 +212,8 @@ fn run_sources(plan: &Plan) -> Result<Vec<RunSource>, Vec<Diagnostic>> {
             let name = match &dataset.run_name {
                 None => (run_name_of_file(&file.path), None),
                 Some(check) => {
-                    let value = first_run_name(&dataset.for_run(file), index, check)?;
+                    let value =
+                        first_run_name(&dataset.for_run(file, None), DatasetId::new(index), check)?;
                     let text = match &value {
                         Value::String(s) => s.to_string(),
                         other => other.preview(),
@@ -295,7 +287,7 @@ fn run_sources(plan: &Plan) -> Result<Vec<RunSource>, Vec<Diagnostic>> {
 /// A run named by its records: the `run_name` of its first record.
 fn first_run_name(
     dataset: &DatasetPlan,
-    index: usize,
+    dataset_id: DatasetId,
     check: &Check,
 ) -> Result<Value, Vec<Diagnostic>> {
     // One reader hashes as it reads, so stopping at the first record reads no further.
@@ -333,7 +325,7 @@ fn first_run_name(
             )])
         }
     };
-    match evaluate_on_record(&check.op, index, &record) {
+    match evaluate_on_record(&check.op, dataset_id, &record) {
         Ok(value @ (Value::String(_) | Value::Number(_))) => Ok(value),
         Ok(other) => Err(vec![Diagnostic::error(format!(
             "{}: the run name `{}` is {} {}",

@@ -1,7 +1,67 @@
-//! Every file a run needs besides the spec and its datasets, found and read in
-//! one place before anything is evaluated: the files of multi-run datasets, the
-//! report templates, and the prior report a baseline compares against.
+//! Every file a run needs besides the spec itself, found and read in one place
+//! before the spec is compiled: the files each dataset is read from (its `path`,
+//! its runs, or `--dataset`), the reports to write and the templates they render
+//! with, and the prior report a baseline compares against.
+//!
+//! What cannot be found is kept as located diagnostics beside what was found;
+//! the compiler reports them among the spec's own errors, in declaration order,
+//! so a user sees every problem at once. After this, nothing before evaluation
+//! touches the file system.
 
+pub mod datasets;
 pub mod prior_report;
+pub mod reports;
 pub mod run_files;
 pub mod templates;
+
+use std::path::PathBuf;
+
+use crate::base::diagnostic::Diagnostic;
+use crate::spec::{ReportFormat, Spec};
+
+pub use datasets::{DatasetFiles, RunFile};
+pub use prior_report::PriorRun;
+pub use reports::{ReportFiles, ReportPlan, ReportPlanKind};
+pub use templates::Templates;
+
+/// What the command line changes about a spec.
+#[derive(Debug, Default, Clone)]
+pub struct Overrides {
+    /// `--param NAME=VALUE`, as typed.
+    pub params: Vec<(String, String)>,
+    /// `--dataset NAME=PATH`.
+    pub datasets: Vec<(String, PathBuf)>,
+    /// `--format`: reports written besides the spec's own.
+    pub formats: Vec<ReportFormat>,
+    /// `--baseline`: the prior report gates compare against.
+    pub baseline: Option<PathBuf>,
+}
+
+/// The files found for a spec, each with what could not be found.
+#[derive(Debug)]
+pub struct Inputs {
+    /// `--dataset NAME=…` naming no dataset of the spec.
+    pub unknown_datasets: Vec<Diagnostic>,
+    /// Per dataset of the spec, in declaration order.
+    pub datasets: Vec<DatasetFiles>,
+    pub reports: ReportFiles,
+    /// `--baseline`, read.
+    pub baseline: Option<Result<PriorRun, Diagnostic>>,
+}
+
+/// Finds and reads every input of `spec`. The templates are returned apart: the
+/// plan holds only data, and the reports render through them after evaluation.
+pub fn gather(spec: &Spec, overrides: &Overrides) -> (Inputs, Templates) {
+    let (reports, templates) = reports::resolve(spec, &overrides.formats);
+    let inputs = Inputs {
+        unknown_datasets: datasets::unknown_overrides(spec, &overrides.datasets),
+        datasets: spec
+            .datasets
+            .iter()
+            .map(|decl| datasets::files(decl, &overrides.datasets))
+            .collect(),
+        reports,
+        baseline: overrides.baseline.as_deref().map(PriorRun::load),
+    };
+    (inputs, templates)
+}

@@ -1,4 +1,4 @@
-//! Reports rendered through minijinja. Built-in templates are embedded under
+//! The report templates, through minijinja. Built-in templates are embedded under
 //! `evalspec/…`; a spec's own templates load only from the folders of the
 //! templates it names. Templates see the report (the context documented in
 //! `templates/README.md`) and a few formatting filters; nothing else: no
@@ -57,8 +57,48 @@ fn is_contained(name: &str) -> bool {
         .all(|c| matches!(c, Component::Normal(_)))
 }
 
-/// The environment every report renders in: built-ins plus `dirs`.
-pub fn environment(dirs: Vec<PathBuf>) -> Environment<'static> {
+/// The environment every report renders in: the built-in templates plus the
+/// spec's own, loaded from their folders when first used and parsed once.
+pub struct Templates {
+    env: Environment<'static>,
+}
+
+impl std::fmt::Debug for Templates {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Templates")
+    }
+}
+
+impl Templates {
+    /// Built-ins plus the templates in `dirs`.
+    pub fn new(dirs: Vec<PathBuf>) -> Self {
+        Templates {
+            env: environment(dirs),
+        }
+    }
+
+    /// Checks that `name` loads and parses; returns whether it reads `items`.
+    pub fn check(&self, name: &str) -> Result<bool, Diagnostic> {
+        let template = self
+            .env
+            .get_template(name)
+            .map_err(|e| template_error(&e, name))?;
+        Ok(template.undeclared_variables(false).contains("items"))
+    }
+
+    /// Renders `name` with `context`.
+    pub fn render(&self, name: &str, context: Value) -> Result<String, Diagnostic> {
+        let template = self
+            .env
+            .get_template(name)
+            .map_err(|e| template_error(&e, name))?;
+        template
+            .render(context)
+            .map_err(|e| template_error(&e, name))
+    }
+}
+
+fn environment(dirs: Vec<PathBuf>) -> Environment<'static> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     // Block tags on their own lines leave no blank lines, and a template's final
@@ -148,24 +188,6 @@ fn signed(value: Value, digits: Option<usize>) -> String {
         Some(x) => format!("{x:+.*}", digits.unwrap_or(3)),
         None => "n/a".to_string(),
     }
-}
-
-/// Checks that `name` loads and parses; returns whether it reads `items`.
-pub fn check(env: &Environment<'_>, name: &str) -> Result<bool, Diagnostic> {
-    let template = env
-        .get_template(name)
-        .map_err(|e| template_error(&e, name))?;
-    Ok(template.undeclared_variables(false).contains("items"))
-}
-
-/// Renders `name` with `context`.
-pub fn render(env: &Environment<'_>, name: &str, context: Value) -> Result<String, Diagnostic> {
-    let template = env
-        .get_template(name)
-        .map_err(|e| template_error(&e, name))?;
-    template
-        .render(context)
-        .map_err(|e| template_error(&e, name))
 }
 
 /// A template error with the template's name, line and column.

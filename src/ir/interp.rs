@@ -4,7 +4,7 @@ use std::cmp::Ordering;
 
 use crate::base::value::Value;
 use crate::ir::Op;
-use crate::ir::Record;
+use crate::ir::{DatasetId, Record, Slot};
 use crate::syntax::BinaryOp;
 
 /// Everything an op can read. Per-item evaluation fills `records` and `derived`;
@@ -25,9 +25,10 @@ pub struct Frame<'a> {
 
 /// Evaluates `op` with only `record` in scope, at its dataset's place `index` in the
 /// plan (keys and record checks). Small plans need no allocation per record.
-pub fn evaluate_on_record(op: &Op, index: usize, record: &Record) -> Result<Value, String> {
+pub fn evaluate_on_record(op: &Op, dataset: DatasetId, record: &Record) -> Result<Value, String> {
     let mut inline: [Option<&Record>; 8] = [None; 8];
     let spilled: Vec<Option<&Record>>;
+    let index = dataset.index();
     let records: &[Option<&Record>] = if index < inline.len() {
         inline[index] = Some(record);
         &inline[..=index]
@@ -53,20 +54,26 @@ pub fn evaluate_constant(op: &Op) -> Result<Value, String> {
 pub fn evaluate(op: &Op, frame: &Frame<'_>) -> Result<Value, String> {
     Ok(match op {
         Op::Const(value) => value.clone(),
-        Op::Slot { dataset, slot } => match frame.records.get(*dataset).copied().flatten() {
-            Some(record) => record.slots[*slot].clone(),
-            None => Value::Null,
-        },
-        Op::Derived(i) => frame.derived[*i].clone(),
-        Op::Aggregate(i) => frame.aggregates[*i].clone(),
-        Op::Baseline(i) => frame.baseline.get(*i).cloned().unwrap_or(Value::Null),
-        Op::Metric(i) => frame.metrics[*i].clone(),
-        Op::DatasetRecords(i) => frame.dataset_records[*i].clone(),
+        Op::Input(Slot { dataset, slot }) => {
+            match frame.records.get(dataset.index()).copied().flatten() {
+                Some(record) => record.slots[slot.index()].clone(),
+                None => Value::Null,
+            }
+        }
+        Op::Derived(i) => frame.derived[i.index()].clone(),
+        Op::Aggregate(i) => frame.aggregates[i.index()].clone(),
+        Op::Baseline(i) => frame
+            .baseline
+            .get(i.index())
+            .cloned()
+            .unwrap_or(Value::Null),
+        Op::Metric(i) => frame.metrics[i.index()].clone(),
+        Op::DatasetRecords(i) => frame.dataset_records[i.index()].clone(),
         Op::RunStat(stat, metric) => {
             let values: Vec<f64> = frame
                 .run_metrics
                 .iter()
-                .filter_map(|run| match run[*metric] {
+                .filter_map(|run| match run[metric.index()] {
                     Value::Number(x) => Some(x),
                     _ => None,
                 })
@@ -135,7 +142,6 @@ pub fn evaluate(op: &Op, frame: &Frame<'_>) -> Result<Value, String> {
                 .collect::<Result<_, _>>()?;
             matcher.apply(&inputs)?
         }
-        Op::Path { .. } => unreachable!("paths are resolved to slots when the plan is linked"),
     })
 }
 

@@ -1,83 +1,72 @@
 //! Compiled expressions: typed operations over resolved slots. No names, no syntax.
 
+use std::fmt;
 use std::sync::Arc;
 
 use crate::base::value::Value;
+use crate::ir::ids::{AggregateId, DatasetId, DerivedId, MetricId, Slot};
 use crate::library::builtins::Builtin;
 use crate::library::matchers::Matcher;
+use crate::library::run_stats::RunStat;
 use crate::syntax::BinaryOp;
 
-#[derive(Debug, Clone)]
-pub enum Op {
-    Const(Value),
-    /// A projected field of a dataset's record (null when the item has no record).
-    Slot {
-        dataset: usize,
-        slot: usize,
-    },
-    /// A per-item field or matcher computed earlier in the plan.
-    Derived(usize),
-    /// An aggregate's result (metrics only).
-    Aggregate(usize),
-    /// Another metric's value (metrics and gates).
-    Metric(usize),
-    /// `baseline.NAME`: a metric's value in the baseline run (gates only; null
-    /// without a baseline).
-    Baseline(usize),
-    /// `records(dataset)`: how many records the dataset kept (metrics only).
-    DatasetRecords(usize),
-    /// `run_min(metric)` and kin: a per-run metric summarised over the runs.
-    RunStat(RunStat, usize),
-    /// `base.name` on a value read whole.
-    Field(Box<Op>, Arc<str>),
-    Index(Box<Op>, Box<Op>),
-    Not(Box<Op>),
-    Neg(Box<Op>),
-    Binary(BinaryOp, Box<Op>, Box<Op>),
-    List(Vec<Op>),
-    Call(&'static Builtin, Vec<Op>),
-    /// `if(condition, then, else)`, evaluated lazily.
-    If(Box<Op>, Box<Op>, Box<Op>),
-    Matcher(Arc<Matcher>, Vec<Op>),
-    /// A dataset path before projection assigns it a slot; none survive compilation.
-    Path {
-        dataset: usize,
-        path: Vec<String>,
-    },
+/// What the references of an op are at one stage of compilation. The evaluator
+/// sees only [`Linked`] ops; the compiler's declared references are a stage of
+/// their own, so nothing before linking looks like the runtime program.
+pub trait Stage: Clone + fmt::Debug {
+    /// A value read from a dataset's record.
+    type Input: Clone + fmt::Debug;
+    /// A per-item value computed earlier in the plan.
+    type Derived: Copy + fmt::Debug + PartialEq;
+    type Metric: Copy + fmt::Debug + PartialEq;
+    type Dataset: Copy + fmt::Debug + PartialEq;
 }
 
-impl Op {
-    /// Visits this op and every op inside it, mutably.
-    pub fn walk_mut(&mut self, f: &mut impl FnMut(&mut Op)) {
-        f(self);
-        match self {
-            Op::Field(a, _) | Op::Not(a) | Op::Neg(a) => a.walk_mut(f),
-            Op::Index(a, b) | Op::Binary(_, a, b) => {
-                a.walk_mut(f);
-                b.walk_mut(f);
-            }
-            Op::If(a, b, c) => {
-                a.walk_mut(f);
-                b.walk_mut(f);
-                c.walk_mut(f);
-            }
-            Op::List(items) | Op::Call(_, items) | Op::Matcher(_, items) => {
-                items.iter_mut().for_each(|op| op.walk_mut(f));
-            }
-            Op::Const(_)
-            | Op::Slot { .. }
-            | Op::Derived(_)
-            | Op::Aggregate(_)
-            | Op::Metric(_)
-            | Op::Baseline(_)
-            | Op::DatasetRecords(_)
-            | Op::RunStat(..)
-            | Op::Path { .. } => {}
-        }
-    }
+/// The stage the evaluator runs: every reference resolved to its slot.
+#[derive(Debug, Clone)]
+pub struct Linked;
 
+impl Stage for Linked {
+    type Input = Slot;
+    type Derived = DerivedId;
+    type Metric = MetricId;
+    type Dataset = DatasetId;
+}
+
+#[derive(Debug, Clone)]
+pub enum Op<S: Stage = Linked> {
+    Const(Value),
+    /// A projected field of a dataset's record (null when the item has no record).
+    Input(S::Input),
+    /// A per-item field or matcher computed earlier in the plan.
+    Derived(S::Derived),
+    /// An aggregate's result (metrics only).
+    Aggregate(AggregateId),
+    /// Another metric's value (metrics and gates).
+    Metric(S::Metric),
+    /// `baseline.NAME`: a metric's value in the baseline report (gates only; null
+    /// without a baseline).
+    Baseline(S::Metric),
+    /// `records(dataset)`: how many records the dataset kept (metrics only).
+    DatasetRecords(S::Dataset),
+    /// `run_min(metric)` and kin: a per-run metric summarised over the runs.
+    RunStat(RunStat, S::Metric),
+    /// `base.name` on a value read whole.
+    Field(Box<Op<S>>, Arc<str>),
+    Index(Box<Op<S>>, Box<Op<S>>),
+    Not(Box<Op<S>>),
+    Neg(Box<Op<S>>),
+    Binary(BinaryOp, Box<Op<S>>, Box<Op<S>>),
+    List(Vec<Op<S>>),
+    Call(&'static Builtin, Vec<Op<S>>),
+    /// `if(condition, then, else)`, evaluated lazily.
+    If(Box<Op<S>>, Box<Op<S>>, Box<Op<S>>),
+    Matcher(Arc<Matcher>, Vec<Op<S>>),
+}
+
+impl<S: Stage> Op<S> {
     /// Visits this op and every op inside it.
-    pub fn walk(&self, f: &mut impl FnMut(&Op)) {
+    pub fn walk(&self, f: &mut impl FnMut(&Op<S>)) {
         f(self);
         match self {
             Op::Field(a, _) | Op::Not(a) | Op::Neg(a) => a.walk(f),
@@ -94,83 +83,47 @@ impl Op {
                 items.iter().for_each(|op| op.walk(f));
             }
             Op::Const(_)
-            | Op::Slot { .. }
+            | Op::Input(_)
             | Op::Derived(_)
             | Op::Aggregate(_)
             | Op::Metric(_)
             | Op::Baseline(_)
             | Op::DatasetRecords(_)
-            | Op::RunStat(..)
-            | Op::Path { .. } => {}
+            | Op::RunStat(..) => {}
         }
     }
-}
 
-/// How `run_min`, `run_max`, `run_mean` and `run_std` summarise a metric over runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunStat {
-    Min,
-    Max,
-    Mean,
-    /// Population standard deviation (numpy's default, `ddof=0`).
-    Std,
-}
-
-impl RunStat {
-    pub const ALL: [(&'static str, RunStat); 4] = [
-        ("run_min", RunStat::Min),
-        ("run_max", RunStat::Max),
-        ("run_mean", RunStat::Mean),
-        ("run_std", RunStat::Std),
-    ];
-
-    pub fn keyword(self) -> &'static str {
+    /// The same op at another stage: `refs` maps each reference.
+    pub fn map<T: Stage>(self, refs: &impl Relink<S, T>) -> Op<T> {
+        let map = |op: Box<Op<S>>| Box::new(op.map(refs));
+        let map_all = |ops: Vec<Op<S>>| ops.into_iter().map(|op| op.map(refs)).collect();
         match self {
-            RunStat::Min => "min",
-            RunStat::Max => "max",
-            RunStat::Mean => "mean",
-            RunStat::Std => "std",
+            Op::Const(value) => Op::Const(value),
+            Op::Input(input) => refs.input(input),
+            Op::Derived(d) => Op::Derived(refs.derived(d)),
+            Op::Aggregate(a) => Op::Aggregate(a),
+            Op::Metric(m) => Op::Metric(refs.metric(m)),
+            Op::Baseline(m) => Op::Baseline(refs.metric(m)),
+            Op::DatasetRecords(d) => Op::DatasetRecords(refs.dataset(d)),
+            Op::RunStat(stat, m) => Op::RunStat(stat, refs.metric(m)),
+            Op::Field(base, name) => Op::Field(map(base), name),
+            Op::Index(base, index) => Op::Index(map(base), map(index)),
+            Op::Not(a) => Op::Not(map(a)),
+            Op::Neg(a) => Op::Neg(map(a)),
+            Op::Binary(op, a, b) => Op::Binary(op, map(a), map(b)),
+            Op::List(items) => Op::List(map_all(items)),
+            Op::Call(builtin, args) => Op::Call(builtin, map_all(args)),
+            Op::If(a, b, c) => Op::If(map(a), map(b), map(c)),
+            Op::Matcher(matcher, inputs) => Op::Matcher(matcher, map_all(inputs)),
         }
-    }
-
-    /// The summary of `values` (nulls skipped); null when there is none.
-    pub fn of(self, values: &[f64]) -> Option<f64> {
-        if values.is_empty() {
-            return None;
-        }
-        let n = values.len() as f64;
-        let mean = || {
-            let mut sum = crate::base::exact_sum::ExactSum::default();
-            values.iter().for_each(|&x| sum.add(x));
-            sum.total() / n
-        };
-        Some(match self {
-            RunStat::Min => values.iter().copied().fold(f64::INFINITY, f64::min),
-            RunStat::Max => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-            RunStat::Mean => mean(),
-            RunStat::Std => {
-                let m = mean();
-                let mut squares = crate::base::exact_sum::ExactSum::default();
-                values.iter().for_each(|&x| squares.add((x - m) * (x - m)));
-                (squares.total() / n).sqrt()
-            }
-        })
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::RunStat;
-
-    #[test]
-    fn run_summaries_use_the_population_standard_deviation() {
-        let xs = [1.0, 2.0, 3.0, 4.0];
-        assert_eq!(RunStat::Min.of(&xs), Some(1.0));
-        assert_eq!(RunStat::Max.of(&xs), Some(4.0));
-        assert_eq!(RunStat::Mean.of(&xs), Some(2.5));
-        // numpy.std([1, 2, 3, 4]) == sqrt(1.25)
-        assert_eq!(RunStat::Std.of(&xs), Some(1.25f64.sqrt()));
-        assert_eq!(RunStat::Std.of(&[0.7]), Some(0.0));
-        assert_eq!(RunStat::Mean.of(&[]), None);
-    }
+/// How the references of one stage become those of the next (linking).
+pub trait Relink<S: Stage, T: Stage> {
+    /// An input may become a whole op (a slot and the fields read inside it).
+    fn input(&self, input: S::Input) -> Op<T>;
+    fn derived(&self, derived: S::Derived) -> T::Derived;
+    fn metric(&self, metric: S::Metric) -> T::Metric;
+    fn dataset(&self, dataset: S::Dataset) -> T::Dataset;
 }

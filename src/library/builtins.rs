@@ -1,5 +1,6 @@
-//! The one table of built-in functions. The type checker reads each entry's
-//! signature, the evaluator calls its `eval`, and `grammar/README.md` lists them.
+//! The scalar built-in functions: functions of one item's values. Each row's
+//! signature drives type checking and its `eval` evaluation; rows are part of the
+//! table of callables (`callables.rs`).
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -197,10 +198,6 @@ pub static BUILTINS: &[Builtin] = &[
     Builtin { name: "ranks_where", params: &[P::List], optional: 0, returns: Returns::Any, eval: ranks_where, summary: "the 1-based positions whose value is true or ≥ 1", example: "ranks_where([0, 1, 1]) == [2, 3]" },
     Builtin { name: "truthy_or", params: &[P::Any, P::Any], optional: 0, returns: Returns::Join(0, 1), eval: truthy_or, summary: "the first value if it is truthy, else the second (Python's `a or b`)", example: "truthy_or(trace.qid, trace.q_id)" },
 ];
-
-/// `if(condition, then, else)` is evaluated lazily, so it is not in the table; the
-/// compiler handles it by name.
-pub const IF: &str = "if";
 
 fn null_or<F: FnOnce(&str) -> Value>(value: &Value, f: F) -> Value {
     match value {

@@ -1,7 +1,11 @@
-//! The library of callables an expression can name: scalar built-ins, matchers,
-//! and the ranking and page-span measures they are built from.
+//! The library of callables an expression can name, in one table
+//! (`callables.rs`): scalar built-ins, aggregates, run statistics; and the
+//! matchers, ranking and page-span measures they are built from.
 
+pub mod aggregates;
 pub mod builtins;
+pub mod callables;
 pub mod matchers;
 pub mod page_spans;
 pub mod ranking;
+pub mod run_stats;

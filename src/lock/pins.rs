@@ -8,7 +8,8 @@ use sha2::{Digest, Sha256};
 
 use crate::base::diagnostic::Diagnostic;
 use crate::inputs::templates::builtin_source;
-use crate::plan::{Plan, ReportPlanKind};
+use crate::inputs::ReportPlanKind;
+use crate::plan::Plan;
 
 /// Locate a change in a frozen dataset to the line while it has at most this many
 /// lines; above, to a block of lines, so that the lock stays small.

@@ -4,7 +4,9 @@ use std::fmt::{self, Write as _};
 
 use crate::base::typed_json::format_typed;
 use crate::base::types::Type;
-use crate::plan::{AggregateFn, DerivedKind, Plan, ReportPlanKind};
+use crate::inputs::ReportPlanKind;
+use crate::library::aggregates::AggregateFn;
+use crate::plan::{DerivedKind, Plan};
 use crate::spec::ParamType;
 
 impl fmt::Display for Plan {
@@ -35,7 +37,7 @@ impl fmt::Display for Plan {
         }
         let _ = writeln!(out, "\ndatasets, in reading order");
         for (i, d) in self.datasets.iter().enumerate() {
-            let role = if i == self.items {
+            let role = if i == self.items_dataset.index() {
                 format!(
                     "items, one per record, duplicates {}",
                     d.duplicates.keyword()

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use crate::base::typed_json::format_typed;
 use crate::base::types::Type;
-use crate::plan::compile::AGGREGATES;
+use crate::library::callables;
 use crate::plan::{GateRule, Plan, Severity};
 use crate::syntax::{self, BinaryOp, Expr, ExprKind, UnaryOp};
 
@@ -27,7 +27,7 @@ pub fn explain(plan: &Plan) -> String {
         let chain: Vec<&str> = plan.spec_files.iter().map(|f| f.display.as_str()).collect();
         let _ = writeln!(out, "resolved through extends: {}", chain.join(" ← "));
     }
-    let items = &plan.datasets[plan.items];
+    let items = &plan.datasets[plan.items_dataset.index()];
     let _ = writeln!(
         out,
         "\nItems: one per record of `{}` ({}){}.",
@@ -136,7 +136,7 @@ fn lookups(plan: &Plan) -> String {
         .datasets
         .iter()
         .enumerate()
-        .filter(|(i, _)| *i != plan.items)
+        .filter(|(i, _)| *i != plan.items_dataset.index())
         .map(|(_, d)| {
             format!(
                 "`{}` ({} join on `{}`)",
@@ -167,9 +167,7 @@ impl Words<'_> {
         match &e.kind {
             ExprKind::Call {
                 name, args, filter, ..
-            } if AGGREGATES.contains(&name.as_str()) => {
-                self.aggregate(name, args, filter.as_deref())
-            }
+            } if callables::is_aggregate(name) => self.aggregate(name, args, filter.as_deref()),
             ExprKind::Binary(BinaryOp::Div, a, b) => {
                 format!("{} divided by {}", self.say(a), self.say(b))
             }

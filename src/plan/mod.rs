@@ -1,23 +1,27 @@
-//! The evaluation plan: a spec compiled against its params. Names are resolved to
-//! slots, types are checked, and every dataset knows which fields it must read.
-//! The evaluator sees only this.
+//! The evaluation plan: a spec compiled against its params and inputs. Names are
+//! resolved to typed ids, types are checked, and every dataset knows which fields
+//! it must read. The evaluator sees only this. Compiling is pure: the plan is
+//! built from values in one place (`compile`), and nothing outside this module
+//! writes its fields.
 
-pub mod compile;
+mod compile;
 mod display;
 mod explain;
 mod projection;
 
 use std::path::PathBuf;
 
-pub use crate::ir::{Op, RunStat};
 pub use compile::compile;
 pub use explain::explain;
 pub use projection::{FieldPath, ProjectedField, Projection};
 
 use crate::base::diagnostic::Location;
+use crate::base::source::SourceFile;
 use crate::base::types::Type;
 use crate::base::value::Value;
-use crate::inputs::prior_report::PriorRun;
+use crate::inputs::{PriorRun, ReportPlan, RunFile};
+use crate::ir::{DatasetId, DerivedId, Linked, MetricId, Op, Stage};
+use crate::library::aggregates::AggregateFn;
 use crate::spec::{
     Better, Change, DataType, Duplicates, Format, GateRuns, Join, NoBaseline, ParamType,
 };
@@ -30,36 +34,32 @@ pub struct Plan {
     pub spec_display: String,
     pub spec_text: String,
     /// Every file the spec was read from: the spec, then its bases (`extends`).
-    pub spec_files: Vec<std::sync::Arc<crate::base::source::SourceFile>>,
+    pub spec_files: Vec<std::sync::Arc<SourceFile>>,
     /// The folders the spec's own templates (and what they include) load from.
     pub template_dirs: Vec<PathBuf>,
-    /// The spec's lock, once checked: stamped on reports.
-    pub lock: Option<crate::lock::LockStamp>,
     pub params: Vec<ParamValue>,
     /// Looked-up datasets first, then the items dataset, which is read last and streamed.
     pub datasets: Vec<DatasetPlan>,
-    /// Index in `datasets` of the items dataset.
-    pub items: usize,
-    /// Per-item values in dependency order; slot `i` is `derived[i]`.
+    /// The dataset whose records are the items: the last of `datasets`.
+    pub items_dataset: DatasetId,
+    /// Per-item values in dependency order, indexed by [`DerivedId`].
     pub derived: Vec<Derived>,
+    /// Indexed by [`crate::ir::AggregateId`].
     pub aggregates: Vec<Aggregate>,
-    /// In dependency order; `Op::Metric(i)` refers to `metrics[i]`.
+    /// In dependency order, indexed by [`MetricId`].
     pub metrics: Vec<MetricPlan>,
     pub gates: Vec<GatePlan>,
     /// Label names in rule order; the label itself is the derived value `label_slot`.
     pub labels: Vec<String>,
-    pub label_slot: Option<usize>,
+    pub label_slot: Option<DerivedId>,
     /// Fields and matchers as declared: what `items.jsonl` shows of each item.
     pub item_columns: Vec<ItemColumn>,
     pub offenders: Option<OffendersPlan>,
     pub reports: Vec<ReportPlan>,
-    /// The environment the reports render in: built-in templates and the spec's
-    /// own, loaded and parsed when the spec compiled (and not again).
-    pub report_env: minijinja::Environment<'static>,
     /// Keep every item's values for the reports (items.jsonl, HTML, templates
     /// that list items); otherwise items are folded and dropped as they stream.
     pub keep_items: bool,
-    /// The prior run that `baseline.NAME` and change bounds compare against.
+    /// The prior report that `baseline.NAME` and change bounds compare against.
     pub baseline: Option<PriorRun>,
     /// The latency metric and the accuracy metrics plotted against it, per run.
     pub tradeoff: Option<Tradeoff>,
@@ -68,8 +68,8 @@ pub struct Plan {
 /// `tradeoff:` resolved to metric slots.
 #[derive(Debug)]
 pub struct Tradeoff {
-    pub latency: usize,
-    pub accuracy: Vec<usize>,
+    pub latency: MetricId,
+    pub accuracy: Vec<MetricId>,
 }
 
 #[derive(Debug)]
@@ -77,35 +77,18 @@ pub struct ItemColumn {
     pub name: String,
     pub kind: DerivedKind,
     pub ty: Type,
-    /// Slot in `derived`.
-    pub slot: usize,
+    pub slot: DerivedId,
 }
 
 #[derive(Debug)]
-pub struct OffendersPlan {
-    pub when: Op,
+pub struct OffendersPlan<S: Stage = Linked> {
+    pub when: Op<S>,
     pub text: String,
     /// Where `when` is written, for errors evaluating it.
     pub at: Location,
-    /// Name and derived slot of each value shown.
-    pub show: Vec<(String, usize)>,
+    /// Name and id of each value shown.
+    pub show: Vec<(String, S::Derived)>,
     pub limit: usize,
-}
-
-/// One report file: a built-in format, or a template (built in or the spec's own).
-#[derive(Debug, Clone)]
-pub struct ReportPlan {
-    /// File name inside the output folder.
-    pub file: String,
-    pub kind: ReportPlanKind,
-}
-
-#[derive(Debug, Clone)]
-pub enum ReportPlanKind {
-    Json,
-    Items,
-    /// A template by name in the report environment (built-in or the spec's).
-    Template(String),
 }
 
 #[derive(Debug)]
@@ -141,22 +124,20 @@ pub struct DatasetPlan {
     pub runs: Vec<RunFile>,
     /// Names each run from its records; `None`: from its file name.
     pub run_name: Option<Check>,
-}
-
-/// One file of a dataset with several runs.
-#[derive(Debug, Clone)]
-pub struct RunFile {
-    pub path: PathBuf,
-    pub display_path: String,
+    /// While one run is read: the run's name as `run_name` gave it for the run's
+    /// first record, which every record of the run must repeat.
+    pub expected_run_name: Option<Value>,
 }
 
 impl DatasetPlan {
-    /// This dataset as read for one of its runs.
-    pub fn for_run(&self, file: &RunFile) -> DatasetPlan {
+    /// This dataset as read for one of its runs; `name` is the run's name when
+    /// `run_name` reads it from the records.
+    pub fn for_run(&self, file: &RunFile, name: Option<&Value>) -> DatasetPlan {
         DatasetPlan {
             path: file.path.clone(),
             display_path: file.display_path.clone(),
             runs: Vec::new(),
+            expected_run_name: name.cloned(),
             ..self.clone()
         }
     }
@@ -177,8 +158,8 @@ pub struct Rule {
 
 /// A per-record condition, evaluated with only the record (and params) in scope.
 #[derive(Debug, Clone)]
-pub struct Check {
-    pub op: Op,
+pub struct Check<S: Stage = Linked> {
+    pub op: Op<S>,
     pub text: String,
     pub message: String,
 }
@@ -192,39 +173,21 @@ pub enum DerivedKind {
 }
 
 #[derive(Debug)]
-pub struct Derived {
+pub struct Derived<S: Stage = Linked> {
     pub name: String,
     pub kind: DerivedKind,
-    pub op: Op,
+    pub op: Op<S>,
     pub ty: Type,
     pub text: String,
     pub at: Location,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum AggregateFn {
-    Count,
-    Sum,
-    Mean,
-    Min,
-    Max,
-    Ratio,
-    /// A percentile in 0..=100, numpy's default linear interpolation.
-    Percentile(f64),
-    /// Cohen's kappa of two labels per item.
-    Kappa,
-    /// The share of items whose two labels agree.
-    Agreement,
-    /// Across runs: the share of items whose value is the same in every run.
-    Stability,
-}
-
 #[derive(Debug)]
-pub struct Aggregate {
+pub struct Aggregate<S: Stage = Linked> {
     pub function: AggregateFn,
     /// The argument; for two-label aggregates, a list of both.
-    pub arg: Option<Op>,
-    pub filter: Option<Op>,
+    pub arg: Option<Op<S>>,
+    pub filter: Option<Op<S>>,
     pub text: String,
     /// What is aggregated, as written: the text inside the parentheses.
     pub subject: String,
@@ -232,9 +195,9 @@ pub struct Aggregate {
 }
 
 #[derive(Debug)]
-pub struct MetricPlan {
+pub struct MetricPlan<S: Stage = Linked> {
     pub name: String,
-    pub op: Op,
+    pub op: Op<S>,
     pub ty: Type,
     pub empty: Option<f64>,
     pub better: Option<Better>,
@@ -264,9 +227,9 @@ impl Severity {
 }
 
 #[derive(Debug)]
-pub struct GatePlan {
+pub struct GatePlan<S: Stage = Linked> {
     pub name: String,
-    pub rule: GateRule,
+    pub rule: GateRule<S>,
     /// Reads per-run values, so with several runs it is decided per run.
     pub per_run: bool,
     pub runs: GateRuns,
@@ -278,60 +241,43 @@ pub struct GatePlan {
 }
 
 #[derive(Debug)]
-pub enum GateRule {
+pub enum GateRule<S: Stage = Linked> {
     Expr {
-        op: Op,
+        op: Op<S>,
         /// The gate's reported value: the left side of a top-level comparison.
         /// `None`: the value is the gate's own result.
-        value: Option<Op>,
+        value: Option<Op<S>>,
         /// The right side of a top-level comparison: the threshold reports draw.
-        bound: Option<Op>,
+        bound: Option<Op<S>>,
     },
-    Shape(ShapePlan),
+    Shape(ShapePlan<S>),
 }
 
 /// A gate on one metric: thresholds, and bounds on its change against the baseline.
 #[derive(Debug)]
-pub struct ShapePlan {
-    /// `Op::Metric` of the gated metric.
-    pub metric: Op,
+pub struct ShapePlan<S: Stage = Linked> {
+    pub metric: S::Metric,
     pub metric_name: String,
     pub better: Better,
-    pub threshold: Option<Op>,
-    pub warn_threshold: Option<Op>,
-    pub changes: Vec<(Change, Op)>,
+    pub threshold: Option<Op<S>>,
+    pub warn_threshold: Option<Op<S>>,
+    pub changes: Vec<(Change, Op<S>)>,
     pub when_no_baseline: NoBaseline,
 }
 
-impl GateRule {
+impl<S: Stage> GateRule<S> {
     /// Every op of the rule.
-    pub fn ops(&self) -> Vec<&Op> {
+    pub fn ops(&self) -> Vec<&Op<S>> {
         match self {
             GateRule::Expr { op, value, bound } => std::iter::once(op)
                 .chain(value.as_ref())
                 .chain(bound.as_ref())
                 .collect(),
-            GateRule::Shape(shape) => std::iter::once(&shape.metric)
-                .chain(shape.threshold.as_ref())
+            GateRule::Shape(shape) => shape
+                .threshold
+                .iter()
                 .chain(shape.warn_threshold.as_ref())
                 .chain(shape.changes.iter().map(|(_, op)| op))
-                .collect(),
-        }
-    }
-}
-
-impl GatePlan {
-    /// Every op of the gate, for linking.
-    pub fn ops_mut(&mut self) -> Vec<&mut Op> {
-        match &mut self.rule {
-            GateRule::Expr { op, value, bound } => std::iter::once(op)
-                .chain(value.as_mut())
-                .chain(bound.as_mut())
-                .collect(),
-            GateRule::Shape(shape) => std::iter::once(&mut shape.metric)
-                .chain(shape.threshold.as_mut())
-                .chain(shape.warn_threshold.as_mut())
-                .chain(shape.changes.iter_mut().map(|(_, op)| op))
                 .collect(),
         }
     }
@@ -351,8 +297,13 @@ impl Plan {
     }
 
     /// Metrics in the order the spec declares them.
-    pub fn metrics_in_declared_order(&self) -> Vec<(usize, &MetricPlan)> {
-        let mut metrics: Vec<(usize, &MetricPlan)> = self.metrics.iter().enumerate().collect();
+    pub fn metrics_in_declared_order(&self) -> Vec<(MetricId, &MetricPlan)> {
+        let mut metrics: Vec<(MetricId, &MetricPlan)> = self
+            .metrics
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (MetricId::new(i), m))
+            .collect();
         metrics.sort_by_key(|(_, m)| m.declared);
         metrics
     }

@@ -2,26 +2,28 @@
 //! each is kept. Only these are materialised when a record is parsed; the rest of
 //! the line is skipped.
 
+use crate::ir::SlotId;
+
 /// The fields to read from one record, as a tree. A field read whole gets a slot;
 /// deeper paths under it are resolved at run time from that value.
 #[derive(Debug, Default, Clone)]
 pub struct Projection {
     /// The whole record is read (an expression uses the bare dataset name).
-    pub whole: Option<usize>,
+    pub whole: Option<SlotId>,
     pub fields: Vec<(String, ProjectedField)>,
     pub slot_count: usize,
 }
 
 #[derive(Debug, Clone)]
 pub enum ProjectedField {
-    Slot(usize),
+    Slot(SlotId),
     Nested(Vec<(String, ProjectedField)>),
 }
 
 /// A resolved path: a slot, then field names to read from the slot's value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldPath {
-    pub slot: usize,
+    pub slot: SlotId,
     pub rest: Vec<String>,
 }
 
@@ -59,7 +61,7 @@ impl Projection {
         let mut slot_count = 0;
         if trie.whole {
             return Projection {
-                whole: Some(0),
+                whole: Some(SlotId::new(0)),
                 fields: Vec::new(),
                 slot_count: 1,
             };
@@ -79,7 +81,7 @@ impl Projection {
             .map(|(name, trie)| {
                 let field = if trie.whole || trie.children.is_empty() {
                     *next += 1;
-                    ProjectedField::Slot(*next - 1)
+                    ProjectedField::Slot(SlotId::new(*next - 1))
                 } else {
                     ProjectedField::Nested(Self::assign(&mut trie.children, next))
                 };
@@ -169,11 +171,11 @@ mod tests {
     fn the_bare_record_reads_everything() {
         let paths = [path("qid"), vec![]];
         let projection = Projection::build(paths.iter().map(Vec::as_slice));
-        assert_eq!(projection.whole, Some(0));
+        assert_eq!(projection.whole, Some(SlotId::new(0)));
         assert_eq!(
             projection.resolve(&path("qid")),
             FieldPath {
-                slot: 0,
+                slot: SlotId::new(0),
                 rest: path("qid")
             }
         );

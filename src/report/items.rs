@@ -65,7 +65,12 @@ pub fn offender_json(plan: &Plan, row: &ItemRow) -> Json {
         .iter()
         .flat_map(|o| &o.show)
         .zip(row.values.iter())
-        .map(|((name, slot), value)| (name.clone(), format_typed(value, &plan.derived[*slot].ty)))
+        .map(|((name, slot), value)| {
+            (
+                name.clone(),
+                format_typed(value, &plan.derived[slot.index()].ty),
+            )
+        })
         .collect();
     let mut offender = json!({
         "key": key_json(row.key.as_ref()),

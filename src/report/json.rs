@@ -11,11 +11,12 @@ use crate::base::typed_json::format_typed;
 use crate::base::types::Type;
 use crate::base::value::Value;
 use crate::eval::{per_run_name, Outcome};
+use crate::lock::LockStamp;
 use crate::plan::Plan;
 use crate::report::items::offender_json;
 use crate::spec::ParamType;
 
-pub fn report_json(plan: &Plan, outcome: &Outcome) -> Json {
+pub fn report_json(plan: &Plan, outcome: &Outcome, lock: Option<&LockStamp>) -> Json {
     let spec_sha = format!("{:x}", Sha256::digest(plan.spec_text.as_bytes()));
     let params: Map<String, Json> = plan
         .params
@@ -42,7 +43,7 @@ pub fn report_json(plan: &Plan, outcome: &Outcome) -> Json {
                 "keyless": o.keyless,
                 "duplicates": o.duplicates,
             });
-            if d.name != plan.datasets[plan.items].name {
+            if d.name != plan.datasets[plan.items_dataset.index()].name {
                 entry["unmatched"] = json!(o.unmatched);
                 entry["missing"] = json!(o.missing);
                 entry["join"] = json!(d.join.keyword());
@@ -113,7 +114,7 @@ pub fn report_json(plan: &Plan, outcome: &Outcome) -> Json {
             "path": plan.spec_display,
             "sha256": spec_sha,
             "text": plan.spec_text,
-            "lock": plan.lock.as_ref().map(|lock| json!({
+            "lock": lock.map(|lock| json!({
                 "path": lock.path,
                 "sha256": lock.sha256,
                 "version": lock.version,
@@ -173,13 +174,18 @@ pub fn metric_values<'p>(
     let mut values = Vec::new();
     for (i, m) in plan.metrics_in_declared_order() {
         if outcome.runs.is_empty() || m.across {
-            let (value, base) = (&outcome.metrics[i], &outcome.baseline[i]);
+            let (value, base) = (&outcome.metrics[i.index()], &outcome.baseline[i.index()]);
             values.push((m.name.clone(), value.clone(), &m.ty, base.clone()));
             continue;
         }
         for run in &outcome.runs {
             let name = per_run_name(&m.name, &run.name);
-            values.push((name, run.metrics[i].clone(), &m.ty, run.baseline[i].clone()));
+            values.push((
+                name,
+                run.metrics[i.index()].clone(),
+                &m.ty,
+                run.baseline[i.index()].clone(),
+            ));
         }
     }
     values

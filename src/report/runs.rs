@@ -8,7 +8,10 @@ use crate::base::typed_json::format_typed;
 use crate::base::types::Type;
 use crate::base::value::Value;
 use crate::eval::Outcome;
-use crate::plan::{AggregateFn, Plan, RunStat};
+use crate::ir::MetricId;
+use crate::library::aggregates::AggregateFn;
+use crate::library::run_stats::RunStat;
+use crate::plan::Plan;
 
 pub fn add_runs(report: &mut Json, plan: &Plan, outcome: &Outcome) {
     for (index, dataset) in plan.datasets.iter().enumerate() {
@@ -33,7 +36,7 @@ pub fn add_runs(report: &mut Json, plan: &Plan, outcome: &Outcome) {
             .collect();
         report["datasets"][&dataset.name]["runs"] = Json::Object(runs);
     }
-    let per_run: Vec<(usize, &crate::plan::MetricPlan)> = plan
+    let per_run: Vec<(MetricId, &crate::plan::MetricPlan)> = plan
         .metrics_in_declared_order()
         .into_iter()
         .filter(|(_, m)| !m.across)
@@ -44,7 +47,7 @@ pub fn add_runs(report: &mut Json, plan: &Plan, outcome: &Outcome) {
         .map(|run| {
             let metrics: Map<String, Json> = per_run
                 .iter()
-                .map(|(i, m)| (m.name.clone(), format_typed(&run.metrics[*i], &m.ty)))
+                .map(|(i, m)| (m.name.clone(), format_typed(&run.metrics[i.index()], &m.ty)))
                 .collect();
             let gates: Map<String, Json> = plan
                 .gates
@@ -89,7 +92,7 @@ pub fn add_runs(report: &mut Json, plan: &Plan, outcome: &Outcome) {
             let values: Vec<f64> = outcome
                 .runs
                 .iter()
-                .filter_map(|r| match r.metrics[*i] {
+                .filter_map(|r| match r.metrics[i.index()] {
                     Value::Number(x) => Some(x),
                     _ => None,
                 })
@@ -143,16 +146,21 @@ pub fn add_runs(report: &mut Json, plan: &Plan, outcome: &Outcome) {
         })
         .collect();
     if let Some(tradeoff) = &plan.tradeoff {
-        let name = |i: usize| plan.metrics[i].name.clone();
+        let name = |i: MetricId| plan.metrics[i.index()].name.clone();
         let mut points: Vec<(Option<f64>, Json)> = outcome
             .runs
             .iter()
             .map(|run| {
-                let latency = &run.metrics[tradeoff.latency];
+                let latency = &run.metrics[tradeoff.latency.index()];
                 let accuracy: Map<String, Json> = tradeoff
                     .accuracy
                     .iter()
-                    .map(|&a| (name(a), format_typed(&run.metrics[a], &plan.metrics[a].ty)))
+                    .map(|&a| {
+                        (
+                            name(a),
+                            format_typed(&run.metrics[a.index()], &plan.metrics[a.index()].ty),
+                        )
+                    })
                     .collect();
                 let x = match latency {
                     Value::Number(x) => Some(*x),
@@ -160,7 +168,7 @@ pub fn add_runs(report: &mut Json, plan: &Plan, outcome: &Outcome) {
                 };
                 let point = json!({
                     "run": run.name.as_ref(),
-                    "latency": format_typed(latency, &plan.metrics[tradeoff.latency].ty),
+                    "latency": format_typed(latency, &plan.metrics[tradeoff.latency.index()].ty),
                     "accuracy": accuracy,
                 });
                 (x, point)

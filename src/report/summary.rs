@@ -51,10 +51,10 @@ pub fn summary(plan: &Plan, outcome: &Outcome) -> String {
                 (false, false) => outcome
                     .runs
                     .iter()
-                    .map(|r| format_typed(&r.metrics[i], &metric.ty).to_string())
+                    .map(|r| format_typed(&r.metrics[i.index()], &metric.ty).to_string())
                     .collect::<Vec<_>>()
                     .join(" | "),
-                _ => format_typed(&outcome.metrics[i], &metric.ty).to_string(),
+                _ => format_typed(&outcome.metrics[i.index()], &metric.ty).to_string(),
             };
             let _ = writeln!(out, "  {:width$}  {value}", metric.name);
         }

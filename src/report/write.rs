@@ -7,8 +7,9 @@ use serde_json::Value as Json;
 use crate::base::atomic::write_atomic;
 use crate::base::diagnostic::Diagnostic;
 use crate::eval::Outcome;
-use crate::inputs::templates::render as render_template;
-use crate::plan::{Plan, ReportPlanKind};
+use crate::inputs::{ReportPlanKind, Templates};
+use crate::lock::LockStamp;
+use crate::plan::Plan;
 use crate::report::{item_json, items_jsonl, report_json};
 
 /// Renders every report of the plan, then writes them; returns the files written.
@@ -16,9 +17,11 @@ use crate::report::{item_json, items_jsonl, report_json};
 pub fn write_reports(
     plan: &Plan,
     outcome: &Outcome,
+    lock: Option<&LockStamp>,
+    templates: &Templates,
     out: &Path,
 ) -> Result<Vec<PathBuf>, Diagnostic> {
-    let report = report_json(plan, outcome);
+    let report = report_json(plan, outcome, lock);
     let mut context: Option<minijinja::Value> = None;
     let mut rendered: Vec<(PathBuf, Vec<u8>)> = Vec::new();
     for output in &plan.reports {
@@ -33,7 +36,7 @@ pub fn write_reports(
             ReportPlanKind::Template(name) => {
                 let context =
                     context.get_or_insert_with(|| template_context(plan, outcome, &report));
-                render_template(&plan.report_env, name, context.clone())?.into_bytes()
+                templates.render(name, context.clone())?.into_bytes()
             }
         };
         rendered.push((out.join(&output.file), bytes));

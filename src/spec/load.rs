@@ -569,14 +569,26 @@ impl Loader {
             .into_iter()
             .map(|(key, value)| {
                 let key_path = join_path(&path, &key.key_text());
-                (
-                    Name {
+                MatcherArg {
+                    expr: value.scalar_text().map(|text| ExprText {
+                        text: text.into_owned(),
+                        node: value.clone(),
+                        key_path: key_path.clone(),
+                    }),
+                    constant: match &value.kind {
+                        NodeKind::Bool(b) => Constant::Bool(*b),
+                        NodeKind::Int(n) => Constant::Int(*n),
+                        NodeKind::Str(s) => Constant::Str(s.clone()),
+                        _ => Constant::Other,
+                    },
+                    type_name: value.type_name(),
+                    at: value.location().with_key_path(&key_path),
+                    name: Name {
                         text: key.key_text(),
                         node: key.clone(),
                         key_path,
                     },
-                    value.clone(),
-                )
+                }
             })
             .collect();
         Some(MatcherDecl {

@@ -46,6 +46,13 @@ pub struct Name {
     pub key_path: String,
 }
 
+impl Name {
+    /// Where the name is written, with its YAML key path.
+    pub fn location(&self) -> Location {
+        self.node.location().with_key_path(&self.key_path)
+    }
+}
+
 /// An expression as written in the spec, able to locate any byte inside itself.
 #[derive(Debug, Clone)]
 pub struct ExprText {
@@ -61,6 +68,11 @@ impl ExprText {
         let to = self.node.source_offset(&self.text, end.max(start + 1) - 1) + 1;
         Location::in_source(&self.node.source, from, to.saturating_sub(from).max(1))
             .with_key_path(&self.key_path)
+    }
+
+    /// The location of the whole expression.
+    pub fn whole(&self) -> Location {
+        self.location(0, self.text.len())
     }
 }
 
@@ -264,8 +276,33 @@ pub struct MatcherDecl {
     pub name: Name,
     pub kind: Name,
     /// Every key but `kind`, in order: inputs (expressions) and options (constants).
-    pub args: Vec<(Name, Node)>,
+    pub args: Vec<MatcherArg>,
     pub key_path: String,
+}
+
+/// One key of a matcher besides `kind`: an input (an expression) or an option
+/// (a constant); the matcher's kind says which.
+#[derive(Debug, Clone)]
+pub struct MatcherArg {
+    pub name: Name,
+    /// The value as an expression, when it is a scalar.
+    pub expr: Option<ExprText>,
+    /// The value as a constant.
+    pub constant: Constant,
+    /// What the value is, for errors (`a string`, `a list`, …).
+    pub type_name: &'static str,
+    /// Where the value is written.
+    pub at: Location,
+}
+
+/// A constant written in the spec.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Constant {
+    Bool(bool),
+    Int(i64),
+    Str(String),
+    /// Null, a float, a list or a mapping.
+    Other,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,127 @@
+//! The files each dataset is read from: its `path`, the files of its `runs`, or
+//! what `--dataset NAME=PATH` puts in their place.
+
+use std::path::PathBuf;
+
+use crate::base::diagnostic::Diagnostic;
+use crate::base::suggest::did_you_mean;
+use crate::inputs::run_files::find_run_files;
+use crate::spec::{DatasetDecl, RunsDecl, Spec};
+
+/// Where one dataset's records come from.
+#[derive(Debug, Clone)]
+pub struct DatasetFiles {
+    /// The file read (for a dataset with runs: its first run's file); `None` when
+    /// none could be found, and `errors` says why.
+    pub path: Option<PathBuf>,
+    /// The path as shown to the user and written in reports.
+    pub display_path: String,
+    /// A dataset with several runs: each run's file, in natural order of the
+    /// paths; empty for a dataset read from one `path`.
+    pub runs: Vec<RunFile>,
+    pub errors: Vec<Diagnostic>,
+}
+
+/// One file of a dataset with several runs.
+#[derive(Debug, Clone)]
+pub struct RunFile {
+    pub path: PathBuf,
+    pub display_path: String,
+}
+
+/// `--dataset NAME=…` for each NAME the spec does not declare.
+pub fn unknown_overrides(spec: &Spec, overrides: &[(String, PathBuf)]) -> Vec<Diagnostic> {
+    let names: Vec<&str> = spec.datasets.iter().map(|d| d.name.text.as_str()).collect();
+    overrides
+        .iter()
+        .filter(|(name, _)| !names.contains(&name.as_str()))
+        .map(|(name, _)| {
+            let d = Diagnostic::error(format!(
+                "`--dataset {name}=…`: the spec has no dataset `{name}`"
+            ));
+            match did_you_mean(name, names.iter().copied()) {
+                Some(s) => d.help(format!("did you mean `{s}`?")),
+                None => d.help(format!("datasets: {}", names.join(", "))),
+            }
+        })
+        .collect()
+}
+
+/// The files of `decl`, with `--dataset` applied (the last override of a name wins).
+pub fn files(decl: &DatasetDecl, overrides: &[(String, PathBuf)]) -> DatasetFiles {
+    let overridden = overrides
+        .iter()
+        .rev()
+        .find(|(n, _)| *n == decl.name.text)
+        .map(|(_, path)| path);
+    let mut errors = Vec::new();
+    let runs = decl.runs.as_ref().map(|runs| {
+        run_files(decl, runs, overridden).unwrap_or_else(|error| {
+            errors.push(error);
+            Vec::new()
+        })
+    });
+    let path = match (overridden, &decl.path, &runs) {
+        (_, _, Some(runs)) => runs.first().map(|r| r.path.clone()),
+        (Some(path), _, _) | (None, Some(path), _) => Some(path.clone()),
+        (None, None, None) => {
+            errors.push(
+                Diagnostic::error(format!("dataset `{}` has no path", decl.name.text))
+                    .at(decl.name.location())
+                    .help(format!(
+                        "add `path:` to the dataset or pass `--dataset {}=PATH`",
+                        decl.name.text
+                    )),
+            );
+            None
+        }
+    };
+    let display_path = match (&decl.runs, overridden) {
+        (Some(_), Some(pattern)) => pattern.display().to_string(),
+        (Some(runs), None) => runs
+            .patterns
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        (None, _) => path
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
+    };
+    DatasetFiles {
+        path,
+        display_path,
+        runs: runs.unwrap_or_default(),
+        errors,
+    }
+}
+
+/// The files of a dataset's runs (`runs:`, or `--dataset NAME=PATTERN`).
+fn run_files(
+    decl: &DatasetDecl,
+    runs: &RunsDecl,
+    overridden: Option<&PathBuf>,
+) -> Result<Vec<RunFile>, Diagnostic> {
+    let patterns = overridden.map_or_else(|| runs.patterns.clone(), |p| vec![p.clone()]);
+    match find_run_files(&patterns) {
+        Ok(files) => Ok(files
+            .into_iter()
+            .map(|path| RunFile {
+                display_path: path.display().to_string(),
+                path,
+            })
+            .collect()),
+        Err(message) => {
+            let mut d = Diagnostic::error(format!("dataset `{}`: {message}", decl.name.text))
+                .help("`runs` takes files, folders or glob patterns (e.g. `runs/seed-*.jsonl`), relative to the spec");
+            if overridden.is_none() {
+                d = d.at(runs
+                    .node
+                    .location()
+                    .with_key_path(format!("datasets.{}.runs", decl.name.text)));
+            }
+            Err(d)
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! The aggregates: functions that fold the items into one value. Their rows in
+//! the table of callables say what each takes; `eval` folds them.
+
+/// An aggregate as the evaluator folds it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum AggregateFn {
+    Count,
+    Sum,
+    Mean,
+    Min,
+    Max,
+    Ratio,
+    /// A percentile in 0..=100, numpy's default linear interpolation.
+    Percentile(f64),
+    /// Cohen's kappa of two labels per item.
+    Kappa,
+    /// The share of items whose two labels agree.
+    Agreement,
+    /// Across runs: the share of items whose value is the same in every run.
+    Stability,
+}
+
+/// What an aggregate's arguments must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Takes {
+    /// A bool: the items where it holds are counted (`count` may omit it).
+    Condition,
+    /// A number; nulls are skipped.
+    Number,
+    /// A number, then the percentile as a literal from 0 to 100.
+    NumberAndPercentile,
+    /// Two labels of each item.
+    TwoLabels,
+    /// Any value of each item, compared across runs.
+    Value,
+}
+
+/// What an aggregate gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gives {
+    Int,
+    /// An integer when its argument is one, else a number.
+    LikeArgument,
+    Number,
+}
+
+/// One aggregate of the table.
+#[derive(Debug)]
+pub struct AggregateDef {
+    pub name: &'static str,
+    /// `None`: a percentile whose level is the second argument.
+    pub function: Option<AggregateFn>,
+    pub takes: Takes,
+    /// Fewest and most arguments.
+    pub arity: (usize, usize),
+    pub gives: Gives,
+    /// Folded over every run at once (never per run, so not in a gate).
+    pub across_runs: bool,
+    pub summary: &'static str,
+    pub example: &'static str,
+}
+
+macro_rules! aggregate {
+    ($name:literal, $function:expr, $takes:ident, $arity:expr, $gives:ident, $summary:literal, $example:literal) => {
+        AggregateDef {
+            name: $name,
+            function: $function,
+            takes: Takes::$takes,
+            arity: $arity,
+            gives: Gives::$gives,
+            across_runs: false,
+            summary: $summary,
+            example: $example,
+        }
+    };
+}
+
+pub static AGGREGATES: &[AggregateDef] = &[
+    aggregate!(
+        "count",
+        Some(AggregateFn::Count),
+        Condition,
+        (0, 1),
+        Int,
+        "items where the condition holds (every item without one)",
+        "count(shipped) or count()"
+    ),
+    aggregate!(
+        "sum",
+        Some(AggregateFn::Sum),
+        Number,
+        (1, 1),
+        LikeArgument,
+        "the exact sum (as Python's `math.fsum`); nulls are skipped",
+        "mean(trace.latency_ms where shipped)"
+    ),
+    aggregate!(
+        "mean",
+        Some(AggregateFn::Mean),
+        Number,
+        (1, 1),
+        Number,
+        "the exact mean; nulls are skipped; no value without items",
+        "mean(trace.latency_ms where shipped)"
+    ),
+    aggregate!(
+        "min",
+        Some(AggregateFn::Min),
+        Number,
+        (1, 1),
+        LikeArgument,
+        "the smallest value; nulls are skipped",
+        "mean(trace.latency_ms where shipped)"
+    ),
+    aggregate!(
+        "max",
+        Some(AggregateFn::Max),
+        Number,
+        (1, 1),
+        LikeArgument,
+        "the largest value; nulls are skipped",
+        "mean(trace.latency_ms where shipped)"
+    ),
+    aggregate!(
+        "ratio",
+        Some(AggregateFn::Ratio),
+        Condition,
+        (1, 1),
+        Number,
+        "the share of items where the condition holds; no value without items",
+        "ratio(correct where shipped)"
+    ),
+    aggregate!(
+        "p50",
+        Some(AggregateFn::Percentile(50.0)),
+        Number,
+        (1, 1),
+        Number,
+        "the median (numpy's linear percentile)",
+        "mean(trace.latency_ms where shipped)"
+    ),
+    aggregate!(
+        "p95",
+        Some(AggregateFn::Percentile(95.0)),
+        Number,
+        (1, 1),
+        Number,
+        "the 95th percentile (numpy's linear percentile)",
+        "mean(trace.latency_ms where shipped)"
+    ),
+    aggregate!(
+        "p99",
+        Some(AggregateFn::Percentile(99.0)),
+        Number,
+        (1, 1),
+        Number,
+        "the 99th percentile (numpy's linear percentile)",
+        "mean(trace.latency_ms where shipped)"
+    ),
+    aggregate!(
+        "percentile",
+        None,
+        NumberAndPercentile,
+        (2, 2),
+        Number,
+        "the q-th percentile, q from 0 to 100 (numpy's linear percentile)",
+        "percentile(trace.latency_ms, 90)"
+    ),
+    aggregate!(
+        "kappa",
+        Some(AggregateFn::Kappa),
+        TwoLabels,
+        (2, 2),
+        Number,
+        "Cohen's kappa of two labels per item",
+        "kappa(scholar.verdict, auditor.verdict)"
+    ),
+    aggregate!(
+        "agreement",
+        Some(AggregateFn::Agreement),
+        TwoLabels,
+        (2, 2),
+        Number,
+        "the share of items whose two labels agree",
+        "kappa(scholar.verdict, auditor.verdict)"
+    ),
+    AggregateDef {
+        across_runs: true,
+        ..aggregate!(
+            "stability",
+            Some(AggregateFn::Stability),
+            Value,
+            (1, 1),
+            Number,
+            "across runs: the share of items whose value is the same in every run",
+            "stability(label)"
+        )
+    },
+];
+
+pub fn lookup(name: &str) -> Option<&'static AggregateDef> {
+    AGGREGATES.iter().find(|a| a.name == name)
+}

@@ -1,0 +1,247 @@
+//! Calls: a called name resolved against the table of callables, its arguments
+//! lowered and checked against the row's signature. Reads [`Names`] through the
+//! lowering; adds the call's op and type. Aggregates are lowered in `aggregates`.
+
+use crate::base::suggest::did_you_mean;
+use crate::base::types::Type;
+use crate::ir::Op;
+use crate::library::builtins::Builtin;
+use crate::library::callables::{self, Callable};
+use crate::library::run_stats::RunStat;
+use crate::plan::compile::declared::DeclaredDataset;
+use crate::plan::compile::expr::{DeclaredOp, ExprCtx, Lowering, Scope};
+use crate::syntax::{Expr, ExprKind, Span};
+
+/// A call as written: `name(args where filter)`.
+pub struct Call<'e> {
+    pub name: &'e str,
+    pub name_span: Span,
+    pub args: &'e [Expr],
+    pub filter: Option<&'e Expr>,
+    /// The whole call.
+    pub expr: &'e Expr,
+}
+
+impl Lowering<'_> {
+    pub(super) fn call(
+        &mut self,
+        call: Call<'_>,
+        scope: Scope<'_>,
+        ctx: &mut ExprCtx<'_>,
+    ) -> Option<(DeclaredOp, Type)> {
+        let callable = callables::lookup(call.name);
+        match callable {
+            Some(Callable::Aggregate(def)) => return self.aggregate(def, &call, scope, ctx),
+            Some(Callable::Records) if call.filter.is_none() => {
+                return self.dataset_records(&call, scope, ctx)
+            }
+            Some(Callable::RunStat(stat)) if call.filter.is_none() => {
+                return self.run_stat(stat, &call, scope, ctx)
+            }
+            _ => {}
+        }
+        let Call {
+            name, args, expr, ..
+        } = call;
+        if let Some(filter) = call.filter {
+            self.error_at(
+                ctx,
+                filter.span,
+                format!("`where` only filters aggregates, and `{name}` is not one"),
+            );
+            return None;
+        }
+        let lowered: Vec<Option<(DeclaredOp, Type)>> =
+            args.iter().map(|a| self.lower(a, scope, ctx)).collect();
+        let builtin = match callable {
+            Some(Callable::If) => return self.if_call(args, lowered, expr, ctx),
+            Some(Callable::Scalar(builtin)) => builtin,
+            _ => {
+                let d = self.error_at(ctx, call.name_span, format!("unknown function `{name}`"));
+                d.help = Some(match did_you_mean(name, callables::names()) {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => "see grammar/README.md for the built-in functions".into(),
+                });
+                return None;
+            }
+        };
+        let lowered: Vec<(DeclaredOp, Type)> = lowered.into_iter().collect::<Option<_>>()?;
+        self.check_builtin_args(builtin, args, &lowered, expr, ctx)?;
+        let types: Vec<Type> = lowered.iter().map(|(_, t)| t.clone()).collect();
+        let ty = builtin.return_type(&types);
+        Some((
+            Op::Call(builtin, lowered.into_iter().map(|(op, _)| op).collect()),
+            ty,
+        ))
+    }
+
+    /// `if(condition, then, else)`: its type is the join of both branches.
+    fn if_call(
+        &mut self,
+        args: &[Expr],
+        lowered: Vec<Option<(DeclaredOp, Type)>>,
+        expr: &Expr,
+        ctx: &mut ExprCtx<'_>,
+    ) -> Option<(DeclaredOp, Type)> {
+        if args.len() != 3 {
+            self.error_at(
+                ctx,
+                expr.span,
+                format!(
+                    "`if` takes 3 arguments (condition, then, else), found {}",
+                    args.len()
+                ),
+            );
+            return None;
+        }
+        let mut lowered: Vec<(DeclaredOp, Type)> = lowered.into_iter().collect::<Option<_>>()?;
+        if !Type::Bool.accepts(&lowered[0].1) {
+            self.error_at(
+                ctx,
+                args[0].span,
+                format!(
+                    "the condition of `if` must be a bool, found {}",
+                    lowered[0].1
+                ),
+            );
+            return None;
+        }
+        let (otherwise, else_ty) = lowered.pop()?;
+        let (then, then_ty) = lowered.pop()?;
+        let (condition, _) = lowered.pop()?;
+        Some((
+            Op::If(Box::new(condition), Box::new(then), Box::new(otherwise)),
+            then_ty.join(&else_ty),
+        ))
+    }
+
+    fn check_builtin_args(
+        &mut self,
+        builtin: &Builtin,
+        args: &[Expr],
+        lowered: &[(DeclaredOp, Type)],
+        expr: &Expr,
+        ctx: &mut ExprCtx<'_>,
+    ) -> Option<()> {
+        let max = builtin.params.len();
+        let min = max - builtin.optional;
+        if args.len() < min || args.len() > max {
+            let expected = if min == max {
+                format!("{max}")
+            } else {
+                format!("{min} to {max}")
+            };
+            let d = self.error_at(
+                ctx,
+                expr.span,
+                format!(
+                    "`{}` takes {expected} argument{}, found {}",
+                    builtin.name,
+                    if max == 1 { "" } else { "s" },
+                    args.len()
+                ),
+            );
+            d.help = Some(format!("example: {}", builtin.example));
+            return None;
+        }
+        let mut ok = true;
+        for (i, ((_, ty), param)) in lowered.iter().zip(builtin.params).enumerate() {
+            if !param.accepts(ty) {
+                let d = self.error_at(
+                    ctx,
+                    args[i].span,
+                    format!(
+                        "argument {} of `{}` must be {}, found {ty}",
+                        i + 1,
+                        builtin.name,
+                        param.describe()
+                    ),
+                );
+                d.help = Some(format!("example: {}", builtin.example));
+                ok = false;
+            }
+        }
+        ok.then_some(())
+    }
+
+    /// `run_mean(precision)`: a per-run metric summarised over the runs.
+    fn run_stat(
+        &mut self,
+        stat: RunStat,
+        call: &Call<'_>,
+        scope: Scope<'_>,
+        ctx: &mut ExprCtx<'_>,
+    ) -> Option<(DeclaredOp, Type)> {
+        let name = call.name;
+        if !matches!(scope, Scope::Metric { .. } | Scope::Gate { .. }) {
+            self.error_at(
+                ctx,
+                call.expr.span,
+                format!("`{name}` is only allowed in metrics and gates"),
+            )
+            .help = Some("it summarises a metric over the runs".into());
+            return None;
+        }
+        let metric = match call.args {
+            [arg @ Expr {
+                kind: ExprKind::Name(_),
+                ..
+            }] => match self.lower(arg, scope, ctx)? {
+                (Op::Metric(m), _) => Some(m),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(metric) = metric else {
+            self.error_at(
+                ctx,
+                call.expr.span,
+                format!("`{name}` takes the name of a metric"),
+            )
+            .help = Some(format!("example: {name}(precision)"));
+            return None;
+        };
+        Some((Op::RunStat(stat, metric), Type::Float))
+    }
+
+    /// `records(dataset)`: how many records a dataset kept.
+    fn dataset_records(
+        &mut self,
+        call: &Call<'_>,
+        scope: Scope<'_>,
+        ctx: &mut ExprCtx<'_>,
+    ) -> Option<(DeclaredOp, Type)> {
+        let dataset = match call.args {
+            [Expr {
+                kind: ExprKind::Name(name),
+                ..
+            }] => self.dataset_index(name),
+            _ => None,
+        };
+        match (dataset, scope) {
+            (Some(dataset), Scope::Metric { .. }) => {
+                Some((Op::DatasetRecords(DeclaredDataset(dataset)), Type::Int))
+            }
+            (Some(_), _) => {
+                self.error_at(
+                    ctx,
+                    call.expr.span,
+                    "`records(dataset)` is only allowed in metrics",
+                );
+                None
+            }
+            (None, _) => {
+                let names: Vec<&str> = self
+                    .names
+                    .spec
+                    .datasets
+                    .iter()
+                    .map(|d| d.name.text.as_str())
+                    .collect();
+                let d = self.error_at(ctx, call.expr.span, "`records` takes the name of a dataset");
+                d.help = Some(format!("datasets: {}", names.join(", ")));
+                None
+            }
+        }
+    }
+}

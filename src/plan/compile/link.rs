@@ -1,0 +1,328 @@
+//! Phase 6: linking. Reads every phase's output; orders the datasets (looked-up
+//! ones first, the items dataset last), builds each dataset's projection from the
+//! paths the plan reads, and maps every declared reference to its id in the plan:
+//! paths to slots, fields and matchers to their place in dependency order, and so
+//! on. Adds the finished [`Plan`]; nothing else builds one.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use crate::inputs::{PriorRun, ReportFiles};
+use crate::ir::{DatasetId, DerivedId, Linked, MetricId, Op, Relink, Slot};
+use crate::plan::compile::datasets::DatasetDraft;
+use crate::plan::compile::declared::{
+    DatasetPath, Declared, DeclaredDataset, DeclaredDerived, DeclaredMetric,
+};
+use crate::plan::compile::metrics::Metrics;
+use crate::plan::compile::order::Ordered;
+use crate::plan::{
+    Aggregate, Check, DatasetPlan, Derived, DerivedKind, GatePlan, GateRule, ItemColumn,
+    MetricPlan, OffendersPlan, ParamValue, Plan, Projection, Rule, ShapePlan, Tradeoff,
+};
+use crate::spec::Spec;
+
+/// What the phases produced.
+pub struct Parts<'s> {
+    pub spec: &'s Spec,
+    pub params: Vec<ParamValue>,
+    /// Fields, matchers and the label, as declared.
+    pub derived_names: Vec<String>,
+    pub derived: Ordered<Derived<Declared>>,
+    pub aggregates: Vec<Aggregate<Declared>>,
+    pub metrics: Metrics,
+    pub gates: Vec<GatePlan<Declared>>,
+    pub offenders: Option<OffendersPlan<Declared>>,
+    pub tradeoff: Option<(DeclaredMetric, Vec<DeclaredMetric>)>,
+    pub datasets: Vec<DatasetDraft>,
+    pub reports: ReportFiles,
+    pub baseline: Option<PriorRun>,
+}
+
+/// Every declared reference and where it goes in the plan.
+struct Linker {
+    /// By declared dataset: its id in the plan.
+    datasets: Vec<DatasetId>,
+    /// By dataset id.
+    projections: Vec<Projection>,
+    derived: Vec<usize>,
+    metrics: Vec<usize>,
+}
+
+impl Relink<Declared, Linked> for Linker {
+    fn input(&self, input: DatasetPath) -> Op {
+        let dataset = self.dataset(input.dataset);
+        let resolved = self.projections[dataset.index()].resolve(&input.path);
+        let mut op = Op::Input(Slot {
+            dataset,
+            slot: resolved.slot,
+        });
+        for name in resolved.rest {
+            op = Op::Field(Box::new(op), Arc::from(name.as_str()));
+        }
+        op
+    }
+
+    fn derived(&self, derived: DeclaredDerived) -> DerivedId {
+        DerivedId::new(self.derived[derived.0])
+    }
+
+    fn metric(&self, metric: DeclaredMetric) -> MetricId {
+        MetricId::new(self.metrics[metric.0])
+    }
+
+    fn dataset(&self, dataset: DeclaredDataset) -> DatasetId {
+        self.datasets[dataset.0]
+    }
+}
+
+/// Maps the references of an op that has none: the ops of a params scope.
+pub struct NoReferences;
+
+impl Relink<Declared, Linked> for NoReferences {
+    fn input(&self, _: DatasetPath) -> Op {
+        unreachable!("an op over params reads no dataset")
+    }
+    fn derived(&self, _: DeclaredDerived) -> DerivedId {
+        unreachable!("an op over params reads no per-item value")
+    }
+    fn metric(&self, _: DeclaredMetric) -> MetricId {
+        unreachable!("an op over params reads no metric")
+    }
+    fn dataset(&self, _: DeclaredDataset) -> DatasetId {
+        unreachable!("an op over params reads no dataset")
+    }
+}
+
+pub fn link(parts: Parts<'_>) -> Plan {
+    let spec = parts.spec;
+    // Looked-up datasets first, in declaration order, then the items dataset.
+    let (items, mut drafts): (Vec<DatasetDraft>, Vec<DatasetDraft>) = parts
+        .datasets
+        .into_iter()
+        .partition(|d| spec.datasets[d.declared.0].name.text == spec.items.text);
+    drafts.extend(items);
+    let mut dataset_ids = vec![DatasetId::new(0); spec.datasets.len()];
+    for (position, draft) in drafts.iter().enumerate() {
+        dataset_ids[draft.declared.0] = DatasetId::new(position);
+    }
+
+    // Every path each dataset must provide, then the projection that serves them.
+    let mut paths: Vec<BTreeSet<Vec<String>>> = vec![BTreeSet::new(); drafts.len()];
+    let mut collect = |op: &Op<Declared>| {
+        if let Op::Input(input) = op {
+            paths[dataset_ids[input.dataset.0].index()].insert(input.path.clone());
+        }
+    };
+    for draft in &drafts {
+        draft.key.walk(&mut collect);
+        for check in draft.checks.iter().chain(&draft.run_name) {
+            check.op.walk(&mut collect);
+        }
+    }
+    let derived_ops = parts.derived.items.iter().map(|d| &d.op);
+    let aggregate_ops = parts
+        .aggregates
+        .iter()
+        .flat_map(|a| a.arg.iter().chain(&a.filter));
+    let metric_ops = parts.metrics.ordered.items.iter().map(|m| &m.op);
+    let gate_ops = parts.gates.iter().flat_map(|g| g.rule.ops());
+    let offender_ops = parts.offenders.iter().map(|o| &o.when);
+    for op in derived_ops
+        .chain(aggregate_ops)
+        .chain(metric_ops)
+        .chain(gate_ops)
+        .chain(offender_ops)
+    {
+        op.walk(&mut collect);
+    }
+    for (draft, paths) in drafts.iter().zip(&mut paths) {
+        for rule in &draft.rules {
+            paths.insert(rule.path.clone());
+        }
+    }
+    let projections: Vec<Projection> = paths
+        .iter()
+        .map(|paths| Projection::build(paths.iter().map(Vec::as_slice)))
+        .collect();
+
+    let linker = Linker {
+        datasets: dataset_ids,
+        projections,
+        derived: parts.derived.position,
+        metrics: parts.metrics.ordered.position,
+    };
+    let datasets: Vec<DatasetPlan> = drafts
+        .into_iter()
+        .map(|draft| dataset(draft, &linker))
+        .collect();
+    let derived: Vec<Derived> = parts
+        .derived
+        .items
+        .into_iter()
+        .map(|d| Derived {
+            name: d.name,
+            kind: d.kind,
+            op: d.op.map(&linker),
+            ty: d.ty,
+            text: d.text,
+            at: d.at,
+        })
+        .collect();
+    let item_columns = parts
+        .derived_names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| (name, linker.derived(DeclaredDerived(i))))
+        .filter(|(_, id)| derived[id.index()].kind != DerivedKind::Label)
+        .map(|(name, id)| ItemColumn {
+            name: name.clone(),
+            kind: derived[id.index()].kind,
+            ty: derived[id.index()].ty.clone(),
+            slot: id,
+        })
+        .collect();
+    let label_slot = derived
+        .iter()
+        .position(|d| d.kind == DerivedKind::Label)
+        .map(DerivedId::new);
+    let offenders = parts.offenders.map(|o| OffendersPlan {
+        when: o.when.map(&linker),
+        text: o.text,
+        at: o.at,
+        show: o
+            .show
+            .into_iter()
+            .map(|(name, d)| (name, linker.derived(d)))
+            .collect(),
+        limit: o.limit,
+    });
+    let tradeoff = parts.tradeoff.map(|(latency, accuracy)| Tradeoff {
+        latency: linker.metric(latency),
+        accuracy: accuracy.into_iter().map(|m| linker.metric(m)).collect(),
+    });
+    Plan {
+        spec_name: spec.name.clone(),
+        spec_version: spec.version.clone(),
+        spec_path: spec.source.path.clone(),
+        spec_display: spec.source.display.clone(),
+        spec_text: spec.resolved_text.clone(),
+        spec_files: spec.files.clone(),
+        template_dirs: parts.reports.template_dirs,
+        params: parts.params,
+        items_dataset: DatasetId::new(datasets.len() - 1),
+        datasets,
+        derived,
+        aggregates: parts
+            .aggregates
+            .into_iter()
+            .map(|a| Aggregate {
+                function: a.function,
+                arg: a.arg.map(|op| op.map(&linker)),
+                filter: a.filter.map(|op| op.map(&linker)),
+                text: a.text,
+                subject: a.subject,
+                at: a.at,
+            })
+            .collect(),
+        metrics: parts
+            .metrics
+            .ordered
+            .items
+            .into_iter()
+            .map(|m| MetricPlan {
+                name: m.name,
+                op: m.op.map(&linker),
+                ty: m.ty,
+                empty: m.empty,
+                better: m.better,
+                text: m.text,
+                description: m.description,
+                tolerance: m.tolerance,
+                declared: m.declared,
+                across: m.across,
+            })
+            .collect(),
+        gates: parts.gates.into_iter().map(|g| gate(g, &linker)).collect(),
+        labels: spec.labels.iter().map(|r| r.label.text.clone()).collect(),
+        label_slot,
+        item_columns,
+        offenders,
+        reports: parts.reports.reports,
+        keep_items: parts.reports.keep_items,
+        baseline: parts.baseline,
+        tradeoff,
+    }
+}
+
+fn dataset(draft: DatasetDraft, linker: &Linker) -> DatasetPlan {
+    let projection = linker.projections[linker.dataset(draft.declared).index()].clone();
+    let check = |c: Check<Declared>| Check {
+        op: c.op.map(linker),
+        text: c.text,
+        message: c.message,
+    };
+    DatasetPlan {
+        name: draft.name,
+        format: draft.format,
+        path: draft.path,
+        display_path: draft.display_path,
+        key: draft.key.map(linker),
+        key_text: draft.key_text,
+        duplicates: draft.duplicates,
+        join: draft.join,
+        rules: draft
+            .rules
+            .into_iter()
+            .map(|rule| Rule {
+                field: rule.field,
+                path: projection.resolve(&rule.path),
+                each: rule.each,
+                ty: rule.ty,
+                optional: rule.optional,
+                nonempty: rule.nonempty,
+                min: rule.min,
+            })
+            .collect(),
+        projection,
+        checks: draft.checks.into_iter().map(check).collect(),
+        declared_at: draft.declared_at,
+        frozen: draft.frozen,
+        runs: draft.runs,
+        run_name: draft.run_name.map(check),
+        expected_run_name: None,
+    }
+}
+
+fn gate(gate: GatePlan<Declared>, linker: &Linker) -> GatePlan {
+    let op = |op: Op<Declared>| op.map(linker);
+    let rule = match gate.rule {
+        GateRule::Expr {
+            op: o,
+            value,
+            bound,
+        } => GateRule::Expr {
+            op: op(o),
+            value: value.map(op),
+            bound: bound.map(op),
+        },
+        GateRule::Shape(shape) => GateRule::Shape(ShapePlan {
+            metric: linker.metric(shape.metric),
+            metric_name: shape.metric_name,
+            better: shape.better,
+            threshold: shape.threshold.map(op),
+            warn_threshold: shape.warn_threshold.map(op),
+            changes: shape.changes.into_iter().map(|(c, o)| (c, op(o))).collect(),
+            when_no_baseline: shape.when_no_baseline,
+        }),
+    };
+    GatePlan {
+        name: gate.name,
+        rule,
+        per_run: gate.per_run,
+        runs: gate.runs,
+        value_ty: gate.value_ty,
+        severity: gate.severity,
+        message: gate.message,
+        text: gate.text,
+    }
+}

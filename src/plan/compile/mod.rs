@@ -1,0 +1,84 @@
+//! Spec → plan, in phases: one file per phase, each opening with what it reads
+//! from the phases before it and what it adds. Phases pass values; the only
+//! things they share are the list of errors and the list of aggregates that
+//! lowering expressions appends to ([`Lowering`]). Every error of the spec is
+//! collected before giving up.
+//!
+//! 1. `names`: params (with `--param`) and the namespaces they share.
+//! 2. `derived`: fields, matchers and labels in dependency order; `offenders`.
+//! 3. `metrics`: metrics in dependency order, per run or across runs; `tradeoff`.
+//! 4. `gates`: each gate's rule, severity and whether it is decided per run.
+//! 5. `datasets`: keys, record checks, schema rules and the files found for each.
+//! 6. `link`: the projection of each dataset, and every declared reference
+//!    replaced by its id in the plan.
+//!
+//! Expressions in every phase go through `expr` (names, operators, types),
+//! `calls` (names against the table of callables) and `aggregates`; `order`
+//! sorts declarations by their dependencies.
+
+mod aggregates;
+mod calls;
+mod datasets;
+mod declared;
+mod derived;
+mod expr;
+mod gates;
+mod link;
+mod metrics;
+mod names;
+mod order;
+
+use crate::base::diagnostic::Diagnostic;
+use crate::inputs::Inputs;
+use crate::plan::Plan;
+use crate::spec::Spec;
+
+use expr::Lowering;
+
+/// Compiles `spec` with its `--param` values against the inputs found for it.
+pub fn compile(
+    spec: &Spec,
+    params: &[(String, String)],
+    inputs: Inputs,
+) -> Result<Plan, Vec<Diagnostic>> {
+    let mut errors = Vec::new();
+    let params = names::params(spec, params, &mut errors);
+    names::check(spec, &mut errors);
+    let names = names::Names::new(spec, params);
+    let mut lowering = Lowering::new(&names, errors);
+
+    let derived = derived::compile(&mut lowering);
+    let offenders = derived::offenders(&mut lowering);
+    let metrics = metrics::compile(&mut lowering);
+    let gates = gates::compile(&mut lowering, &metrics);
+    let tradeoff = metrics::tradeoff(&mut lowering, &metrics);
+    let datasets = datasets::compile(&mut lowering, &inputs);
+
+    let (aggregates, mut errors) = lowering.finish();
+    errors.extend(inputs.reports.errors.iter().cloned());
+    let baseline = match inputs.baseline {
+        Some(Ok(prior)) => Some(prior),
+        Some(Err(error)) => {
+            errors.push(error);
+            None
+        }
+        None => None,
+    };
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(link::link(link::Parts {
+        spec,
+        params: names.params,
+        derived_names: names.derived,
+        derived,
+        aggregates,
+        metrics,
+        gates,
+        offenders,
+        tradeoff,
+        datasets,
+        reports: inputs.reports,
+        baseline,
+    }))
+}
