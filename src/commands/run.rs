@@ -39,7 +39,7 @@ pub fn run(args: &cli::RunArgs) -> i32 {
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
-    let outcome = match eval::run(&plan, threads) {
+    let outcome = match eval::evaluate(&plan, threads) {
         Ok(outcome) => outcome,
         Err(diagnostics) => return fail(&diagnostics),
     };

@@ -1,14 +1,25 @@
-//! Running a plan: read the datasets, join them into items, evaluate per-item values
-//! and aggregates, then metrics and gates.
+//! Evaluating a plan: read the datasets, join them into items, evaluate per-item
+//! values and aggregates, then metrics and gates; per run, then across runs.
+//!
+//! `evaluation` drives it; `pass` is one pass over the datasets (with `lookup`
+//! tables and `item` chunks); `aggregate` folds items; `gates` decides gates;
+//! `across_runs` combines the runs; `outcome` is what it all gives.
 
+mod across_runs;
 mod aggregate;
+mod evaluation;
 mod gates;
-mod run;
-mod runs;
+mod item;
+mod keys;
+mod lookup;
+mod outcome;
+mod pass;
 
+pub use across_runs::per_run_name;
 pub use aggregate::{percentile, Confusion};
+pub use evaluation::evaluate;
 pub use gates::{GateOutcome, GateStatus};
-pub use run::{DatasetOutcome, ItemRow, OffenderRow};
-pub use runs::{
-    per_run_name, run, AgreementOutcome, Flip, Outcome, RunOutcome, StabilityOutcome, MAX_FLIPS,
+pub use outcome::{
+    AgreementOutcome, DatasetOutcome, Flip, ItemRow, OffenderRow, Outcome, RunOutcome,
+    StabilityOutcome, MAX_FLIPS,
 };

@@ -12,9 +12,9 @@
 //! 6. `link`: the projection of each dataset, and every declared reference
 //!    replaced by its id in the plan.
 //!
-//! Expressions in every phase go through `expr` (names, operators, types),
-//! `calls` (names against the table of callables) and `aggregates`; `order`
-//! sorts declarations by their dependencies.
+//! Expressions in every phase go through `expr` (lowering), `resolve` (names),
+//! `operators` (their types), `calls` (names against the table of callables)
+//! and `aggregates`; `order` sorts declarations by their dependencies.
 
 mod aggregates;
 mod calls;
@@ -26,7 +26,9 @@ mod gates;
 mod link;
 mod metrics;
 mod names;
+mod operators;
 mod order;
+mod resolve;
 
 use crate::base::diagnostic::Diagnostic;
 use crate::inputs::Inputs;

@@ -1,0 +1,242 @@
+//! Evaluating a plan over its runs. A dataset with `runs:` is read once per file,
+//! and the whole plan (items, aggregates, metrics, gates) is evaluated per run; a
+//! spec without runs is the one run. Datasets read from one `path` are loaded
+//! once and shared by every run. What only all runs together decide comes after
+//! the last run (`across_runs`).
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use crate::base::diagnostic::{Diagnostic, Location};
+use crate::base::value::Value;
+use crate::data::read_chunked;
+use crate::eval::across_runs::{combine, RunSource};
+use crate::eval::lookup::{load_lookup, Lookup};
+use crate::eval::outcome::{DatasetOutcome, Outcome};
+use crate::eval::pass::pass;
+use crate::inputs::run_files::run_name_of_file;
+use crate::ir::{evaluate_on_record, DatasetId, Record};
+use crate::plan::{Check, DatasetPlan, Plan};
+
+/// Runs the plan with up to `threads` threads per dataset read.
+pub fn evaluate(plan: &Plan, threads: usize) -> Result<Outcome, Vec<Diagnostic>> {
+    let sources = run_sources(plan)?;
+    let mut shared: Vec<Option<(Lookup, DatasetOutcome)>> =
+        (0..plan.items_dataset.index()).map(|_| None).collect();
+    let mut passes = Vec::with_capacity(sources.len());
+    for source in &sources {
+        let datasets: Vec<Cow<'_, DatasetPlan>> = plan
+            .datasets
+            .iter()
+            .zip(&source.files)
+            .zip(&source.names)
+            .map(|((dataset, file), name)| match file {
+                Some(file) => Cow::Owned(dataset.for_run(&dataset.runs[*file], name.as_ref())),
+                None => Cow::Borrowed(dataset),
+            })
+            .collect();
+        let mut own: Vec<Option<(Lookup, DatasetOutcome)>> =
+            (0..plan.items_dataset.index()).map(|_| None).collect();
+        for index in 0..plan.items_dataset.index() {
+            let slot = match source.files[index] {
+                Some(_) => &mut own[index],
+                None if shared[index].is_none() => &mut shared[index],
+                None => continue,
+            };
+            let mut outcome = DatasetOutcome::default();
+            let table = load_lookup(
+                &datasets[index],
+                DatasetId::new(index),
+                threads,
+                &mut outcome,
+            )
+            .map_err(|d| vec![d])?;
+            *slot = Some((table, outcome));
+        }
+        let lookups: Vec<(&Lookup, &DatasetOutcome)> = (0..plan.items_dataset.index())
+            .map(|i| {
+                let (table, outcome) = own[i]
+                    .as_ref()
+                    .or(shared[i].as_ref())
+                    .expect("every looked-up dataset is loaded");
+                (table, outcome)
+            })
+            .collect();
+        let mut result = pass(
+            plan,
+            &datasets[plan.items_dataset.index()],
+            &lookups,
+            threads,
+        )?;
+        if let Some(name) = &source.name {
+            for row in result.rows.iter_mut().chain(&mut result.offenders) {
+                row.run = Some(name.clone());
+            }
+        }
+        let files = datasets
+            .iter()
+            .zip(&source.files)
+            .filter(|(_, file)| file.is_some())
+            .map(|(d, _)| (d.name.clone(), d.display_path.clone()))
+            .collect();
+        passes.push((result, files));
+    }
+    combine(plan, &sources, passes)
+}
+
+/// Per file of a dataset read as runs: the run's name, and the value it came from.
+pub(super) type RunNames = Vec<(String, Option<Value>)>;
+
+/// The runs, in the order of the first dataset read as runs; every such dataset
+/// must have a file for each run and no other.
+pub(super) fn run_sources(plan: &Plan) -> Result<Vec<RunSource>, Vec<Diagnostic>> {
+    let n = plan.datasets.len();
+    if !plan.has_runs() {
+        return Ok(vec![RunSource {
+            name: None,
+            files: vec![None; n],
+            names: vec![None; n],
+        }]);
+    }
+    // Per dataset read as runs: each file's run name (and the value it came from).
+    let mut named: Vec<(usize, RunNames)> = Vec::new();
+    for (index, dataset) in plan.datasets.iter().enumerate() {
+        if dataset.runs.is_empty() {
+            continue;
+        }
+        let mut names: RunNames = Vec::new();
+        for file in &dataset.runs {
+            let name = match &dataset.run_name {
+                None => (run_name_of_file(&file.path), None),
+                Some(check) => {
+                    let value =
+                        first_run_name(&dataset.for_run(file, None), DatasetId::new(index), check)?;
+                    let text = match &value {
+                        Value::String(s) => s.to_string(),
+                        other => other.preview(),
+                    };
+                    (text, Some(value))
+                }
+            };
+            if let Some(earlier) = names.iter().position(|(n, _)| *n == name.0) {
+                return Err(vec![Diagnostic::error(format!(
+                    "{}: two files are the run `{}`: {} and {}",
+                    dataset.name, name.0, dataset.runs[earlier].display_path, file.display_path
+                ))
+                .at(dataset.declared_at.clone())
+                .help(match dataset.run_name {
+                    None => "runs are named by their file names; rename one, or set `run_name`",
+                    Some(_) => "each file must be a run of its own: check its `run_name` field",
+                })]);
+            }
+            names.push(name);
+        }
+        named.push((index, names));
+    }
+    let (first, order) = &named[0];
+    for (index, names) in &named[1..] {
+        let mut expected: Vec<&str> = order.iter().map(|(n, _)| n.as_str()).collect();
+        let mut found: Vec<&str> = names.iter().map(|(n, _)| n.as_str()).collect();
+        expected.sort_unstable();
+        found.sort_unstable();
+        if expected != found {
+            let (a, b) = (&plan.datasets[*first], &plan.datasets[*index]);
+            return Err(vec![Diagnostic::error(format!(
+                "datasets `{}` and `{}` have different runs: [{}] and [{}]",
+                a.name,
+                b.name,
+                order
+                    .iter()
+                    .map(|(n, _)| n.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                names
+                    .iter()
+                    .map(|(n, _)| n.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ))
+            .at(b.declared_at.clone())
+            .help(
+                "datasets read as runs are paired by run name; give each the same runs",
+            )]);
+        }
+    }
+    Ok(order
+        .iter()
+        .map(|(name, _)| {
+            let mut files = vec![None; n];
+            let mut names = vec![None; n];
+            for (index, runs) in &named {
+                let f = runs.iter().position(|(n, _)| n == name).expect("checked");
+                files[*index] = Some(f);
+                names[*index] = runs[f].1.clone();
+            }
+            RunSource {
+                name: Some(Arc::from(name.as_str())),
+                files,
+                names,
+            }
+        })
+        .collect())
+}
+
+/// A run named by its records: the `run_name` of its first record.
+pub(super) fn first_run_name(
+    dataset: &DatasetPlan,
+    dataset_id: DatasetId,
+    check: &Check,
+) -> Result<Value, Vec<Diagnostic>> {
+    // One reader hashes as it reads, so stopping at the first record reads no further.
+    let read = read_chunked(
+        dataset,
+        1,
+        || None::<Record>,
+        |first, record| {
+            *first = Some(record);
+            // Stop at once: only the first record is needed.
+            Err(Diagnostic::error("first record read"))
+        },
+    )
+    .map_err(|d| vec![d])?;
+    let record = read
+        .0
+        .into_iter()
+        .find_map(|chunk| match (chunk.state, chunk.stop) {
+            (Some(record), _) => Some(Ok(record)),
+            (None, Some(error)) => Some(Err(error)),
+            (None, None) => None,
+        });
+    let at = |line: usize| Location::in_data(&dataset.display_path, line, None);
+    let record = match record {
+        Some(Ok(record)) => record,
+        Some(Err(error)) => return Err(vec![error]),
+        None => {
+            return Err(vec![Diagnostic::error(format!(
+                "{}: `{}` has no records, so its run has no name",
+                dataset.name, dataset.display_path
+            ))
+            .at(dataset.declared_at.clone())
+            .help(
+                "name runs by file (`run_name: file`), or give the file its records",
+            )])
+        }
+    };
+    match evaluate_on_record(&check.op, dataset_id, &record) {
+        Ok(value @ (Value::String(_) | Value::Number(_))) => Ok(value),
+        Ok(other) => Err(vec![Diagnostic::error(format!(
+            "{}: the run name `{}` is {} {}",
+            dataset.name,
+            check.text,
+            other.type_name(),
+            other.preview()
+        ))
+        .at(at(record.line as usize))
+        .help("a run's name must be a string or a number")]),
+        Err(message) => Err(vec![Diagnostic::error(format!(
+            "{}: cannot compute the run name `{}`: {message}",
+            dataset.name, check.text
+        ))
+        .at(at(record.line as usize))]),
+    }
+}

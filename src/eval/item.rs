@@ -1,0 +1,281 @@
+//! Items: what one chunk of the items dataset contributes, item by item.
+
+use std::collections::hash_map::Entry;
+
+use crate::base::diagnostic::{Diagnostic, Location};
+use crate::base::value::{Key, Value};
+use crate::data::validate;
+use crate::eval::aggregate::Accumulator;
+use crate::eval::keys::{duplicate_error, key_of, FastMap};
+use crate::eval::lookup::Lookup;
+use crate::eval::outcome::{ItemRow, OffenderRow};
+use crate::ir::{evaluate, Frame, Record};
+use crate::library::aggregates::AggregateFn;
+use crate::plan::{DatasetPlan, Plan};
+use crate::spec::{Duplicates, Join};
+
+/// Item-evaluation errors to show before giving up.
+pub(super) const MAX_ITEM_ERRORS: usize = 10;
+
+/// What one chunk of items contributes.
+pub(super) struct ItemChunk<'p> {
+    pub(super) plan: &'p Plan,
+    /// The items dataset as read in this run.
+    pub(super) dataset: &'p DatasetPlan,
+    pub(super) accumulators: Vec<Accumulator>,
+    pub(super) derived: Vec<Value>,
+    pub(super) count: usize,
+    /// Evaluation errors, with the item's line for ordering.
+    pub(super) errors: Vec<(usize, Diagnostic)>,
+    /// Per lookup: which records an item matched, and how many items missed it.
+    pub(super) matched: Vec<Vec<bool>>,
+    pub(super) missing: Vec<usize>,
+    pub(super) skipped: Vec<usize>,
+    pub(super) keyless: usize,
+    /// `duplicates: error`: each key's first line in this chunk, to find repeats
+    /// within it (a stop) and across chunks (when merging).
+    pub(super) seen: FastMap<Key, u32>,
+    /// `duplicates: first`/`last` need every earlier key: one chunk only.
+    pub(super) first_lines: FastMap<Key, (u32, usize)>,
+    pub(super) buffered: Vec<(Option<Key>, Record)>,
+    pub(super) duplicates: usize,
+    pub(super) label_counts: Vec<usize>,
+    pub(super) rows: Vec<ItemRow>,
+    pub(super) offenders: Vec<OffenderRow>,
+}
+
+impl<'p> ItemChunk<'p> {
+    pub(super) fn new(plan: &'p Plan, dataset: &'p DatasetPlan, lookups: &[&Lookup]) -> Self {
+        Self {
+            plan,
+            dataset,
+            accumulators: plan
+                .aggregates
+                .iter()
+                .map(|a| Accumulator::new(a.function))
+                .collect(),
+            derived: vec![Value::Null; plan.derived.len()],
+            count: 0,
+            errors: Vec::new(),
+            matched: lookups
+                .iter()
+                .map(|l| vec![false; l.records.len()])
+                .collect(),
+            missing: vec![0; lookups.len()],
+            skipped: vec![0; lookups.len()],
+            keyless: 0,
+            seen: FastMap::default(),
+            first_lines: FastMap::default(),
+            buffered: Vec::new(),
+            duplicates: 0,
+            label_counts: vec![0; plan.labels.len()],
+            rows: Vec::new(),
+            offenders: Vec::new(),
+        }
+    }
+
+    /// Reads one record of the items dataset.
+    pub(super) fn record(&mut self, lookups: &[&Lookup], record: Record) -> Result<(), Diagnostic> {
+        let dataset = self.dataset;
+        validate(dataset, self.plan.items_dataset, &record)?;
+        let key = key_of(dataset, self.plan.items_dataset, &record)?;
+        match &key {
+            None => self.keyless += 1,
+            Some(key) => match dataset.duplicates {
+                Duplicates::Keep => {}
+                Duplicates::Error => match self.seen.entry(key.clone()) {
+                    Entry::Vacant(slot) => {
+                        slot.insert(record.line);
+                    }
+                    Entry::Occupied(slot) => {
+                        return Err(duplicate_error(dataset, key, *slot.get(), record.line))
+                    }
+                },
+                Duplicates::First | Duplicates::Last => match self.first_lines.entry(key.clone()) {
+                    Entry::Vacant(slot) => {
+                        slot.insert((record.line, self.buffered.len()));
+                    }
+                    Entry::Occupied(slot) => {
+                        self.duplicates += 1;
+                        if dataset.duplicates == Duplicates::Last {
+                            self.buffered[slot.get().1].1 = record;
+                        }
+                        return Ok(());
+                    }
+                },
+            },
+        }
+        if dataset.duplicates == Duplicates::Last {
+            self.buffered.push((key, record));
+            return Ok(());
+        }
+        self.item(lookups, key.as_ref(), &record);
+        if self.errors.len() >= MAX_ITEM_ERRORS {
+            return Err(Diagnostic::error("too many errors"));
+        }
+        Ok(())
+    }
+
+    pub(super) fn item(&mut self, lookups: &[&Lookup], key: Option<&Key>, record: &Record) {
+        let plan = self.plan;
+        let found: Vec<Option<usize>> = lookups
+            .iter()
+            .map(|l| key.and_then(|k| l.index.get(k)).copied())
+            .collect();
+        let mut skip = false;
+        for (index, position) in found.iter().enumerate() {
+            match position {
+                Some(position) => self.matched[index][*position] = true,
+                None => {
+                    self.missing[index] += 1;
+                    if plan.datasets[index].join == Join::Inner {
+                        self.skipped[index] += 1;
+                        skip = true;
+                    }
+                }
+            }
+        }
+        if skip {
+            return;
+        }
+        let mut records: Vec<Option<&Record>> = found
+            .iter()
+            .zip(lookups)
+            .map(|(p, l)| p.map(|p| &l.records[p]))
+            .collect();
+        records.push(Some(record));
+        self.count += 1;
+        if let Err(error) = self.evaluate(&records, key, record.line) {
+            let (at, message) = *error;
+            let sources: Vec<String> = plan
+                .datasets
+                .iter()
+                .zip(&records)
+                .filter_map(|(d, r)| r.map(|r| format!("{}:{}", d.display_path, r.line)))
+                .collect();
+            let item = key.map_or_else(|| "(no key)".to_string(), |k| format!("`{k}`"));
+            let diagnostic =
+                Diagnostic::error(format!("item {item} ({}): {message}", sources.join(", ")))
+                    .at(at)
+                    .help("fix the data, or guard the expression (`??`, `if`, `is_list`, …)");
+            self.errors.push((record.line as usize, diagnostic));
+        }
+    }
+
+    pub(super) fn evaluate(
+        &mut self,
+        records: &[Option<&Record>],
+        key: Option<&Key>,
+        line: u32,
+    ) -> Result<(), Box<(Location, String)>> {
+        let plan = self.plan;
+        for (i, derived) in plan.derived.iter().enumerate() {
+            let frame = Frame {
+                records,
+                derived: &self.derived,
+                ..Frame::default()
+            };
+            let value = evaluate(&derived.op, &frame).map_err(|e| {
+                Box::new((derived.at.clone(), format!("in `{}`: {e}", derived.name)))
+            })?;
+            self.derived[i] = value;
+        }
+        let frame = Frame {
+            records,
+            derived: &self.derived,
+            ..Frame::default()
+        };
+        for (aggregate, accumulator) in plan.aggregates.iter().zip(&mut self.accumulators) {
+            let fail = |e: String| {
+                Box::new((
+                    aggregate.at.clone(),
+                    format!("in `{}`: {e}", aggregate.text),
+                ))
+            };
+            if let Some(filter) = &aggregate.filter {
+                match evaluate(filter, &frame).map_err(fail)? {
+                    Value::Bool(true) => {}
+                    Value::Bool(false) | Value::Null => continue,
+                    other => {
+                        return Err(fail(format!(
+                            "`where` needs a bool, found {} {}",
+                            other.type_name(),
+                            other.preview()
+                        )))
+                    }
+                }
+            }
+            let value = match &aggregate.arg {
+                Some(arg) => Some(evaluate(arg, &frame).map_err(fail)?),
+                None => None,
+            };
+            if aggregate.function == AggregateFn::Stability {
+                accumulator.track(key, value.unwrap_or(Value::Null));
+                continue;
+            }
+            accumulator.add(value).map_err(fail)?;
+        }
+        let offender = match &plan.offenders {
+            Some(offenders) => {
+                let picked = evaluate(&offenders.when, &frame).map_err(|e| {
+                    Box::new((
+                        offenders.at.clone(),
+                        format!("in `offenders.when` (`{}`): {e}", offenders.text),
+                    ))
+                })?;
+                picked == Value::Bool(true)
+            }
+            None => false,
+        };
+        self.keep(offender, key, line);
+        Ok(())
+    }
+
+    /// What the reports keep of an evaluated item: its label's count, its row,
+    /// and whether it is an offender.
+    pub(super) fn keep(&mut self, offender: bool, key: Option<&Key>, line: u32) {
+        let plan = self.plan;
+        let label = plan
+            .label_slot
+            .and_then(|slot| match &self.derived[slot.index()] {
+                Value::String(label) => Some(label.clone()),
+                _ => None,
+            });
+        if let Some(label) = &label {
+            if let Some(i) = plan.labels.iter().position(|l| **l == **label) {
+                self.label_counts[i] += 1;
+            }
+        }
+        if let (Some(offenders), true) = (&plan.offenders, offender) {
+            self.offenders.push(ItemRow {
+                line,
+                key: key.cloned(),
+                run: None,
+                label: label.clone(),
+                values: offenders
+                    .show
+                    .iter()
+                    .map(|(_, slot)| self.derived[slot.index()].clone())
+                    .collect(),
+            });
+            // Bounded: keep only the first `limit` in key order.
+            if self.offenders.len() >= 2 * offenders.limit.max(8) {
+                self.offenders.sort_by(ItemRow::report_order);
+                self.offenders.truncate(offenders.limit);
+            }
+        }
+        if plan.keep_items {
+            self.rows.push(ItemRow {
+                line,
+                key: key.cloned(),
+                run: None,
+                label,
+                values: plan
+                    .item_columns
+                    .iter()
+                    .map(|c| self.derived[c.slot.index()].clone())
+                    .collect(),
+            });
+        }
+    }
+}

@@ -1,0 +1,58 @@
+//! Keys: how a record's key is computed, and the errors about keys that both
+//! looked-up datasets and the items dataset report.
+
+use std::collections::HashMap;
+
+use crate::base::diagnostic::{Diagnostic, Location};
+use crate::base::value::Key;
+use crate::ir::{evaluate_on_record, DatasetId, Record};
+use crate::plan::DatasetPlan;
+
+/// Join tables hash millions of keys; foldhash is several times faster than SipHash,
+/// and a fixed seed keeps runs reproducible (no output depends on table order).
+pub(super) type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
+
+pub(super) fn key_of(
+    dataset: &DatasetPlan,
+    dataset_id: DatasetId,
+    record: &Record,
+) -> Result<Option<Key>, Diagnostic> {
+    let value = evaluate_on_record(&dataset.key, dataset_id, record).and_then(|v| Key::of(&v));
+    value.map_err(|message| {
+        Diagnostic::error(format!(
+            "{}: cannot compute the key `{}`: {message}",
+            dataset.name, dataset.key_text
+        ))
+        .at(Location::in_data(
+            &dataset.display_path,
+            record.line as usize,
+            None,
+        ))
+        .help("a key must be a string or a number")
+    })
+}
+
+pub(super) fn duplicate_error(
+    dataset: &DatasetPlan,
+    key: &Key,
+    first: u32,
+    again: u32,
+) -> Diagnostic {
+    Diagnostic::error(format!(
+        "{}: duplicate key `{key}` (first on line {first})",
+        dataset.name
+    ))
+    .at(Location::in_data(
+        &dataset.display_path,
+        again as usize,
+        None,
+    ))
+    .help(format!(
+        "keys must be unique; or set `duplicates: first` or `last` on dataset `{}` to keep one",
+        dataset.name
+    ))
+}
+
+pub(super) fn stop_line(diagnostic: &Diagnostic) -> usize {
+    diagnostic.location.as_ref().map_or(usize::MAX, |l| l.line)
+}

@@ -1,0 +1,138 @@
+//! What evaluating a plan gives: per dataset what was read, every metric and
+//! gate, and what reports list (items, offenders, runs, stability, agreement).
+
+use std::sync::Arc;
+
+use crate::base::diagnostic::Diagnostic;
+use crate::base::value::{Key, Value};
+use crate::data::ReadStats;
+use crate::eval::aggregate::Confusion;
+use crate::eval::gates::{GateOutcome, GateStatus};
+
+/// Items that flip listed per `stability` aggregate; the count covers them all.
+pub const MAX_FLIPS: usize = 100;
+
+#[derive(Debug)]
+pub struct Outcome {
+    /// Per dataset; with several runs, summed over the runs.
+    pub datasets: Vec<DatasetOutcome>,
+    /// Items evaluated (in all runs).
+    pub items: usize,
+    /// Metric values, in plan order; `empty` already applied. With several runs,
+    /// per-run metrics are null here (each run has its own) and metrics across
+    /// runs have their value.
+    pub metrics: Vec<Value>,
+    pub gates: Vec<GateOutcome>,
+    pub warnings: Vec<Diagnostic>,
+    /// Per label of `plan.labels`, how many items took it.
+    pub label_counts: Vec<usize>,
+    /// Every item, in file order (run by run), when the plan keeps items.
+    pub rows: Vec<ItemRow>,
+    /// The first `offenders.limit` offenders in key order.
+    pub offenders: Vec<OffenderRow>,
+    /// Per metric (plan order), its value in the baseline run.
+    pub baseline: Vec<Value>,
+    /// With several runs: each run, in run order. Empty for a spec without runs.
+    pub runs: Vec<RunOutcome>,
+    /// Per `stability` aggregate: the items compared and those that flip.
+    pub stability: Vec<StabilityOutcome>,
+    /// Per `kappa`/`agreement` subject (and run): its confusion table.
+    pub agreements: Vec<AgreementOutcome>,
+}
+
+impl Outcome {
+    /// No `fail` gate failed.
+    pub fn pass(&self) -> bool {
+        !self.gates.iter().any(|g| g.status == GateStatus::Fail)
+    }
+}
+
+/// One run of a spec with several.
+#[derive(Debug)]
+pub struct RunOutcome {
+    pub name: Arc<str>,
+    /// Per dataset read as runs: its name and this run's file.
+    pub files: Vec<(String, String)>,
+    pub datasets: Vec<DatasetOutcome>,
+    pub items: usize,
+    /// Every metric (plan order): this run's per-run values and the values across runs.
+    pub metrics: Vec<Value>,
+    /// Per gate (plan order): how it decided in this run.
+    pub gates: Vec<GateOutcome>,
+    /// Per metric (plan order): its value for this run in the baseline run.
+    pub baseline: Vec<Value>,
+    pub label_counts: Vec<usize>,
+}
+
+#[derive(Debug)]
+pub struct StabilityOutcome {
+    /// Index of the aggregate in `plan.aggregates`.
+    pub aggregate: usize,
+    /// Keyed items seen in any run.
+    pub items: usize,
+    /// Items with the same value in every run.
+    pub stable: usize,
+    /// The first `MAX_FLIPS` items that flip, in key order.
+    pub flips: Vec<Flip>,
+}
+
+/// An item whose value is not the same in every run.
+#[derive(Debug)]
+pub struct Flip {
+    pub key: Key,
+    /// The item's value per run; `None` where the run has no such item.
+    pub values: Vec<Option<Value>>,
+}
+
+#[derive(Debug)]
+pub struct AgreementOutcome {
+    /// Index of the (first) aggregate of this subject in `plan.aggregates`.
+    pub aggregate: usize,
+    /// The run, with several.
+    pub run: Option<Arc<str>>,
+    pub confusion: Confusion,
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct DatasetOutcome {
+    pub read: ReadStats,
+    /// Records whose key was null (they join nothing).
+    pub keyless: usize,
+    /// Records dropped or replaced under the duplicates policy.
+    pub duplicates: usize,
+    /// Lookups: records that no item matched.
+    pub unmatched: usize,
+    /// Lookups: items that found no record here (scored with null, or skipped).
+    pub missing: usize,
+    /// Lookups joined `inner`: items skipped because they had no record here.
+    pub skipped_items: usize,
+}
+
+/// One scored item, kept for the reports that list items.
+#[derive(Debug, Clone)]
+pub struct ItemRow {
+    /// Line (or record number) of the item in the items dataset.
+    pub line: u32,
+    pub key: Option<Key>,
+    /// The run the item was scored in (with several runs).
+    pub run: Option<Arc<str>>,
+    pub label: Option<Arc<str>>,
+    /// Values of `plan.item_columns` (or, for offenders, of `offenders.show`).
+    pub values: Box<[Value]>,
+}
+
+/// An item that `offenders.when` picked.
+pub type OffenderRow = ItemRow;
+
+impl ItemRow {
+    /// The order reports list items in: by key (numbers, then strings in natural
+    /// order, then no key), then run (natural order of names), then line.
+    pub fn report_order(a: &ItemRow, b: &ItemRow) -> std::cmp::Ordering {
+        fn run(row: &ItemRow) -> &str {
+            row.run.as_deref().unwrap_or("")
+        }
+        crate::base::natural::key_order(a.key.as_ref(), b.key.as_ref())
+            .then_with(|| crate::base::natural::natural_cmp(run(a), run(b)))
+            .then(a.line.cmp(&b.line))
+    }
+}

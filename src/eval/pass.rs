@@ -1,0 +1,247 @@
+//! One pass of a plan over its datasets (one run). Looked-up datasets are read into
+//! keyed tables (`lookup`); the items dataset is then streamed, each item evaluated
+//! and folded into the aggregates as it is read (`item`). Both are read in parallel
+//! chunks and merged in file order, so that the outcome (numbers, counts, and which
+//! errors are reported) does not depend on the number of threads.
+
+use crate::base::diagnostic::Diagnostic;
+use crate::base::value::{Key, Value};
+use crate::data::{read_chunked, Chunk};
+use crate::eval::aggregate::Accumulator;
+use crate::eval::item::{ItemChunk, MAX_ITEM_ERRORS};
+use crate::eval::keys::{duplicate_error, stop_line};
+use crate::eval::lookup::Lookup;
+use crate::eval::outcome::{DatasetOutcome, ItemRow, OffenderRow};
+use crate::plan::{DatasetPlan, Plan};
+use crate::spec::{Duplicates, Join};
+
+/// One pass over the datasets of one run: every item evaluated and folded into
+/// the accumulators, which the caller finishes.
+pub(super) struct Pass {
+    pub datasets: Vec<DatasetOutcome>,
+    pub items: usize,
+    pub accumulators: Vec<Accumulator>,
+    /// `records(d)`: a looked-up dataset's table size (one per key); the items read.
+    pub dataset_records: Vec<Value>,
+    pub label_counts: Vec<usize>,
+    pub rows: Vec<ItemRow>,
+    pub offenders: Vec<OffenderRow>,
+}
+
+/// Reads the items dataset `items` (the plan's, or one run's file of it) against
+/// the looked-up tables, with up to `threads` threads.
+pub(super) fn pass(
+    plan: &Plan,
+    items: &DatasetPlan,
+    lookups: &[(&Lookup, &DatasetOutcome)],
+    threads: usize,
+) -> Result<Pass, Vec<Diagnostic>> {
+    let mut outcomes: Vec<DatasetOutcome> = lookups
+        .iter()
+        .map(|(_, outcome)| (*outcome).clone())
+        .chain([DatasetOutcome::default()])
+        .collect();
+    let tables: Vec<&Lookup> = lookups.iter().map(|(table, _)| *table).collect();
+    let streamed = stream_items(plan, items, &tables, threads, &mut outcomes)?;
+    for (outcome, matched) in outcomes.iter_mut().zip(&streamed.matched) {
+        outcome.unmatched = matched.iter().filter(|m| !**m).count();
+    }
+    let dataset_records: Vec<Value> = tables
+        .iter()
+        .map(|l| l.records.len())
+        .chain([outcomes[plan.items_dataset.index()].read.records])
+        .map(|n| Value::Number(n as f64))
+        .collect();
+    Ok(Pass {
+        datasets: outcomes,
+        items: streamed.count,
+        accumulators: streamed.accumulators,
+        dataset_records,
+        label_counts: streamed.label_counts,
+        rows: streamed.rows,
+        offenders: streamed.offenders,
+    })
+}
+
+/// The items' contribution, merged over chunks.
+pub(super) struct Items {
+    pub(super) accumulators: Vec<Accumulator>,
+    pub(super) count: usize,
+    pub(super) matched: Vec<Vec<bool>>,
+    pub(super) label_counts: Vec<usize>,
+    pub(super) rows: Vec<ItemRow>,
+    pub(super) offenders: Vec<OffenderRow>,
+}
+
+pub(super) fn stream_items(
+    plan: &Plan,
+    dataset: &DatasetPlan,
+    lookups: &[&Lookup],
+    threads: usize,
+    outcomes: &mut [DatasetOutcome],
+) -> Result<Items, Vec<Diagnostic>> {
+    // `first` and `last` need to see every earlier key before scoring an item.
+    let threads = match dataset.duplicates {
+        Duplicates::Keep | Duplicates::Error => threads,
+        Duplicates::First | Duplicates::Last => 1,
+    };
+    let (chunks, read) = read_chunked(
+        dataset,
+        threads,
+        || ItemChunk::new(plan, dataset, lookups),
+        |chunk, record| chunk.record(lookups, record),
+    )
+    .map_err(|d| vec![d])?;
+    let mut chunks: Vec<Chunk<ItemChunk<'_>>> = chunks;
+    // `duplicates: last` scores the buffered items now, at their first positions.
+    for chunk in &mut chunks {
+        let buffered = std::mem::take(&mut chunk.state.buffered);
+        for (key, record) in &buffered {
+            chunk.state.item(lookups, key.as_ref(), record);
+        }
+    }
+    let first_duplicate = (dataset.duplicates == Duplicates::Error)
+        .then(|| first_duplicate(dataset, &chunks))
+        .flatten();
+    // Report what a single reader would have: errors in line order, up to the first
+    // stop (a bad record, a repeated key, or the error limit).
+    let mut errors: Vec<Diagnostic> = Vec::new();
+    let duplicate_line = first_duplicate.as_ref().map_or(usize::MAX, stop_line);
+    'chunks: for chunk in &mut chunks {
+        let stop = chunk.state.errors.len() < MAX_ITEM_ERRORS;
+        for (line, error) in chunk.state.errors.drain(..) {
+            if line > duplicate_line {
+                break 'chunks;
+            }
+            errors.push(error);
+            if errors.len() == MAX_ITEM_ERRORS {
+                errors.push(Diagnostic::error(format!(
+                    "stopped after {MAX_ITEM_ERRORS} items could not be evaluated"
+                )));
+                return Err(errors);
+            }
+        }
+        if let (Some(data_error), true) = (chunk.stop.take(), stop) {
+            if stop_line(&data_error) < duplicate_line {
+                errors.push(data_error);
+                return Err(errors);
+            }
+            break;
+        }
+    }
+    if let Some(duplicate) = first_duplicate {
+        errors.push(duplicate);
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let mut chunks = chunks.into_iter().map(|c| c.state);
+    let mut total = chunks.next().expect("at least one chunk");
+    for part in chunks {
+        for (a, b) in total.accumulators.iter_mut().zip(part.accumulators) {
+            a.merge(b);
+        }
+        total.count += part.count;
+        total.keyless += part.keyless;
+        for (a, b) in total.label_counts.iter_mut().zip(&part.label_counts) {
+            *a += b;
+        }
+        total.rows.extend(part.rows);
+        total.offenders.extend(part.offenders);
+        for (a, b) in total.matched.iter_mut().zip(part.matched) {
+            a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
+        }
+        for i in 0..lookups.len() {
+            total.missing[i] += part.missing[i];
+            total.skipped[i] += part.skipped[i];
+        }
+    }
+    for (i, outcome) in outcomes.iter_mut().enumerate().take(lookups.len()) {
+        outcome.missing = total.missing[i];
+        outcome.skipped_items = total.skipped[i];
+    }
+    let items = &mut outcomes[plan.items_dataset.index()];
+    items.read = read;
+    items.keyless = total.keyless;
+    items.duplicates = total.duplicates;
+    let mut offenders = total.offenders;
+    offenders.sort_by(ItemRow::report_order);
+    offenders.truncate(plan.offenders.as_ref().map_or(0, |o| o.limit));
+    Ok(Items {
+        accumulators: total.accumulators,
+        count: total.count,
+        matched: total.matched,
+        label_counts: total.label_counts,
+        rows: total.rows,
+        offenders,
+    })
+}
+
+/// The first key of a later chunk that an earlier chunk already had, in file order.
+/// Repeats within a chunk stop that chunk, like any other bad record.
+pub(super) fn first_duplicate(
+    dataset: &DatasetPlan,
+    chunks: &[Chunk<ItemChunk<'_>>],
+) -> Option<Diagnostic> {
+    for (k, chunk) in chunks.iter().enumerate().skip(1) {
+        let earlier = |key: &Key| {
+            chunks[..k]
+                .iter()
+                .find_map(|c| c.state.seen.get(key).copied())
+        };
+        let repeat = chunk
+            .state
+            .seen
+            .iter()
+            .filter_map(|(key, &line)| earlier(key).map(|first| (line, first, key)))
+            .min_by_key(|&(line, _, _)| line);
+        if let Some((line, first, key)) = repeat {
+            return Some(duplicate_error(dataset, key, first, line));
+        }
+    }
+    None
+}
+
+/// What a pass noticed about its datasets that does not stop it.
+pub(super) fn data_warnings(plan: &Plan, outcomes: &[DatasetOutcome]) -> Vec<Diagnostic> {
+    let mut warnings = Vec::new();
+    let items = &plan.datasets[plan.items_dataset.index()].name;
+    for (dataset, outcome) in plan.datasets.iter().zip(outcomes) {
+        let mut say = |text: String| warnings.push(Diagnostic::warning(text));
+        if outcome.keyless > 0 {
+            say(format!(
+                "{}: {} record(s) have no key (`{}` is null) and join nothing",
+                dataset.name, outcome.keyless, dataset.key_text
+            ));
+        }
+        if outcome.unmatched > 0 {
+            say(format!(
+                "{}: {} record(s) match no {items} item",
+                dataset.name, outcome.unmatched
+            ));
+        }
+        if outcome.missing > 0 {
+            let fate = match dataset.join {
+                Join::Left => "scored with it missing",
+                Join::Inner => "skipped",
+            };
+            say(format!(
+                "{}: {} {items} item(s) have no record here ({fate})",
+                dataset.name, outcome.missing
+            ));
+        }
+        if outcome.duplicates > 0 && dataset.duplicates != Duplicates::Keep {
+            say(format!(
+                "{}: {} record(s) repeat an earlier key (kept the {} one)",
+                dataset.name,
+                outcome.duplicates,
+                if dataset.duplicates == Duplicates::Last {
+                    "last"
+                } else {
+                    "first"
+                }
+            ));
+        }
+    }
+    warnings
+}

@@ -1,0 +1,245 @@
+//! The sections that decide and show: `gates:` (expressions or shaped gates),
+//! `tradeoff:` and `reports:`.
+
+use crate::base::diagnostic::Diagnostic;
+use crate::spec::load::{dir_of, Loader, GATE_KEYS, REPORT_KEYS, TRADEOFF_KEYS};
+use crate::spec::mapping::{locate, Mapping};
+use crate::spec::model::*;
+use crate::spec::yaml::{Node, NodeKind};
+
+impl Loader {
+    pub(super) fn gate(&mut self, name: Name, node: &Node, path: String) -> Option<GateDecl> {
+        if !matches!(node.kind, NodeKind::Map(_)) {
+            let expr = self.expr(node, &path)?;
+            return Some(GateDecl {
+                name,
+                rule: GateRuleDecl::Expr(expr),
+                runs: GateRuns::Every,
+                severity: SeveritySpec::Fail,
+                message: None,
+            });
+        }
+        let mut map = Mapping::new(node, &path, "a gate", &mut self.errors)?;
+        let rule = match (map.take("expr"), map.take("metric")) {
+            (Some(expr), None) => self
+                .expr(expr, &map.path_of("expr"))
+                .map(GateRuleDecl::Expr),
+            (None, Some(metric)) => self
+                .gate_shape(&mut map, metric)
+                .map(|shape| GateRuleDecl::Shape(Box::new(shape))),
+            (Some(_), Some(metric)) => {
+                self.errors.push(
+                    Diagnostic::error(format!("gate `{}` has both `expr` and `metric`", name.text))
+                        .at(locate(metric, &map.path_of("metric")))
+                        .help("write either an expression (`expr:`) or a metric with thresholds (`metric:`, `threshold:`, `max_drop:`, …)"),
+                );
+                None
+            }
+            (None, None) => {
+                self.errors.push(
+                    Diagnostic::error(format!("gate `{}` has neither `expr` nor `metric`", name.text))
+                        .at(locate(&name.node, &path))
+                        .help("add `expr: precision >= 0.8`, or `metric: precision` with `threshold: 0.8`"),
+                );
+                None
+            }
+        };
+        let severity = match map.take("severity") {
+            None => Some(SeveritySpec::Fail),
+            Some(n) => match &n.kind {
+                NodeKind::Str(s) if s == "fail" => Some(SeveritySpec::Fail),
+                NodeKind::Str(s) if s == "warn" => Some(SeveritySpec::Warn),
+                _ => self
+                    .expr(n, &map.path_of("severity"))
+                    .map(SeveritySpec::Expr),
+            },
+        };
+        let message = map
+            .take("message")
+            .and_then(|n| self.string(n, &map.path_of("message")));
+        let runs = match map.take("runs") {
+            None => Some(GateRuns::Every),
+            Some(n) => self.keyword(
+                n,
+                &map.path_of("runs"),
+                &[("every", GateRuns::Every), ("any", GateRuns::Any)],
+            ),
+        };
+        map.finish(GATE_KEYS, &mut self.errors);
+        Some(GateDecl {
+            name,
+            rule: rule?,
+            runs: runs?,
+            severity: severity?,
+            message,
+        })
+    }
+
+    /// `metric:` with `threshold`, `warn_threshold` and change bounds.
+    pub(super) fn gate_shape(
+        &mut self,
+        map: &mut Mapping<'_>,
+        metric: &Node,
+    ) -> Option<GateShapeDecl> {
+        let metric = self.name(metric, &map.path_of("metric"));
+        let better = map.take("better").and_then(|n| {
+            self.keyword(
+                n,
+                &map.path_of("better"),
+                &[("higher", Better::Higher), ("lower", Better::Lower)],
+            )
+        });
+        let mut bound = |this: &mut Self, key: &str| {
+            map.take(key).and_then(|n| this.expr(n, &map.path_of(key)))
+        };
+        let threshold = bound(self, "threshold");
+        let warn_threshold = bound(self, "warn_threshold");
+        let changes: Vec<(Change, ExprText)> = Change::ALL
+            .iter()
+            .filter_map(|(key, change)| bound(self, key).map(|e| (*change, e)))
+            .collect();
+        let when_no_baseline = match map.take("when_no_baseline") {
+            None => Some(NoBaseline::Pass),
+            Some(n) => self.keyword(
+                n,
+                &map.path_of("when_no_baseline"),
+                &[
+                    ("pass", NoBaseline::Pass),
+                    ("warn", NoBaseline::Warn),
+                    ("fail", NoBaseline::Fail),
+                ],
+            ),
+        };
+        let metric = metric?;
+        if threshold.is_none() && warn_threshold.is_none() && changes.is_empty() {
+            self.errors.push(
+                Diagnostic::error(format!("the gate on `{}` sets no bound", metric.text))
+                    .at(locate(&metric.node, &map.path_of("metric")))
+                    .help("add `threshold:`, `warn_threshold:`, `max_drop:`, `max_drop_relative:`, `min_gain:` or `min_gain_relative:`"),
+            );
+            return None;
+        }
+        Some(GateShapeDecl {
+            metric,
+            better,
+            threshold,
+            warn_threshold,
+            changes,
+            when_no_baseline: when_no_baseline?,
+        })
+    }
+
+    /// `tradeoff: {latency: p95_latency_ms, accuracy: [precision, chr]}`.
+    pub(super) fn tradeoff(&mut self, node: &Node) -> Option<TradeoffDecl> {
+        let mut map = Mapping::new(node, "tradeoff", "`tradeoff`", &mut self.errors)?;
+        let latency = match map.take("latency") {
+            Some(n) => self.name(n, "tradeoff.latency"),
+            None => {
+                self.errors.push(
+                    Diagnostic::error("`tradeoff` has no `latency`")
+                        .at(locate(node, "tradeoff"))
+                        .help("add `latency: p95_latency_ms`, the metric on the curve's x axis"),
+                );
+                None
+            }
+        };
+        let accuracy = match map.take("accuracy") {
+            Some(n) => match &n.kind {
+                NodeKind::Seq(items) if !items.is_empty() => items
+                    .iter()
+                    .filter_map(|item| self.name(item, "tradeoff.accuracy"))
+                    .collect(),
+                NodeKind::Str(_) => self.name(n, "tradeoff.accuracy").into_iter().collect(),
+                _ => {
+                    self.errors.push(
+                        Diagnostic::error(format!(
+                            "`accuracy` must be a metric or a list of metrics, found {}",
+                            n.type_name()
+                        ))
+                        .at(locate(n, "tradeoff.accuracy")),
+                    );
+                    Vec::new()
+                }
+            },
+            None => {
+                self.errors.push(
+                    Diagnostic::error("`tradeoff` has no `accuracy`")
+                        .at(locate(node, "tradeoff"))
+                        .help("add `accuracy: [precision, chr]`, the metrics on the y axis"),
+                );
+                Vec::new()
+            }
+        };
+        map.finish(TRADEOFF_KEYS, &mut self.errors);
+        if accuracy.is_empty() {
+            return None;
+        }
+        Some(TradeoffDecl {
+            latency: latency?,
+            accuracy,
+        })
+    }
+
+    /// `reports:` built-in formats by name, or `{format|template, path}`.
+    pub(super) fn reports(&mut self, node: &Node) -> Vec<ReportDecl> {
+        let NodeKind::Seq(entries) = &node.kind else {
+            self.errors.push(
+                Diagnostic::error(format!(
+                    "`reports` must be a list, found {}",
+                    node.type_name()
+                ))
+                .at(locate(node, "reports"))
+                .help(
+                    "e.g. `reports: [markdown, junit, {template: report.md.j2, path: report.md}]`",
+                ),
+            );
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (i, entry) in entries.iter().enumerate() {
+            let path = format!("reports[{i}]");
+            if let NodeKind::Str(_) = entry.kind {
+                if let Some(format) = self.keyword(entry, &path, &ReportFormat::ALL) {
+                    out.push(ReportDecl {
+                        kind: ReportKind::Builtin(format),
+                        path: None,
+                        dir: dir_of(entry),
+                        node: entry.clone(),
+                    });
+                }
+                continue;
+            }
+            let Some(mut map) = Mapping::new(entry, &path, "a report", &mut self.errors) else {
+                continue;
+            };
+            let format = map
+                .take("format")
+                .and_then(|n| self.keyword(n, &map.path_of("format"), &ReportFormat::ALL));
+            let template_node = map.take("template");
+            let template = template_node.and_then(|n| self.string(n, &map.path_of("template")));
+            let file = map
+                .take("path")
+                .and_then(|n| self.string(n, &map.path_of("path")));
+            map.finish(REPORT_KEYS, &mut self.errors);
+            let kind = match (format, template) {
+                (Some(format), None) => ReportKind::Builtin(format),
+                (None, Some(template)) => ReportKind::Template(template),
+                _ => {
+                    self.errors.push(
+                        Diagnostic::error("a report needs exactly one of `format` and `template`")
+                            .at(locate(entry, &path))
+                            .help("e.g. `{format: junit, path: gates.xml}` or `{template: report.md.j2}`"),
+                    );
+                    continue;
+                }
+            };
+            out.push(ReportDecl {
+                kind,
+                path: file,
+                dir: dir_of(template_node.unwrap_or(entry)),
+                node: entry.clone(),
+            });
+        }
+        out
+    }
+}
