@@ -85,16 +85,61 @@ impl fmt::Display for Location {
     }
 }
 
+/// A kind of problem: its data, and its words. Each layer has an enum of the
+/// kinds it reports, whose `describe` is the one place their text is written; a
+/// diagnostic built from a kind keeps the kind's code, so tests and tools can
+/// match kinds rather than rendered text.
+pub trait Kind {
+    /// A stable name for the kind, e.g. `unknown_name`.
+    fn code(&self) -> &'static str;
+    fn describe(&self) -> Words;
+}
+
+/// What a diagnostic says: its message, a label under the caret, a help line.
+#[derive(Debug, Default)]
+pub struct Words {
+    pub message: String,
+    pub label: Option<String>,
+    pub help: Option<String>,
+}
+
+impl Words {
+    pub fn new(message: impl Into<String>) -> Self {
+        Words {
+            message: message.into(),
+            ..Words::default()
+        }
+    }
+
+    pub fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// A help line only when there is one (a did-you-mean that found nothing).
+    pub fn maybe_help(mut self, help: Option<String>) -> Self {
+        self.help = help;
+        self
+    }
+
+    pub fn label(mut self, label: impl Into<String>) -> Self {
+        self.label = Some(label.into());
+        self
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Diagnostic {
     pub level: Level,
+    /// The kind's code, when the diagnostic was built from a [`Kind`].
+    pub code: Option<&'static str>,
     pub message: String,
     /// Boxed: diagnostics travel in `Result`s, which should stay small.
     pub location: Option<Box<Location>>,
     /// Text printed under the caret.
-    pub label: Option<String>,
+    pub label: Option<Box<str>>,
     /// Lines shown under the location, as they are (a diff, a list of changes).
-    pub note: Option<String>,
+    pub note: Option<Box<str>>,
     pub help: Option<String>,
 }
 
@@ -102,11 +147,23 @@ impl Diagnostic {
     pub fn error(message: impl Into<String>) -> Self {
         Self {
             level: Level::Error,
+            code: None,
             message: message.into(),
             location: None,
             label: None,
             note: None,
             help: None,
+        }
+    }
+
+    /// An error of a kind: its words, and its code.
+    pub fn of(kind: &impl Kind) -> Self {
+        let words = kind.describe();
+        Self {
+            code: Some(kind.code()),
+            label: words.label.map(String::into_boxed_str),
+            help: words.help,
+            ..Self::error(words.message)
         }
     }
 
@@ -123,13 +180,13 @@ impl Diagnostic {
     }
 
     pub fn label(mut self, label: impl Into<String>) -> Self {
-        self.label = Some(label.into());
+        self.label = Some(label.into().into_boxed_str());
         self
     }
 
     pub fn note(mut self, note: impl Into<String>) -> Self {
         let note = note.into();
-        self.note = (!note.is_empty()).then_some(note);
+        self.note = (!note.is_empty()).then(|| note.into_boxed_str());
         self
     }
 

@@ -15,6 +15,20 @@ pub fn did_you_mean<'a>(
         .map(|(_, candidate)| candidate)
 }
 
+/// The help line "did you mean `X`?" for the closest candidate, if one is close.
+pub fn suggestion<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    did_you_mean(name, candidates).map(|s| format!("did you mean `{s}`?"))
+}
+
+/// As [`suggestion`], else `otherwise` (the names there are to choose from).
+pub fn suggestion_or<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    otherwise: impl FnOnce() -> String,
+) -> String {
+    suggestion(name, candidates).unwrap_or_else(otherwise)
+}
+
 /// Levenshtein distance over characters, with adjacent transpositions costing one.
 fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();

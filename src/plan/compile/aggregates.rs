@@ -7,6 +7,7 @@ use crate::base::types::Type;
 use crate::ir::{AggregateId, Op};
 use crate::library::aggregates::{AggregateDef, AggregateFn, Gives, Takes};
 use crate::plan::compile::calls::Call;
+use crate::plan::compile::error::CompileError as E;
 use crate::plan::compile::expr::{DeclaredOp, ExprCtx, Lowering, Scope};
 use crate::plan::Aggregate;
 use crate::syntax::ExprKind;
@@ -33,28 +34,18 @@ impl Lowering<'_> {
             Scope::Item {
                 in_aggregate: true, ..
             } => {
-                self.error_at(
-                    ctx,
-                    name_span,
-                    format!("aggregate `{name}` cannot be nested inside another aggregate"),
-                );
+                let kind = E::NestedAggregate {
+                    name: name.to_string(),
+                };
+                self.error_at(ctx, name_span, kind);
                 return None;
             }
             _ => {
-                let d = self.error_at(
-                    ctx,
-                    name_span,
-                    format!("aggregate `{name}` is only allowed in metrics"),
-                );
-                d.help = Some(match scope {
-                    Scope::Gate { .. } => {
-                        "define a metric with the aggregate and gate on the metric".into()
-                    }
-                    _ => {
-                        "per-item fields see one item at a time; move the aggregate into `metrics:`"
-                            .into()
-                    }
-                });
+                let kind = E::AggregateScope {
+                    name: name.to_string(),
+                    in_gate: matches!(scope, Scope::Gate { .. }),
+                };
+                self.error_at(ctx, name_span, kind);
                 return None;
             }
         };
@@ -64,16 +55,13 @@ impl Lowering<'_> {
         };
         let (min, max) = def.arity;
         if args.len() < min || args.len() > max {
-            let d = self.error_at(
-                ctx,
-                expr.span,
-                format!(
-                    "`{name}` takes {max} argument{}, found {}",
-                    if max == 1 { "" } else { "s" },
-                    args.len()
-                ),
-            );
-            d.help = Some(format!("example: {}", def.example));
+            let kind = E::AggregateArity {
+                name: name.to_string(),
+                max,
+                found: args.len(),
+                example: def.example,
+            };
+            self.error_at(ctx, expr.span, kind);
             return None;
         }
         let function = match def.function {
@@ -82,11 +70,7 @@ impl Lowering<'_> {
             None => match args[1].kind {
                 ExprKind::Number(q) if (0.0..=100.0).contains(&q) => AggregateFn::Percentile(q),
                 _ => {
-                    self.error_at(
-                        ctx,
-                        args[1].span,
-                        "the percentile must be a number from 0 to 100",
-                    );
+                    self.error_at(ctx, args[1].span, E::PercentileLevel);
                     return None;
                 }
             },
@@ -118,28 +102,28 @@ impl Lowering<'_> {
         };
         if let (Some((_, ty)), Some(f)) = (&filter_op, filter) {
             if !Type::Bool.accepts(ty) {
-                self.error_at(ctx, f.span, format!("`where` needs a bool, found {ty}"));
+                let kind = E::WhereNotBool { found: ty.clone() };
+                self.error_at(ctx, f.span, kind);
                 return None;
             }
         }
         let ty = match (&arg, def.takes) {
             (_, Takes::TwoLabels | Takes::Value) => Type::Any,
             (Some((_, ty)), Takes::Condition) if !Type::Bool.accepts(ty) => {
-                let d = self.error_at(
-                    ctx,
-                    args[0].span,
-                    format!("`{name}` counts items where its argument is true, but it is {ty}"),
-                );
-                d.help = Some(format!("write a condition, e.g. `{name}(x > 0)`"));
+                let kind = E::CountsNeedCondition {
+                    name: name.to_string(),
+                    found: ty.clone(),
+                };
+                self.error_at(ctx, args[0].span, kind);
                 return None;
             }
             (Some(_), Takes::Condition) => Type::Bool,
             (Some((_, ty)), _) if !Type::Float.accepts(ty) => {
-                self.error_at(
-                    ctx,
-                    args[0].span,
-                    format!("`{name}` needs a number, found {ty}"),
-                );
+                let kind = E::AggregateNeedsNumber {
+                    name: name.to_string(),
+                    found: ty.clone(),
+                };
+                self.error_at(ctx, args[0].span, kind);
                 return None;
             }
             (Some((_, ty)), _) => ty.clone(),

@@ -2,13 +2,14 @@
 //! lowered and checked against the row's signature. Reads [`Names`] through the
 //! lowering; adds the call's op and type. Aggregates are lowered in `aggregates`.
 
-use crate::base::suggest::did_you_mean;
+use crate::base::suggest::suggestion;
 use crate::base::types::Type;
 use crate::ir::Op;
 use crate::library::builtins::Builtin;
 use crate::library::callables::{self, Callable};
 use crate::library::run_stats::RunStat;
 use crate::plan::compile::declared::DeclaredDataset;
+use crate::plan::compile::error::CompileError as E;
 use crate::plan::compile::expr::{DeclaredOp, ExprCtx, Lowering, Scope};
 use crate::syntax::{Expr, ExprKind, Span};
 
@@ -44,11 +45,10 @@ impl Lowering<'_> {
             name, args, expr, ..
         } = call;
         if let Some(filter) = call.filter {
-            self.error_at(
-                ctx,
-                filter.span,
-                format!("`where` only filters aggregates, and `{name}` is not one"),
-            );
+            let kind = E::WhereOnNonAggregate {
+                name: name.to_string(),
+            };
+            self.error_at(ctx, filter.span, kind);
             return None;
         }
         let lowered: Vec<Option<(DeclaredOp, Type)>> =
@@ -57,11 +57,11 @@ impl Lowering<'_> {
             Some(Callable::If) => return self.if_call(args, lowered, expr, ctx),
             Some(Callable::Scalar(builtin)) => builtin,
             _ => {
-                let d = self.error_at(ctx, call.name_span, format!("unknown function `{name}`"));
-                d.help = Some(match did_you_mean(name, callables::names()) {
-                    Some(s) => format!("did you mean `{s}`?"),
-                    None => "see grammar/README.md for the built-in functions".into(),
-                });
+                let kind = E::UnknownFunction {
+                    name: name.to_string(),
+                    suggestion: suggestion(name, callables::names()),
+                };
+                self.error_at(ctx, call.name_span, kind);
                 return None;
             }
         };
@@ -84,26 +84,15 @@ impl Lowering<'_> {
         ctx: &mut ExprCtx<'_>,
     ) -> Option<(DeclaredOp, Type)> {
         if args.len() != 3 {
-            self.error_at(
-                ctx,
-                expr.span,
-                format!(
-                    "`if` takes 3 arguments (condition, then, else), found {}",
-                    args.len()
-                ),
-            );
+            self.error_at(ctx, expr.span, E::IfArity { found: args.len() });
             return None;
         }
         let mut lowered: Vec<(DeclaredOp, Type)> = lowered.into_iter().collect::<Option<_>>()?;
         if !Type::Bool.accepts(&lowered[0].1) {
-            self.error_at(
-                ctx,
-                args[0].span,
-                format!(
-                    "the condition of `if` must be a bool, found {}",
-                    lowered[0].1
-                ),
-            );
+            let kind = E::IfConditionNotBool {
+                found: lowered[0].1.clone(),
+            };
+            self.error_at(ctx, args[0].span, kind);
             return None;
         }
         let (otherwise, else_ty) = lowered.pop()?;
@@ -126,38 +115,27 @@ impl Lowering<'_> {
         let max = builtin.params.len();
         let min = max - builtin.optional;
         if args.len() < min || args.len() > max {
-            let expected = if min == max {
-                format!("{max}")
-            } else {
-                format!("{min} to {max}")
+            let kind = E::BuiltinArity {
+                name: builtin.name,
+                min,
+                max,
+                found: args.len(),
+                example: builtin.example,
             };
-            let d = self.error_at(
-                ctx,
-                expr.span,
-                format!(
-                    "`{}` takes {expected} argument{}, found {}",
-                    builtin.name,
-                    if max == 1 { "" } else { "s" },
-                    args.len()
-                ),
-            );
-            d.help = Some(format!("example: {}", builtin.example));
+            self.error_at(ctx, expr.span, kind);
             return None;
         }
         let mut ok = true;
         for (i, ((_, ty), param)) in lowered.iter().zip(builtin.params).enumerate() {
             if !param.accepts(ty) {
-                let d = self.error_at(
-                    ctx,
-                    args[i].span,
-                    format!(
-                        "argument {} of `{}` must be {}, found {ty}",
-                        i + 1,
-                        builtin.name,
-                        param.describe()
-                    ),
-                );
-                d.help = Some(format!("example: {}", builtin.example));
+                let kind = E::BuiltinArgType {
+                    position: i + 1,
+                    name: builtin.name,
+                    expected: param.describe(),
+                    found: ty.clone(),
+                    example: builtin.example,
+                };
+                self.error_at(ctx, args[i].span, kind);
                 ok = false;
             }
         }
@@ -174,12 +152,10 @@ impl Lowering<'_> {
     ) -> Option<(DeclaredOp, Type)> {
         let name = call.name;
         if !matches!(scope, Scope::Metric { .. } | Scope::Gate { .. }) {
-            self.error_at(
-                ctx,
-                call.expr.span,
-                format!("`{name}` is only allowed in metrics and gates"),
-            )
-            .help = Some("it summarises a metric over the runs".into());
+            let kind = E::RunStatScope {
+                name: name.to_string(),
+            };
+            self.error_at(ctx, call.expr.span, kind);
             return None;
         }
         let metric = match call.args {
@@ -193,12 +169,10 @@ impl Lowering<'_> {
             _ => None,
         };
         let Some(metric) = metric else {
-            self.error_at(
-                ctx,
-                call.expr.span,
-                format!("`{name}` takes the name of a metric"),
-            )
-            .help = Some(format!("example: {name}(precision)"));
+            let kind = E::RunStatNeedsMetric {
+                name: name.to_string(),
+            };
+            self.error_at(ctx, call.expr.span, kind);
             return None;
         };
         Some((Op::RunStat(stat, metric), Type::Float))
@@ -223,23 +197,15 @@ impl Lowering<'_> {
                 Some((Op::DatasetRecords(DeclaredDataset(dataset)), Type::Int))
             }
             (Some(_), _) => {
-                self.error_at(
-                    ctx,
-                    call.expr.span,
-                    "`records(dataset)` is only allowed in metrics",
-                );
+                self.error_at(ctx, call.expr.span, E::RecordsOnlyInMetrics);
                 None
             }
             (None, _) => {
-                let names: Vec<&str> = self
-                    .names
-                    .spec
-                    .datasets
-                    .iter()
-                    .map(|d| d.name.text.as_str())
-                    .collect();
-                let d = self.error_at(ctx, call.expr.span, "`records` takes the name of a dataset");
-                d.help = Some(format!("datasets: {}", names.join(", ")));
+                let datasets = self.names.spec.datasets.iter();
+                let kind = E::RecordsNeedsDataset {
+                    datasets: datasets.map(|d| d.name.text.clone()).collect(),
+                };
+                self.error_at(ctx, call.expr.span, kind);
                 None
             }
         }

@@ -5,10 +5,11 @@
 
 use std::path::PathBuf;
 
-use crate::base::diagnostic::{Diagnostic, Location};
+use crate::base::diagnostic::Location;
 use crate::base::types::Type;
 use crate::inputs::{Inputs, RunFile};
 use crate::plan::compile::declared::{Declared, DeclaredDataset};
+use crate::plan::compile::error::CompileError as E;
 use crate::plan::compile::expr::{DeclaredOp, Lowering, Scope};
 use crate::plan::Check;
 use crate::spec::{self, DataType, Duplicates, Format, Join, RunName};
@@ -50,21 +51,20 @@ pub fn compile(lowering: &mut Lowering<'_>, inputs: &Inputs) -> Vec<DatasetDraft
     inputs
         .unknown_datasets
         .iter()
-        .for_each(|d| lowering.error(d.clone()));
+        .for_each(|d| lowering.pass_on(d.clone()));
     let mut out = Vec::new();
     for (index, (decl, files)) in spec.datasets.iter().zip(&inputs.datasets).enumerate() {
         let is_items = decl.name.text == spec.items.text;
         if decl.duplicates == spec::Duplicates::Keep && !is_items {
-            lowering.error(
-                Diagnostic::error(format!(
-                    "dataset `{}` is looked up by key, so `duplicates: keep` cannot apply",
-                    decl.name.text
-                ))
-                .at(decl.name.location())
-                .help("use `error`, `first` or `last`; `keep` is for the items dataset"),
-            );
+            let kind = E::KeepOnLookup {
+                dataset: decl.name.text.clone(),
+            };
+            lowering.report(kind, decl.name.location());
         }
-        files.errors.iter().for_each(|d| lowering.error(d.clone()));
+        files
+            .errors
+            .iter()
+            .for_each(|d| lowering.pass_on(d.clone()));
         let dataset = DeclaredDataset(index);
         let record = Scope::Record(dataset);
         let Some(key) = lowering.compile_expr(&decl.key, record) else {
@@ -109,13 +109,8 @@ pub fn compile(lowering: &mut Lowering<'_>, inputs: &Inputs) -> Vec<DatasetDraft
             .filter_map(|check| {
                 let lowered = lowering.compile_expr(&check.expr, record)?;
                 if !Type::Bool.accepts(&lowered.ty) {
-                    lowering.error(
-                        Diagnostic::error(format!(
-                            "a check must be true or false, but this one is {}",
-                            lowered.ty
-                        ))
-                        .at(check.expr.whole()),
-                    );
+                    let kind = E::CheckNotBool { found: lowered.ty };
+                    lowering.report(kind, check.expr.whole());
                     return None;
                 }
                 Some(Check {

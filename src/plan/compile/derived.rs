@@ -5,13 +5,12 @@
 
 use std::sync::Arc;
 
-use crate::base::diagnostic::Diagnostic;
-use crate::base::suggest::did_you_mean;
 use crate::base::types::Type;
 use crate::base::value::Value;
 use crate::ir::Op;
 use crate::library::matchers::{self, Matcher, OptionDefault, OptionKind, OptionValue};
 use crate::plan::compile::declared::{Declared, DeclaredDerived};
+use crate::plan::compile::error::CompileError as E;
 use crate::plan::compile::expr::{Lowering, Scope, LABEL};
 use crate::plan::compile::order::{self, Ordered};
 use crate::plan::{Derived, DerivedKind, OffendersPlan};
@@ -90,14 +89,11 @@ fn labels(lowering: &mut Lowering<'_>) -> Option<WithDeps> {
             continue;
         };
         if !Type::Bool.accepts(&lowered.ty) {
-            lowering.error(
-                Diagnostic::error(format!(
-                    "the condition of label `{}` must be true or false, found {}",
-                    rule.label.text, lowered.ty
-                ))
-                .at(rule.expr.whole())
-                .help("e.g. `answerable and not refused and hit`"),
-            );
+            let kind = E::LabelNotBool {
+                label: rule.label.text.clone(),
+                found: lowered.ty,
+            };
+            lowering.report(kind, rule.expr.whole());
             continue;
         }
         deps.extend(lowered.deps);
@@ -142,34 +138,22 @@ pub fn offenders(lowering: &mut Lowering<'_>) -> Option<OffendersPlan<Declared>>
     let compiled = lowering.compile_expr(&decl.when, Scope::ITEM);
     let derived = &lowering.names.derived;
     let mut show = Vec::new();
-    let mut errors = Vec::new();
     for name in &decl.show {
         match derived.iter().position(|n| *n == name.text) {
             Some(index) => show.push((name.text.clone(), DeclaredDerived(index))),
             None => {
-                let mut d = Diagnostic::error(format!(
-                    "`offenders.show` names `{}`, which is not a field or matcher",
-                    name.text
-                ))
-                .at(name.location());
-                if let Some(s) = did_you_mean(&name.text, derived.iter().map(String::as_str)) {
-                    d = d.help(format!("did you mean `{s}`?"));
-                }
-                errors.push(d);
+                let kind = E::UnknownOffenderShow {
+                    name: name.text.clone(),
+                    candidates: derived.clone(),
+                };
+                lowering.report(kind, name.location());
             }
         }
     }
-    errors.into_iter().for_each(|d| lowering.error(d));
     let when = compiled?;
     if !Type::Bool.accepts(&when.ty) {
-        lowering.error(
-            Diagnostic::error(format!(
-                "`offenders.when` must be true or false, found {}",
-                when.ty
-            ))
-            .at(decl.when.whole())
-            .help("e.g. `label != \"OK\"`"),
-        );
+        let kind = E::OffendersWhenNotBool { found: when.ty };
+        lowering.report(kind, decl.when.whole());
         return None;
     }
     Some(OffendersPlan {
@@ -183,14 +167,11 @@ pub fn offenders(lowering: &mut Lowering<'_>) -> Option<OffendersPlan<Declared>>
 
 fn matcher(lowering: &mut Lowering<'_>, decl: &MatcherDecl) -> Option<WithDeps> {
     let Some(kind) = matchers::kind(&decl.kind.text) else {
-        let d = Diagnostic::error(format!("unknown matcher kind `{}`", decl.kind.text))
-            .at(decl.kind.location());
-        lowering.error(
-            match did_you_mean(&decl.kind.text, matchers::KIND_NAMES.iter().copied()) {
-                Some(s) => d.help(format!("did you mean `{s}`?")),
-                None => d.help(format!("kinds: {}", matchers::KIND_NAMES.join(", "))),
-            },
-        );
+        let kind = E::UnknownMatcherKind {
+            kind: decl.kind.text.clone(),
+            kinds: matchers::KIND_NAMES,
+        };
+        lowering.report(kind, decl.kind.location());
         return None;
     };
     let arg = |name: &str| decl.args.iter().find(|a| a.name.text == name);
@@ -200,40 +181,34 @@ fn matcher(lowering: &mut Lowering<'_>, decl: &MatcherDecl) -> Option<WithDeps> 
     let mut texts = Vec::new();
     for (input, param) in kind.inputs {
         let Some(given) = arg(input) else {
-            lowering.error(
-                Diagnostic::error(format!(
-                    "matcher `{}` ({}) needs the input `{input}`",
-                    decl.name.text, kind.name
-                ))
-                .at(decl.name.location())
-                .help(format!("add `{input}: <expression>`")),
-            );
+            let error = E::MissingMatcherInput {
+                matcher: decl.name.text.clone(),
+                kind: kind.name,
+                input,
+            };
+            lowering.report(error, decl.name.location());
             ok = false;
             continue;
         };
         let Some(expr) = &given.expr else {
-            lowering.error(
-                Diagnostic::error(format!(
-                    "input `{input}` must be an expression, found {}",
-                    given.type_name
-                ))
-                .at(given.name.location()),
-            );
+            let error = E::MatcherInputNotExpression {
+                input,
+                found: given.type_name,
+            };
+            lowering.report(error, given.name.location());
             ok = false;
             continue;
         };
         match lowering.compile_expr(expr, Scope::ITEM) {
             Some(lowered) => {
                 if !param.accepts(&lowered.ty) {
-                    lowering.error(
-                        Diagnostic::error(format!(
-                            "input `{input}` of a {} matcher must be {}, found {}",
-                            kind.name,
-                            param.describe(),
-                            lowered.ty
-                        ))
-                        .at(expr.whole()),
-                    );
+                    let error = E::MatcherInputType {
+                        input,
+                        kind: kind.name,
+                        expected: param.describe(),
+                        found: lowered.ty.clone(),
+                    };
+                    lowering.report(error, expr.whole());
                     ok = false;
                 }
                 texts.push(format!("{input}: {}", expr.text));
@@ -259,13 +234,12 @@ fn matcher(lowering: &mut Lowering<'_>, decl: &MatcherDecl) -> Option<WithDeps> 
                 OptionDefault::Text(t) => OptionValue::Text(t.to_string()),
             }),
             (None, None) => {
-                lowering.error(
-                    Diagnostic::error(format!(
-                        "matcher `{}` ({}) needs the option `{}`",
-                        decl.name.text, kind.name, option.name
-                    ))
-                    .at(decl.name.location()),
-                );
+                let error = E::MissingMatcherOption {
+                    matcher: decl.name.text.clone(),
+                    kind: kind.name,
+                    option: option.name,
+                };
+                lowering.report(error, decl.name.location());
                 None
             }
         };
@@ -279,7 +253,7 @@ fn matcher(lowering: &mut Lowering<'_>, decl: &MatcherDecl) -> Option<WithDeps> 
             None => ok = false,
         }
     }
-    let known: Vec<&str> = kind
+    let known: Vec<&'static str> = kind
         .inputs
         .iter()
         .map(|(n, _)| *n)
@@ -287,15 +261,12 @@ fn matcher(lowering: &mut Lowering<'_>, decl: &MatcherDecl) -> Option<WithDeps> 
         .collect();
     for MatcherArg { name, .. } in &decl.args {
         if !known.contains(&name.text.as_str()) {
-            let d = Diagnostic::error(format!(
-                "a {} matcher has no key `{}`",
-                kind.name, name.text
-            ))
-            .at(name.location());
-            lowering.error(match did_you_mean(&name.text, known.iter().copied()) {
-                Some(s) => d.help(format!("did you mean `{s}`?")),
-                None => d.help(format!("keys: kind, {}", known.join(", "))),
-            });
+            let error = E::UnknownMatcherKey {
+                kind: kind.name,
+                key: name.text.clone(),
+                known: known.clone(),
+            };
+            lowering.report(error, name.location());
             ok = false;
         }
     }
@@ -315,10 +286,11 @@ fn matcher(lowering: &mut Lowering<'_>, decl: &MatcherDecl) -> Option<WithDeps> 
             deps,
         }),
         Err(message) => {
-            lowering.error(
-                Diagnostic::error(format!("matcher `{}`: {message}", decl.name.text))
-                    .at(decl.name.location()),
-            );
+            let error = E::MatcherRejected {
+                matcher: decl.name.text.clone(),
+                message,
+            };
+            lowering.report(error, decl.name.location());
             None
         }
     }
@@ -349,10 +321,11 @@ fn option_value(
     };
     value
         .map_err(|message| {
-            lowering.error(
-                Diagnostic::error(format!("{message}, found {}", given.type_name))
-                    .at(given.at.clone()),
-            );
+            let error = E::BadMatcherOption {
+                problem: message,
+                found: given.type_name,
+            };
+            lowering.report(error, given.at.clone());
         })
         .ok()
 }

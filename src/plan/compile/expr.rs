@@ -11,6 +11,7 @@ use crate::base::value::Value;
 use crate::ir::Op;
 use crate::plan::compile::calls;
 use crate::plan::compile::declared::{Declared, DeclaredDataset, DeclaredMetric};
+use crate::plan::compile::error::CompileError;
 use crate::plan::compile::names::Names;
 use crate::plan::Aggregate;
 use crate::spec::ExprText;
@@ -107,7 +108,13 @@ impl<'a> Lowering<'a> {
         (self.aggregates, self.errors)
     }
 
-    pub fn error(&mut self, diagnostic: Diagnostic) {
+    /// Reports `kind` at `at`.
+    pub fn report(&mut self, kind: CompileError, at: Location) {
+        self.errors.push(Diagnostic::of(&kind).at(at));
+    }
+
+    /// Passes on a problem found before compiling (a file that was not found).
+    pub fn pass_on(&mut self, diagnostic: Diagnostic) {
         self.errors.push(diagnostic);
     }
 
@@ -131,26 +138,20 @@ impl<'a> Lowering<'a> {
         match syntax::parse(&text.text) {
             Ok(expr) => Some(expr),
             Err(error) => {
-                self.errors.push(
-                    Diagnostic::error(format!("syntax error: {}", error.message))
-                        .at(text
-                            .location(error.span.start, error.span.end.max(error.span.start + 1)))
-                        .help(syntax_help(&text.text)),
-                );
+                let kind = CompileError::Syntax {
+                    message: error.message,
+                    text: text.text.clone(),
+                };
+                let end = error.span.end.max(error.span.start + 1);
+                self.report(kind, text.location(error.span.start, end));
                 None
             }
         }
     }
 
-    pub(super) fn error_at(
-        &mut self,
-        ctx: &ExprCtx<'_>,
-        span: Span,
-        message: impl Into<String>,
-    ) -> &mut Diagnostic {
-        let location: Location = ctx.text.location(span.start, span.end);
-        self.errors.push(Diagnostic::error(message).at(location));
-        self.errors.last_mut().expect("just pushed")
+    /// Reports `kind` at `span` of the expression being lowered.
+    pub(super) fn error_at(&mut self, ctx: &ExprCtx<'_>, span: Span, kind: CompileError) {
+        self.report(kind, ctx.text.location(span.start, span.end));
     }
 
     pub fn lower(
@@ -197,11 +198,11 @@ impl<'a> Lowering<'a> {
                 }
                 let (base_op, base_ty) = self.lower(base, scope, ctx)?;
                 if !matches!(base_ty, Type::Any | Type::Object | Type::Null) {
-                    self.error_at(
-                        ctx,
-                        expr.span,
-                        format!("cannot read field `{name}` of a {base_ty}"),
-                    );
+                    let kind = CompileError::FieldOfNonObject {
+                        field: name.clone(),
+                        base: base_ty,
+                    };
+                    self.error_at(ctx, expr.span, kind);
                     return None;
                 }
                 Some((
@@ -224,11 +225,11 @@ impl<'a> Lowering<'a> {
                         Type::Any
                     }
                     _ => {
-                        self.error_at(
-                            ctx,
-                            expr.span,
-                            format!("cannot index a {base_ty} with a {index_ty}"),
-                        );
+                        let kind = CompileError::BadIndex {
+                            base: base_ty,
+                            index: index_ty,
+                        };
+                        self.error_at(ctx, expr.span, kind);
                         return None;
                     }
                 };
@@ -249,12 +250,15 @@ impl<'a> Lowering<'a> {
                         },
                     )),
                     UnaryOp::Not => {
-                        self.error_at(ctx, operand.span, format!("`not` needs a bool, found {ty}"))
-                            .help = Some("to test for a missing or empty value use `is_null(x)` or `not truthy(x)`".into());
+                        self.error_at(ctx, operand.span, CompileError::NotNeedsBool { found: ty });
                         None
                     }
                     UnaryOp::Neg => {
-                        self.error_at(ctx, operand.span, format!("`-` needs a number, found {ty}"));
+                        self.error_at(
+                            ctx,
+                            operand.span,
+                            CompileError::NegNeedsNumber { found: ty },
+                        );
                         None
                     }
                 }
@@ -295,14 +299,4 @@ pub(super) fn name_dot_name(expr: &Expr) -> Option<(&String, &String)> {
         return None;
     };
     Some((root, name))
-}
-
-fn syntax_help(text: &str) -> String {
-    if text.contains("&&") || text.contains("||") {
-        "write `and` / `or` instead of `&&` / `||`".into()
-    } else if text.contains(" = ") {
-        "compare with `==`".into()
-    } else {
-        "see grammar/README.md for the expression syntax".into()
-    }
 }

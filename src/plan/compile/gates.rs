@@ -3,12 +3,11 @@
 //! or a metric with thresholds and change bounds) and its severity, and works
 //! out whether it is decided per run. Adds the gates, as declared.
 
-use crate::base::diagnostic::Diagnostic;
-use crate::base::suggest::did_you_mean;
 use crate::base::types::Type;
 use crate::base::value::Value;
 use crate::ir::Op;
 use crate::plan::compile::declared::{Declared, DeclaredMetric};
+use crate::plan::compile::error::CompileError as E;
 use crate::plan::compile::expr::{DeclaredOp, ExprCtx, Lowering, Scope};
 use crate::plan::compile::metrics::Metrics;
 use crate::plan::{GatePlan, GateRule, Severity, ShapePlan};
@@ -72,13 +71,11 @@ fn expr_gate(
     };
     let (op, ty) = lowering.lower(&parsed, scope, &mut ctx)?;
     if !Type::Bool.accepts(&ty) || ty == Type::Null {
-        lowering.error(
-            Diagnostic::error(format!(
-                "gate `{name}` must be true or false, but its expression is {ty}"
-            ))
-            .at(expr.whole())
-            .help("compare a metric with a threshold, e.g. `precision >= 0.8`"),
-        );
+        let kind = E::GateNotBool {
+            name: name.to_string(),
+            found: ty,
+        };
+        lowering.report(kind, expr.whole());
         return None;
     }
     // The reported value and threshold: the sides of a top-level comparison.
@@ -111,42 +108,25 @@ fn shaped_gate(
         .iter()
         .position(|m| m.name.text == shape.metric.text)
     else {
-        let mut d = Diagnostic::error(format!("unknown metric `{}`", shape.metric.text))
-            .at(shape.metric.location());
-        if let Some(s) = did_you_mean(
-            &shape.metric.text,
-            spec.metrics.iter().map(|m| m.name.text.as_str()),
-        ) {
-            d = d.help(format!("did you mean `{s}`?"));
-        }
-        lowering.error(d);
+        let kind = E::UnknownGateMetric {
+            name: shape.metric.text.clone(),
+            metrics: spec.metrics.iter().map(|m| m.name.text.clone()).collect(),
+        };
+        lowering.report(kind, shape.metric.location());
         return None;
     };
     let Some(better) = shape.better.or(spec.metrics[index].better) else {
-        lowering.error(
-            Diagnostic::error(format!(
-                "the gate on `{}` needs to know which direction is better",
-                shape.metric.text
-            ))
-            .at(shape.metric.location())
-            .help(format!(
-                "add `better: higher` (or `lower`) to metric `{}` or to this gate",
-                shape.metric.text
-            )),
-        );
+        let kind = E::GateNeedsBetter {
+            metric: shape.metric.text.clone(),
+        };
+        lowering.report(kind, shape.metric.location());
         return None;
     };
     let mut bound = |expr: &ExprText| -> Option<DeclaredOp> {
         let lowered = lowering.compile_expr(expr, scope)?;
         if !Type::Float.accepts(&lowered.ty) {
-            lowering.error(
-                Diagnostic::error(format!(
-                    "a gate bound must be a number, found {}",
-                    lowered.ty
-                ))
-                .at(expr.whole())
-                .help("write a number such as `0.8`, or a param"),
-            );
+            let kind = E::GateBoundNotNumber { found: lowered.ty };
+            lowering.report(kind, expr.whole());
             return None;
         }
         Some(lowered.op)
@@ -222,11 +202,7 @@ fn severity(lowering: &mut Lowering<'_>, expr: &ExprText) -> Option<Severity> {
                 Ok(v) => v.preview(),
                 Err(e) => e,
             };
-            lowering.error(
-                Diagnostic::error(format!("a severity must be \"fail\" or \"warn\", this one gives {found}"))
-                    .at(expr.whole())
-                    .help("write `fail`, `warn`, or an expression over params such as `if(strict, \"fail\", \"warn\")`"),
-            );
+            lowering.report(E::BadSeverity { found }, expr.whole());
             None
         }
     }

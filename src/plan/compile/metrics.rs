@@ -4,12 +4,11 @@
 //! once across runs. Adds [`Metrics`]: the ordered metrics with their types and
 //! classes by declaration, which gates and the tradeoff read. Then `tradeoff:`.
 
-use crate::base::diagnostic::Diagnostic;
-use crate::base::suggest::did_you_mean;
 use crate::base::types::Type;
 use crate::ir::Op;
 use crate::library::aggregates::AggregateFn;
 use crate::plan::compile::declared::{Declared, DeclaredMetric};
+use crate::plan::compile::error::CompileError as E;
 use crate::plan::compile::expr::{Lowering, Scope};
 use crate::plan::compile::order::{self, Ordered};
 use crate::plan::MetricPlan;
@@ -44,32 +43,34 @@ pub fn compile(lowering: &mut Lowering<'_>) -> Metrics {
         let scope = Scope::Metric {
             cutoff: metric.cutoff,
         };
-        let decl = lowering.compile_expr(&metric.expr, scope).and_then(|lowered| {
-            let ty = lowered.ty;
-            if !ty.is_numeric() && ty != Type::Any && ty != Type::Bool {
-                lowering.error(
-                    Diagnostic::error(format!("metric `{}` must be a number, found {ty}", metric.name.text))
-                        .at(metric.expr.whole())
-                        .help("a metric aggregates items, e.g. `ratio(correct where shipped)` or `count(shipped)`"),
-                );
-                return None;
-            }
-            Some(WithDeps {
-                metric: MetricPlan {
-                    name: metric.name.text.clone(),
-                    op: lowered.op,
-                    ty,
-                    empty: metric.empty.as_ref().map(|(v, _)| *v),
-                    better: metric.better,
-                    text: metric.expr.text.clone(),
-                    description: metric.description.clone(),
-                    tolerance: metric.tolerance,
-                    declared,
-                    across: false,
-                },
-                deps: lowered.deps,
-            })
-        });
+        let decl = lowering
+            .compile_expr(&metric.expr, scope)
+            .and_then(|lowered| {
+                let ty = lowered.ty;
+                if !ty.is_numeric() && ty != Type::Any && ty != Type::Bool {
+                    let kind = E::MetricNotNumber {
+                        name: metric.name.text.clone(),
+                        found: ty,
+                    };
+                    lowering.report(kind, metric.expr.whole());
+                    return None;
+                }
+                Some(WithDeps {
+                    metric: MetricPlan {
+                        name: metric.name.text.clone(),
+                        op: lowered.op,
+                        ty,
+                        empty: metric.empty.as_ref().map(|(v, _)| *v),
+                        better: metric.better,
+                        text: metric.expr.text.clone(),
+                        description: metric.description.clone(),
+                        tolerance: metric.tolerance,
+                        declared,
+                        across: false,
+                    },
+                    deps: lowered.deps,
+                })
+            });
         decls.push(decl);
     }
     let names: Vec<String> = spec.metrics.iter().map(|m| m.name.text.clone()).collect();
@@ -136,28 +137,18 @@ fn classify(
         });
         let metric = &spec.metrics[i];
         if across[i] && per_run[i] {
-            lowering.error(
-                Diagnostic::error(format!(
-                    "metric `{}` mixes per-run values with values across runs",
-                    metric.name.text
-                ))
-                .at(metric.expr.whole())
-                .help("per-run metrics aggregate items; summarise them across runs with `run_mean(metric)`, `run_min`, `run_max` or `run_std`"),
-            );
+            let kind = E::MixedRuns {
+                name: metric.name.text.clone(),
+            };
+            lowering.report(kind, metric.expr.whole());
             ok = false;
         }
         for m in summarised {
             if across[m] {
-                lowering.error(
-                    Diagnostic::error(format!(
-                        "`{}` is computed across runs, so it has no value per run to summarise",
-                        spec.metrics[m].name.text
-                    ))
-                    .at(metric.expr.whole())
-                    .help(
-                        "`run_min`, `run_max`, `run_mean` and `run_std` summarise per-run metrics",
-                    ),
-                );
+                let kind = E::SummaryOfAcross {
+                    name: spec.metrics[m].name.text.clone(),
+                };
+                lowering.report(kind, metric.expr.whole());
                 ok = false;
             }
         }
@@ -175,23 +166,18 @@ pub fn tradeoff(
     let decl = spec.tradeoff.as_ref()?;
     let mut find = |name: &Name| -> Option<DeclaredMetric> {
         let Some(index) = spec.metrics.iter().position(|m| m.name.text == name.text) else {
-            let mut d = Diagnostic::error(format!("the spec has no metric `{}`", name.text))
-                .at(name.location());
-            let names = spec.metrics.iter().map(|m| m.name.text.as_str());
-            if let Some(s) = did_you_mean(&name.text, names) {
-                d = d.help(format!("did you mean `{s}`?"));
-            }
-            lowering.error(d);
+            let kind = E::UnknownTradeoffMetric {
+                name: name.text.clone(),
+                metrics: spec.metrics.iter().map(|m| m.name.text.clone()).collect(),
+            };
+            lowering.report(kind, name.location());
             return None;
         };
         if metrics.is_across(DeclaredMetric(index)) {
-            lowering.error(
-                Diagnostic::error(format!(
-                    "`{}` is computed across runs; the tradeoff plots per-run metrics",
-                    name.text
-                ))
-                .at(name.location()),
-            );
+            let kind = E::TradeoffAcross {
+                name: name.text.clone(),
+            };
+            lowering.report(kind, name.location());
             return None;
         }
         Some(DeclaredMetric(index))

@@ -21,6 +21,7 @@ mod calls;
 mod datasets;
 mod declared;
 mod derived;
+mod error;
 mod expr;
 mod gates;
 mod link;
@@ -83,4 +84,42 @@ pub fn compile(
         reports: inputs.reports,
         baseline,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inputs::{gather, Overrides};
+
+    /// The codes of the errors compiling `metrics` (YAML) reports.
+    fn codes(metrics: &str) -> Vec<&'static str> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("spec.yaml");
+        let text = format!(
+            "name: t\nversion: 1.0.0\ndatasets:\n  gold: {{format: jsonl, path: g.jsonl, key: id}}\nfields:\n  ok: gold.ok\nmetrics:\n{metrics}"
+        );
+        std::fs::write(&path, text).unwrap();
+        let spec = crate::spec::load(&path).unwrap();
+        let (inputs, _) = gather(&spec, &Overrides::default());
+        match compile(&spec, &[], inputs) {
+            Ok(_) => Vec::new(),
+            Err(errors) => errors.iter().map(|e| e.code.unwrap_or("uncoded")).collect(),
+        }
+    }
+
+    #[test]
+    fn errors_are_kinds_that_tests_can_match() {
+        assert_eq!(codes("  a: ratio(ok)\n"), Vec::<&str>::new());
+        assert_eq!(codes("  a: ratio(okk)\n"), ["unknown_name"]);
+        assert_eq!(codes("  a: b\n  b: a\n"), ["cycle"]);
+        assert_eq!(
+            codes("  a: ratio(ok where 1)\n  b: nope(1)\n"),
+            ["where_not_bool", "unknown_function"]
+        );
+        assert_eq!(codes("  a: ok\n"), ["unknown_name"]);
+        assert_eq!(
+            codes("  a: percentile(gold.x, 101)\n"),
+            ["percentile_level"]
+        );
+    }
 }

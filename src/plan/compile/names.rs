@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::base::diagnostic::Diagnostic;
-use crate::base::suggest::did_you_mean;
+use crate::plan::compile::error::CompileError as E;
 use crate::plan::compile::expr::LABEL;
 use crate::plan::ParamValue;
 use crate::spec::{self, params, Spec};
@@ -54,15 +54,10 @@ pub fn params(
         .collect();
     for (name, text) in overrides {
         let Some(index) = spec.params.iter().position(|p| &p.name.text == name) else {
-            let known: Vec<&str> = spec.params.iter().map(|p| p.name.text.as_str()).collect();
-            let d = Diagnostic::error(format!(
-                "`--param {name}=…`: the spec has no param `{name}`"
-            ));
-            errors.push(match did_you_mean(name, known.iter().copied()) {
-                Some(s) => d.help(format!("did you mean `{s}`?")),
-                None if known.is_empty() => d.help("this spec declares no params"),
-                None => d.help(format!("params: {}", known.join(", "))),
-            });
+            errors.push(Diagnostic::of(&E::UnknownParamOverride {
+                name: name.clone(),
+                known: spec.params.iter().map(|p| p.name.text.clone()).collect(),
+            }));
             continue;
         };
         let decl = &spec.params[index];
@@ -73,14 +68,15 @@ pub fn params(
                 values[index].value = value;
                 values[index].overridden = true;
             }
-            Err(message) => errors.push(
-                Diagnostic::error(format!("`--param {name}={text}`: {message}"))
-                    .at(decl.name.location())
-                    .label(format!(
-                        "`{name}` is declared here as {}",
-                        decl.ty.keyword()
-                    )),
-            ),
+            Err(message) => {
+                let kind = E::BadParamOverride {
+                    name: name.clone(),
+                    text: text.clone(),
+                    message,
+                    declared_as: decl.ty.keyword(),
+                };
+                errors.push(Diagnostic::of(&kind).at(decl.name.location()));
+            }
         }
     }
     values
@@ -99,61 +95,44 @@ pub fn check(spec: &Spec, errors: &mut Vec<Diagnostic>) {
         .chain(spec.params.iter().map(|p| (&p.name, "param")));
     for (name, what) in names {
         match seen.get(name.text.as_str()) {
-            Some(other) => errors.push(
-                Diagnostic::error(format!(
-                    "the name `{}` is used by a {other} and a {what}",
-                    name.text
-                ))
-                .at(name.location())
-                .help("datasets, fields, matchers and params share one namespace; rename one"),
-            ),
+            Some(other) => {
+                let kind = E::NameClash {
+                    name: name.text.clone(),
+                    first: other,
+                    second: what,
+                };
+                errors.push(Diagnostic::of(&kind).at(name.location()));
+            }
             None => {
                 seen.insert(&name.text, what);
             }
         }
     }
     if let (Some(first), Some(what)) = (spec.labels.first(), seen.get(LABEL)) {
-        errors.push(
-            Diagnostic::error(format!(
-                "a {what} is named `{LABEL}`, which the `labels:` rules give every item"
-            ))
-            .at(first.label.location())
-            .help(format!(
-                "rename the {what}; `{LABEL}` holds each item's label"
-            )),
-        );
+        let kind = E::LabelNameTaken { what };
+        errors.push(Diagnostic::of(&kind).at(first.label.location()));
     }
     let params: HashSet<&str> = spec.params.iter().map(|p| p.name.text.as_str()).collect();
     let mut metrics: HashSet<&str> = HashSet::new();
     for metric in &spec.metrics {
         if !metrics.insert(&metric.name.text) {
-            errors.push(
-                Diagnostic::error(format!("two metrics are named `{}`", metric.name.text))
-                    .at(metric.name.location())
-                    .help("a cutoff template (`{k}` with `ks`) and another metric give the same name; rename one"),
-            );
+            let kind = E::DuplicateMetric {
+                name: metric.name.text.clone(),
+            };
+            errors.push(Diagnostic::of(&kind).at(metric.name.location()));
         }
         if params.contains(metric.name.text.as_str()) {
-            errors.push(
-                Diagnostic::error(format!(
-                    "the name `{}` is used by a param and a metric",
-                    metric.name.text
-                ))
-                .at(metric.name.location())
-                .help("gates see metrics and params by name; rename one"),
-            );
+            let kind = E::ParamMetricClash {
+                name: metric.name.text.clone(),
+            };
+            errors.push(Diagnostic::of(&kind).at(metric.name.location()));
         }
     }
     if !spec.datasets.iter().any(|d| d.name.text == spec.items.text) {
-        let names: Vec<&str> = spec.datasets.iter().map(|d| d.name.text.as_str()).collect();
-        let mut d = Diagnostic::error(format!(
-            "`items` names `{}`, which is not a dataset",
-            spec.items.text
-        ))
-        .at(spec.items.location());
-        if let Some(s) = did_you_mean(&spec.items.text, names.iter().copied()) {
-            d = d.help(format!("did you mean `{s}`?"));
-        }
-        errors.push(d);
+        let kind = E::ItemsNotADataset {
+            name: spec.items.text.clone(),
+            datasets: spec.datasets.iter().map(|d| d.name.text.clone()).collect(),
+        };
+        errors.push(Diagnostic::of(&kind).at(spec.items.location()));
     }
 }

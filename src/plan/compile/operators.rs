@@ -1,6 +1,7 @@
 //! Operators: the type of a unary or binary operation, from its operands' types.
 
 use crate::base::types::Type;
+use crate::plan::compile::error::CompileError as E;
 use crate::plan::compile::expr::{ExprCtx, Lowering};
 use crate::syntax::{BinaryOp, Expr};
 
@@ -18,11 +19,11 @@ impl Lowering<'_> {
             BinaryOp::And | BinaryOp::Or => {
                 for (t, side) in [(l, left), (r, right)] {
                     if !Type::Bool.accepts(t) {
-                        self.error_at(
-                            ctx,
-                            side.span,
-                            format!("`{}` needs bools, found {t}", op.symbol()),
-                        );
+                        let kind = E::LogicNeedsBools {
+                            op: op.symbol(),
+                            found: t.clone(),
+                        };
+                        self.error_at(ctx, side.span, kind);
                         return None;
                     }
                 }
@@ -33,11 +34,12 @@ impl Lowering<'_> {
                 let comparable =
                     (numeric(l) && numeric(r)) || (Type::Str.accepts(l) && Type::Str.accepts(r));
                 if !comparable {
-                    self.error_at(
-                        ctx,
-                        expr.span,
-                        format!("cannot compare {l} with {r} using `{}`", op.symbol()),
-                    );
+                    let kind = E::CannotCompare {
+                        left: l.clone(),
+                        right: r.clone(),
+                        op: op.symbol(),
+                    };
+                    self.error_at(ctx, expr.span, kind);
                     return None;
                 }
                 Type::Bool
@@ -49,14 +51,11 @@ impl Lowering<'_> {
                     _ => false,
                 };
                 if !ok {
-                    self.error_at(
-                        ctx,
-                        right.span,
-                        format!(
-                            "`{}` needs a list (or a string) on the right, found {r}",
-                            op.symbol()
-                        ),
-                    );
+                    let kind = E::InNeedsList {
+                        op: op.symbol(),
+                        found: r.clone(),
+                    };
+                    self.error_at(ctx, right.span, kind);
                     return None;
                 }
                 Type::Bool
@@ -69,18 +68,22 @@ impl Lowering<'_> {
                 (Type::Any | Type::Null, _) | (_, Type::Any | Type::Null) => Type::Any,
                 (a, b) if numeric(a) && numeric(b) => Type::Float,
                 _ => {
-                    self.error_at(ctx, expr.span, format!("cannot add {l} and {r}"));
+                    let kind = E::CannotAdd {
+                        left: l.clone(),
+                        right: r.clone(),
+                    };
+                    self.error_at(ctx, expr.span, kind);
                     return None;
                 }
             },
             BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem => {
                 for (t, side) in [(l, left), (r, right)] {
                     if !numeric(t) {
-                        self.error_at(
-                            ctx,
-                            side.span,
-                            format!("`{}` needs numbers, found {t}", op.symbol()),
-                        );
+                        let kind = E::ArithmeticNeedsNumbers {
+                            op: op.symbol(),
+                            found: t.clone(),
+                        };
+                        self.error_at(ctx, side.span, kind);
                         return None;
                     }
                 }

@@ -3,6 +3,7 @@
 //! Reads each declaration's dependencies; adds the order, or an error per cycle.
 
 use crate::base::diagnostic::{Diagnostic, Location};
+use crate::plan::compile::error::CompileError;
 
 /// Declarations in dependency order, and where each declaration went.
 #[derive(Debug)]
@@ -43,7 +44,7 @@ impl<T> Ordered<T> {
 pub fn by_dependencies(
     names: &[String],
     deps: &[Vec<usize>],
-    what: &str,
+    what: &'static str,
     locate: impl Fn(usize) -> Location,
     errors: &mut Vec<Diagnostic>,
 ) -> Option<Vec<usize>> {
@@ -90,21 +91,11 @@ pub fn by_dependencies(
             continue;
         }
         cycle.iter().for_each(|&i| reported[i] = true);
-        let mut path: Vec<&str> = cycle.iter().map(|&i| names[i].as_str()).collect();
-        path.push(&names[cycle[0]]);
-        let message = if cycle.len() == 1 {
-            format!("{what} `{}` depends on itself", names[cycle[0]])
-        } else {
-            format!(
-                "{what}s depend on each other in a cycle: {}",
-                path.join(" → ")
-            )
+        let kind = CompileError::Cycle {
+            what,
+            names: cycle.iter().map(|&i| names[i].clone()).collect(),
         };
-        errors.push(
-            Diagnostic::error(message)
-                .at(locate(cycle[0]))
-                .help("break the cycle by computing one of them from the inputs directly"),
-        );
+        errors.push(Diagnostic::of(&kind).at(locate(cycle[0])));
         ok = false;
     }
     ok.then_some(order)

@@ -2,7 +2,6 @@
 //! to in the scope it is written in. Reads [`Names`]; adds the op that reads it,
 //! its type, and (for fields, matchers and metrics) the dependency.
 
-use crate::base::suggest::did_you_mean;
 use crate::base::types::Type;
 use crate::base::value::Value;
 use crate::ir::Op;
@@ -10,6 +9,7 @@ use crate::library::matchers;
 use crate::plan::compile::declared::{
     DatasetPath, DeclaredDataset, DeclaredDerived, DeclaredMetric,
 };
+use crate::plan::compile::error::{CompileError as E, NameScope};
 use crate::plan::compile::expr::{name_dot_name, DeclaredOp, ExprCtx, Lowering, Scope};
 use crate::spec::ParamType;
 use crate::syntax::{Expr, ExprKind, Span};
@@ -56,13 +56,11 @@ impl Lowering<'_> {
         if self.names.params.iter().any(|p| &p.name == name) {
             return Some(self.name(name, expr.span, Scope::Params, ctx));
         }
-        let names: Vec<&str> = self.names.params.iter().map(|p| p.name.as_str()).collect();
-        let help = match did_you_mean(name, names.iter().copied()) {
-            Some(s) => format!("did you mean `params.{s}`?"),
-            None => format!("params: {}", names.join(", ")),
+        let kind = E::UnknownExplicitParam {
+            name: name.clone(),
+            params: self.names.params.iter().map(|p| p.name.clone()).collect(),
         };
-        self.error_at(ctx, expr.span, format!("the spec has no param `{name}`"))
-            .help = Some(help);
+        self.error_at(ctx, expr.span, kind);
         Some(None)
     }
 
@@ -79,22 +77,18 @@ impl Lowering<'_> {
             return None;
         }
         if !scope.is_gate() {
-            self.error_at(ctx, expr.span, "`baseline` is only known to gates")
-                .help = Some(
-                "compare against the baseline in a gate, e.g. `chr >= baseline.chr - 0.02`".into(),
-            );
+            self.error_at(ctx, expr.span, E::BaselineOutsideGate);
             return Some(None);
         }
         if let Some(index) = metrics.iter().position(|m| &m.name.text == name) {
             let metric = DeclaredMetric(index);
             return Some(Some((Op::Baseline(metric), scope.metric_type(metric))));
         }
-        let help = match did_you_mean(name, metrics.iter().map(|m| m.name.text.as_str())) {
-            Some(s) => format!("did you mean `baseline.{s}`?"),
-            None => "`baseline.NAME` names a metric of this spec".to_string(),
+        let kind = E::UnknownBaselineMetric {
+            name: name.clone(),
+            metrics: metrics.iter().map(|m| m.name.text.clone()).collect(),
         };
-        self.error_at(ctx, expr.span, format!("the spec has no metric `{name}`"))
-            .help = Some(help);
+        self.error_at(ctx, expr.span, kind);
         Some(None)
     }
 
@@ -211,27 +205,19 @@ impl Lowering<'_> {
         let is_item_name =
             spec.datasets.iter().any(|d| d.name.text == name) || derived.iter().any(|n| n == name);
         let is_metric = spec.metrics.iter().any(|m| m.name.text == name);
-        let help = match scope {
-            Scope::Metric { .. } if is_item_name => {
-                format!("`{name}` is a per-item value; aggregate it, e.g. `count({name})` or `ratio({name})`")
-            }
-            Scope::Gate { .. } if is_item_name => format!("`{name}` is a per-item value; gates see metrics and params"),
-            Scope::Item { .. } if is_metric => format!("`{name}` is a metric; per-item expressions see datasets, fields, matchers and params"),
-            Scope::Params => "a severity may only use params".to_string(),
-            _ => match did_you_mean(name, candidates.iter().copied()) {
-                Some(suggestion) => format!("did you mean `{suggestion}`?"),
-                None if candidates.is_empty() => "nothing is defined here yet".to_string(),
-                None => format!("defined here: {}", candidates.join(", ")),
+        let kind = E::UnknownName {
+            name: name.to_string(),
+            scope: match scope {
+                Scope::Item { .. } => NameScope::Item,
+                Scope::Metric { .. } => NameScope::Metric,
+                Scope::Gate { .. } => NameScope::Gate,
+                Scope::Params | Scope::Record(_) => NameScope::Params,
             },
+            is_item_name,
+            is_metric,
+            candidates: candidates.into_iter().map(str::to_string).collect(),
         };
-        let what = match scope {
-            Scope::Item { .. } => "not a dataset, field, matcher or param",
-            Scope::Metric { .. } | Scope::Gate { .. } => "not a metric or param",
-            _ => "not a param",
-        };
-        let d = self.error_at(ctx, span, format!("unknown name `{name}`"));
-        d.label = Some(what.into());
-        d.help = Some(help);
+        self.error_at(ctx, span, kind);
         None
     }
 

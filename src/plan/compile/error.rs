@@ -1,0 +1,641 @@
+//! Every error the compiler reports, as data; their words are written here and
+//! nowhere else. A site builds a [`CompileError`] and places it
+//! (`Diagnostic::of(&kind).at(location)`).
+
+use crate::base::diagnostic::{Kind, Words};
+use crate::base::suggest::{suggestion, suggestion_or};
+use crate::base::types::Type;
+
+/// Where an unknown name was written, for what the error suggests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameScope {
+    Item,
+    Metric,
+    Gate,
+    Params,
+}
+
+#[derive(Debug)]
+pub enum CompileError {
+    // ---- names and params ----
+    UnknownParamOverride {
+        name: String,
+        known: Vec<String>,
+    },
+    BadParamOverride {
+        name: String,
+        text: String,
+        message: String,
+        declared_as: &'static str,
+    },
+    NameClash {
+        name: String,
+        first: &'static str,
+        second: &'static str,
+    },
+    LabelNameTaken {
+        what: &'static str,
+    },
+    DuplicateMetric {
+        name: String,
+    },
+    ParamMetricClash {
+        name: String,
+    },
+    ItemsNotADataset {
+        name: String,
+        datasets: Vec<String>,
+    },
+    UnknownName {
+        name: String,
+        scope: NameScope,
+        is_item_name: bool,
+        is_metric: bool,
+        candidates: Vec<String>,
+    },
+    UnknownExplicitParam {
+        name: String,
+        params: Vec<String>,
+    },
+    BaselineOutsideGate,
+    UnknownBaselineMetric {
+        name: String,
+        metrics: Vec<String>,
+    },
+    // ---- expressions ----
+    Syntax {
+        message: String,
+        text: String,
+    },
+    FieldOfNonObject {
+        field: String,
+        base: Type,
+    },
+    BadIndex {
+        base: Type,
+        index: Type,
+    },
+    NotNeedsBool {
+        found: Type,
+    },
+    NegNeedsNumber {
+        found: Type,
+    },
+    LogicNeedsBools {
+        op: &'static str,
+        found: Type,
+    },
+    CannotCompare {
+        left: Type,
+        right: Type,
+        op: &'static str,
+    },
+    InNeedsList {
+        op: &'static str,
+        found: Type,
+    },
+    CannotAdd {
+        left: Type,
+        right: Type,
+    },
+    ArithmeticNeedsNumbers {
+        op: &'static str,
+        found: Type,
+    },
+    // ---- calls ----
+    WhereOnNonAggregate {
+        name: String,
+    },
+    UnknownFunction {
+        name: String,
+        suggestion: Option<String>,
+    },
+    IfArity {
+        found: usize,
+    },
+    IfConditionNotBool {
+        found: Type,
+    },
+    BuiltinArity {
+        name: &'static str,
+        min: usize,
+        max: usize,
+        found: usize,
+        example: &'static str,
+    },
+    BuiltinArgType {
+        position: usize,
+        name: &'static str,
+        expected: &'static str,
+        found: Type,
+        example: &'static str,
+    },
+    RunStatScope {
+        name: String,
+    },
+    RunStatNeedsMetric {
+        name: String,
+    },
+    RecordsOnlyInMetrics,
+    RecordsNeedsDataset {
+        datasets: Vec<String>,
+    },
+    // ---- aggregates ----
+    NestedAggregate {
+        name: String,
+    },
+    AggregateScope {
+        name: String,
+        in_gate: bool,
+    },
+    AggregateArity {
+        name: String,
+        max: usize,
+        found: usize,
+        example: &'static str,
+    },
+    PercentileLevel,
+    WhereNotBool {
+        found: Type,
+    },
+    CountsNeedCondition {
+        name: String,
+        found: Type,
+    },
+    AggregateNeedsNumber {
+        name: String,
+        found: Type,
+    },
+    // ---- fields, matchers, labels, offenders ----
+    LabelNotBool {
+        label: String,
+        found: Type,
+    },
+    UnknownOffenderShow {
+        name: String,
+        candidates: Vec<String>,
+    },
+    OffendersWhenNotBool {
+        found: Type,
+    },
+    UnknownMatcherKind {
+        kind: String,
+        kinds: &'static [&'static str],
+    },
+    MissingMatcherInput {
+        matcher: String,
+        kind: &'static str,
+        input: &'static str,
+    },
+    MatcherInputNotExpression {
+        input: &'static str,
+        found: &'static str,
+    },
+    MatcherInputType {
+        input: &'static str,
+        kind: &'static str,
+        expected: &'static str,
+        found: Type,
+    },
+    MissingMatcherOption {
+        matcher: String,
+        kind: &'static str,
+        option: &'static str,
+    },
+    UnknownMatcherKey {
+        kind: &'static str,
+        key: String,
+        known: Vec<&'static str>,
+    },
+    MatcherRejected {
+        matcher: String,
+        message: String,
+    },
+    BadMatcherOption {
+        problem: String,
+        found: &'static str,
+    },
+    // ---- metrics ----
+    MetricNotNumber {
+        name: String,
+        found: Type,
+    },
+    MixedRuns {
+        name: String,
+    },
+    SummaryOfAcross {
+        name: String,
+    },
+    UnknownTradeoffMetric {
+        name: String,
+        metrics: Vec<String>,
+    },
+    TradeoffAcross {
+        name: String,
+    },
+    Cycle {
+        what: &'static str,
+        names: Vec<String>,
+    },
+    // ---- gates ----
+    GateNotBool {
+        name: String,
+        found: Type,
+    },
+    UnknownGateMetric {
+        name: String,
+        metrics: Vec<String>,
+    },
+    GateNeedsBetter {
+        metric: String,
+    },
+    GateBoundNotNumber {
+        found: Type,
+    },
+    BadSeverity {
+        found: String,
+    },
+    // ---- datasets ----
+    KeepOnLookup {
+        dataset: String,
+    },
+    CheckNotBool {
+        found: Type,
+    },
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+fn names(list: &[String]) -> impl Iterator<Item = &str> {
+    list.iter().map(String::as_str)
+}
+
+impl Kind for CompileError {
+    fn code(&self) -> &'static str {
+        use CompileError as E;
+        match self {
+            E::UnknownParamOverride { .. } => "unknown_param_override",
+            E::BadParamOverride { .. } => "bad_param_override",
+            E::NameClash { .. } => "name_clash",
+            E::LabelNameTaken { .. } => "label_name_taken",
+            E::DuplicateMetric { .. } => "duplicate_metric",
+            E::ParamMetricClash { .. } => "param_metric_clash",
+            E::ItemsNotADataset { .. } => "items_not_a_dataset",
+            E::UnknownName { .. } => "unknown_name",
+            E::UnknownExplicitParam { .. } => "unknown_param",
+            E::BaselineOutsideGate => "baseline_outside_gate",
+            E::UnknownBaselineMetric { .. } => "unknown_baseline_metric",
+            E::Syntax { .. } => "syntax",
+            E::FieldOfNonObject { .. } => "field_of_non_object",
+            E::BadIndex { .. } => "bad_index",
+            E::NotNeedsBool { .. } => "not_needs_bool",
+            E::NegNeedsNumber { .. } => "neg_needs_number",
+            E::LogicNeedsBools { .. } => "logic_needs_bools",
+            E::CannotCompare { .. } => "cannot_compare",
+            E::InNeedsList { .. } => "in_needs_list",
+            E::CannotAdd { .. } => "cannot_add",
+            E::ArithmeticNeedsNumbers { .. } => "arithmetic_needs_numbers",
+            E::WhereOnNonAggregate { .. } => "where_on_non_aggregate",
+            E::UnknownFunction { .. } => "unknown_function",
+            E::IfArity { .. } => "if_arity",
+            E::IfConditionNotBool { .. } => "if_condition_not_bool",
+            E::BuiltinArity { .. } => "arity",
+            E::BuiltinArgType { .. } => "argument_type",
+            E::RunStatScope { .. } => "run_stat_scope",
+            E::RunStatNeedsMetric { .. } => "run_stat_needs_metric",
+            E::RecordsOnlyInMetrics => "records_scope",
+            E::RecordsNeedsDataset { .. } => "records_needs_dataset",
+            E::NestedAggregate { .. } => "nested_aggregate",
+            E::AggregateScope { .. } => "aggregate_scope",
+            E::AggregateArity { .. } => "aggregate_arity",
+            E::PercentileLevel => "percentile_level",
+            E::WhereNotBool { .. } => "where_not_bool",
+            E::CountsNeedCondition { .. } => "counts_need_condition",
+            E::AggregateNeedsNumber { .. } => "aggregate_needs_number",
+            E::LabelNotBool { .. } => "label_not_bool",
+            E::UnknownOffenderShow { .. } => "unknown_offender_field",
+            E::OffendersWhenNotBool { .. } => "offenders_when_not_bool",
+            E::UnknownMatcherKind { .. } => "unknown_matcher_kind",
+            E::MissingMatcherInput { .. } => "missing_matcher_input",
+            E::MatcherInputNotExpression { .. } => "matcher_input_not_expression",
+            E::MatcherInputType { .. } => "matcher_input_type",
+            E::MissingMatcherOption { .. } => "missing_matcher_option",
+            E::UnknownMatcherKey { .. } => "unknown_matcher_key",
+            E::MatcherRejected { .. } => "matcher_rejected",
+            E::BadMatcherOption { .. } => "bad_matcher_option",
+            E::MetricNotNumber { .. } => "metric_not_number",
+            E::MixedRuns { .. } => "mixed_runs",
+            E::SummaryOfAcross { .. } => "summary_of_across",
+            E::UnknownTradeoffMetric { .. } => "unknown_tradeoff_metric",
+            E::TradeoffAcross { .. } => "tradeoff_across",
+            E::Cycle { .. } => "cycle",
+            E::GateNotBool { .. } => "gate_not_bool",
+            E::UnknownGateMetric { .. } => "unknown_gate_metric",
+            E::GateNeedsBetter { .. } => "gate_needs_better",
+            E::GateBoundNotNumber { .. } => "gate_bound_not_number",
+            E::BadSeverity { .. } => "bad_severity",
+            E::KeepOnLookup { .. } => "keep_on_lookup",
+            E::CheckNotBool { .. } => "check_not_bool",
+        }
+    }
+
+    fn describe(&self) -> Words {
+        use CompileError as E;
+        match self {
+            E::UnknownParamOverride { name, known } => {
+                Words::new(format!("`--param {name}=…`: the spec has no param `{name}`")).help(
+                    suggestion_or(name, names(known), || {
+                        if known.is_empty() {
+                            "this spec declares no params".into()
+                        } else {
+                            format!("params: {}", known.join(", "))
+                        }
+                    }),
+                )
+            }
+            E::BadParamOverride { name, text, message, declared_as } => {
+                Words::new(format!("`--param {name}={text}`: {message}"))
+                    .label(format!("`{name}` is declared here as {declared_as}"))
+            }
+            E::NameClash { name, first, second } => {
+                Words::new(format!("the name `{name}` is used by a {first} and a {second}"))
+                    .help("datasets, fields, matchers and params share one namespace; rename one")
+            }
+            E::LabelNameTaken { what } => Words::new(format!(
+                "a {what} is named `label`, which the `labels:` rules give every item"
+            ))
+            .help(format!("rename the {what}; `label` holds each item's label")),
+            E::DuplicateMetric { name } => Words::new(format!("two metrics are named `{name}`"))
+                .help("a cutoff template (`{k}` with `ks`) and another metric give the same name; rename one"),
+            E::ParamMetricClash { name } => {
+                Words::new(format!("the name `{name}` is used by a param and a metric"))
+                    .help("gates see metrics and params by name; rename one")
+            }
+            E::ItemsNotADataset { name, datasets } => {
+                Words::new(format!("`items` names `{name}`, which is not a dataset"))
+                    .maybe_help(suggestion(name, names(datasets)))
+            }
+            E::UnknownName { name, scope, is_item_name, is_metric, candidates } => {
+                let help = match scope {
+                    NameScope::Metric if *is_item_name => format!(
+                        "`{name}` is a per-item value; aggregate it, e.g. `count({name})` or `ratio({name})`"
+                    ),
+                    NameScope::Gate if *is_item_name => {
+                        format!("`{name}` is a per-item value; gates see metrics and params")
+                    }
+                    NameScope::Item if *is_metric => format!(
+                        "`{name}` is a metric; per-item expressions see datasets, fields, matchers and params"
+                    ),
+                    NameScope::Params => "a severity may only use params".to_string(),
+                    _ => suggestion_or(name, names(candidates), || {
+                        if candidates.is_empty() {
+                            "nothing is defined here yet".to_string()
+                        } else {
+                            format!("defined here: {}", candidates.join(", "))
+                        }
+                    }),
+                };
+                let what = match scope {
+                    NameScope::Item => "not a dataset, field, matcher or param",
+                    NameScope::Metric | NameScope::Gate => "not a metric or param",
+                    NameScope::Params => "not a param",
+                };
+                Words::new(format!("unknown name `{name}`"))
+                    .label(what)
+                    .help(help)
+            }
+            E::UnknownExplicitParam { name, params } => {
+                let help = match crate::base::suggest::did_you_mean(name, names(params)) {
+                    Some(s) => format!("did you mean `params.{s}`?"),
+                    None => format!("params: {}", params.join(", ")),
+                };
+                Words::new(format!("the spec has no param `{name}`")).help(help)
+            }
+            E::BaselineOutsideGate => Words::new("`baseline` is only known to gates").help(
+                "compare against the baseline in a gate, e.g. `chr >= baseline.chr - 0.02`",
+            ),
+            E::UnknownBaselineMetric { name, metrics } => {
+                let help = match crate::base::suggest::did_you_mean(name, names(metrics)) {
+                    Some(s) => format!("did you mean `baseline.{s}`?"),
+                    None => "`baseline.NAME` names a metric of this spec".to_string(),
+                };
+                Words::new(format!("the spec has no metric `{name}`")).help(help)
+            }
+            E::Syntax { message, text } => {
+                let help = if text.contains("&&") || text.contains("||") {
+                    "write `and` / `or` instead of `&&` / `||`"
+                } else if text.contains(" = ") {
+                    "compare with `==`"
+                } else {
+                    "see grammar/README.md for the expression syntax"
+                };
+                Words::new(format!("syntax error: {message}")).help(help)
+            }
+            E::FieldOfNonObject { field, base } => {
+                Words::new(format!("cannot read field `{field}` of a {base}"))
+            }
+            E::BadIndex { base, index } => {
+                Words::new(format!("cannot index a {base} with a {index}"))
+            }
+            E::NotNeedsBool { found } => Words::new(format!("`not` needs a bool, found {found}"))
+                .help("to test for a missing or empty value use `is_null(x)` or `not truthy(x)`"),
+            E::NegNeedsNumber { found } => Words::new(format!("`-` needs a number, found {found}")),
+            E::LogicNeedsBools { op, found } => {
+                Words::new(format!("`{op}` needs bools, found {found}"))
+            }
+            E::CannotCompare { left, right, op } => {
+                Words::new(format!("cannot compare {left} with {right} using `{op}`"))
+            }
+            E::InNeedsList { op, found } => Words::new(format!(
+                "`{op}` needs a list (or a string) on the right, found {found}"
+            )),
+            E::CannotAdd { left, right } => Words::new(format!("cannot add {left} and {right}")),
+            E::ArithmeticNeedsNumbers { op, found } => {
+                Words::new(format!("`{op}` needs numbers, found {found}"))
+            }
+            E::WhereOnNonAggregate { name } => Words::new(format!(
+                "`where` only filters aggregates, and `{name}` is not one"
+            )),
+            E::UnknownFunction { name, suggestion } => {
+                Words::new(format!("unknown function `{name}`")).help(
+                    suggestion
+                        .clone()
+                        .unwrap_or_else(|| "see grammar/README.md for the built-in functions".into()),
+                )
+            }
+            E::IfArity { found } => Words::new(format!(
+                "`if` takes 3 arguments (condition, then, else), found {found}"
+            )),
+            E::IfConditionNotBool { found } => Words::new(format!(
+                "the condition of `if` must be a bool, found {found}"
+            )),
+            E::BuiltinArity { name, min, max, found, example } => {
+                let expected = if min == max {
+                    format!("{max}")
+                } else {
+                    format!("{min} to {max}")
+                };
+                Words::new(format!(
+                    "`{name}` takes {expected} argument{}, found {found}",
+                    plural(*max)
+                ))
+                .help(format!("example: {example}"))
+            }
+            E::BuiltinArgType { position, name, expected, found, example } => Words::new(format!(
+                "argument {position} of `{name}` must be {expected}, found {found}"
+            ))
+            .help(format!("example: {example}")),
+            E::RunStatScope { name } => {
+                Words::new(format!("`{name}` is only allowed in metrics and gates"))
+                    .help("it summarises a metric over the runs")
+            }
+            E::RunStatNeedsMetric { name } => {
+                Words::new(format!("`{name}` takes the name of a metric"))
+                    .help(format!("example: {name}(precision)"))
+            }
+            E::RecordsOnlyInMetrics => Words::new("`records(dataset)` is only allowed in metrics"),
+            E::RecordsNeedsDataset { datasets } => {
+                Words::new("`records` takes the name of a dataset")
+                    .help(format!("datasets: {}", datasets.join(", ")))
+            }
+            E::NestedAggregate { name } => Words::new(format!(
+                "aggregate `{name}` cannot be nested inside another aggregate"
+            )),
+            E::AggregateScope { name, in_gate } => {
+                Words::new(format!("aggregate `{name}` is only allowed in metrics")).help(
+                    if *in_gate {
+                        "define a metric with the aggregate and gate on the metric"
+                    } else {
+                        "per-item fields see one item at a time; move the aggregate into `metrics:`"
+                    },
+                )
+            }
+            E::AggregateArity { name, max, found, example } => Words::new(format!(
+                "`{name}` takes {max} argument{}, found {found}",
+                plural(*max)
+            ))
+            .help(format!("example: {example}")),
+            E::PercentileLevel => Words::new("the percentile must be a number from 0 to 100"),
+            E::WhereNotBool { found } => Words::new(format!("`where` needs a bool, found {found}")),
+            E::CountsNeedCondition { name, found } => Words::new(format!(
+                "`{name}` counts items where its argument is true, but it is {found}"
+            ))
+            .help(format!("write a condition, e.g. `{name}(x > 0)`")),
+            E::AggregateNeedsNumber { name, found } => {
+                Words::new(format!("`{name}` needs a number, found {found}"))
+            }
+            E::LabelNotBool { label, found } => Words::new(format!(
+                "the condition of label `{label}` must be true or false, found {found}"
+            ))
+            .help("e.g. `answerable and not refused and hit`"),
+            E::UnknownOffenderShow { name, candidates } => Words::new(format!(
+                "`offenders.show` names `{name}`, which is not a field or matcher"
+            ))
+            .maybe_help(suggestion(name, names(candidates))),
+            E::OffendersWhenNotBool { found } => Words::new(format!(
+                "`offenders.when` must be true or false, found {found}"
+            ))
+            .help("e.g. `label != \"OK\"`"),
+            E::UnknownMatcherKind { kind, kinds } => {
+                Words::new(format!("unknown matcher kind `{kind}`")).help(suggestion_or(
+                    kind,
+                    kinds.iter().copied(),
+                    || format!("kinds: {}", kinds.join(", ")),
+                ))
+            }
+            E::MissingMatcherInput { matcher, kind, input } => Words::new(format!(
+                "matcher `{matcher}` ({kind}) needs the input `{input}`"
+            ))
+            .help(format!("add `{input}: <expression>`")),
+            E::MatcherInputNotExpression { input, found } => Words::new(format!(
+                "input `{input}` must be an expression, found {found}"
+            )),
+            E::MatcherInputType { input, kind, expected, found } => Words::new(format!(
+                "input `{input}` of a {kind} matcher must be {expected}, found {found}"
+            )),
+            E::MissingMatcherOption { matcher, kind, option } => Words::new(format!(
+                "matcher `{matcher}` ({kind}) needs the option `{option}`"
+            )),
+            E::UnknownMatcherKey { kind, key, known } => {
+                Words::new(format!("a {kind} matcher has no key `{key}`")).help(suggestion_or(
+                    key,
+                    known.iter().copied(),
+                    || format!("keys: kind, {}", known.join(", ")),
+                ))
+            }
+            E::MatcherRejected { matcher, message } => {
+                Words::new(format!("matcher `{matcher}`: {message}"))
+            }
+            E::BadMatcherOption { problem, found } => {
+                Words::new(format!("{problem}, found {found}"))
+            }
+            E::MetricNotNumber { name, found } => {
+                Words::new(format!("metric `{name}` must be a number, found {found}")).help(
+                    "a metric aggregates items, e.g. `ratio(correct where shipped)` or `count(shipped)`",
+                )
+            }
+            E::MixedRuns { name } => Words::new(format!(
+                "metric `{name}` mixes per-run values with values across runs"
+            ))
+            .help("per-run metrics aggregate items; summarise them across runs with `run_mean(metric)`, `run_min`, `run_max` or `run_std`"),
+            E::SummaryOfAcross { name } => Words::new(format!(
+                "`{name}` is computed across runs, so it has no value per run to summarise"
+            ))
+            .help("`run_min`, `run_max`, `run_mean` and `run_std` summarise per-run metrics"),
+            E::UnknownTradeoffMetric { name, metrics } => {
+                Words::new(format!("the spec has no metric `{name}`"))
+                    .maybe_help(suggestion(name, names(metrics)))
+            }
+            E::TradeoffAcross { name } => Words::new(format!(
+                "`{name}` is computed across runs; the tradeoff plots per-run metrics"
+            )),
+            E::Cycle { what, names } => {
+                let message = match names.as_slice() {
+                    [one] => format!("{what} `{one}` depends on itself"),
+                    _ => {
+                        let mut path: Vec<&str> = names.iter().map(String::as_str).collect();
+                        path.push(&names[0]);
+                        format!("{what}s depend on each other in a cycle: {}", path.join(" → "))
+                    }
+                };
+                Words::new(message)
+                    .help("break the cycle by computing one of them from the inputs directly")
+            }
+            E::GateNotBool { name, found } => Words::new(format!(
+                "gate `{name}` must be true or false, but its expression is {found}"
+            ))
+            .help("compare a metric with a threshold, e.g. `precision >= 0.8`"),
+            E::UnknownGateMetric { name, metrics } => {
+                Words::new(format!("unknown metric `{name}`"))
+                    .maybe_help(suggestion(name, names(metrics)))
+            }
+            E::GateNeedsBetter { metric } => Words::new(format!(
+                "the gate on `{metric}` needs to know which direction is better"
+            ))
+            .help(format!(
+                "add `better: higher` (or `lower`) to metric `{metric}` or to this gate"
+            )),
+            E::GateBoundNotNumber { found } => {
+                Words::new(format!("a gate bound must be a number, found {found}"))
+                    .help("write a number such as `0.8`, or a param")
+            }
+            E::BadSeverity { found } => Words::new(format!(
+                "a severity must be \"fail\" or \"warn\", this one gives {found}"
+            ))
+            .help("write `fail`, `warn`, or an expression over params such as `if(strict, \"fail\", \"warn\")`"),
+            E::KeepOnLookup { dataset } => Words::new(format!(
+                "dataset `{dataset}` is looked up by key, so `duplicates: keep` cannot apply"
+            ))
+            .help("use `error`, `first` or `last`; `keep` is for the items dataset"),
+            E::CheckNotBool { found } => Words::new(format!(
+                "a check must be true or false, but this one is {found}"
+            )),
+        }
+    }
+}
