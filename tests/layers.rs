@@ -119,3 +119,22 @@ fn every_layer_is_a_module_of_the_crate() {
         );
     }
 }
+
+#[test]
+fn the_architecture_document_lists_every_layer_and_points_at_real_files() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+    for layer in LAYERS {
+        assert!(
+            doc.contains(&format!("| `{layer}` |")),
+            "ARCHITECTURE.md has no row for the layer `{layer}`"
+        );
+    }
+    // Every `dir/file.rs` it names exists under src/ (or, for tests/, at the root).
+    for quoted in doc.split('`').skip(1).step_by(2) {
+        if quoted.ends_with(".rs") && quoted.contains('/') {
+            let exists = root.join("src").join(quoted).exists() || root.join(quoted).exists();
+            assert!(exists, "ARCHITECTURE.md names `{quoted}`, which does not exist");
+        }
+    }
+}

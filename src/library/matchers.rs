@@ -376,7 +376,8 @@ fn regex_extract(text: &Value, pattern: &Regex, split: &Regex) -> Value {
     )
 }
 
-/// Seed 001's claim containment: any phrase of the claim in the answer.
+/// Claim containment by phrases: any phrase of the claim (split by the pattern,
+/// at least `min_chars` long) appears in the answer.
 fn phrase_containment(text: &Value, claim: &Value, pattern: &Regex, min_chars: usize) -> bool {
     let Value::String(claim) = claim else {
         return false;

@@ -1,4 +1,4 @@
-//! Page-span relevance (seed 004): a retrieved hit `{doc_id, start_page, end_page}` is
+//! Page-span relevance: a retrieved hit `{doc_id, start_page, end_page}` is
 //! relevant to a gold span of the same document when their inclusive page ranges
 //! overlap, after widening the gold span by a page tolerance; or, doc-only, when the
 //! documents match. Crediting gives each gold span to at most one hit, so repeated
