@@ -27,24 +27,9 @@ impl Lowering<'_> {
             filter,
             expr,
         } = *call;
-        let cutoff = match scope {
-            Scope::Metric { cutoff } => cutoff,
-            // A gate may aggregate too (`p95(latency_ms) <= 1200`), but not across runs.
-            Scope::Gate { .. } if !def.across_runs => None,
-            Scope::Item {
-                in_aggregate: true, ..
-            } => {
-                let kind = E::NestedAggregate {
-                    name: name.to_string(),
-                };
-                self.error_at(ctx, name_span, kind);
-                return None;
-            }
-            _ => {
-                let kind = E::AggregateScope {
-                    name: name.to_string(),
-                    in_gate: matches!(scope, Scope::Gate { .. }),
-                };
+        let cutoff = match item_scope(def, scope) {
+            Ok(cutoff) => cutoff,
+            Err(kind) => {
                 self.error_at(ctx, name_span, kind);
                 return None;
             }
@@ -107,32 +92,12 @@ impl Lowering<'_> {
                 return None;
             }
         }
-        let ty = match (&arg, def.takes) {
-            (_, Takes::TwoLabels | Takes::Value) => Type::Any,
-            (Some((_, ty)), Takes::Condition) if !Type::Bool.accepts(ty) => {
-                let kind = E::CountsNeedCondition {
-                    name: name.to_string(),
-                    found: ty.clone(),
-                };
+        let result_ty = match result_type(def, arg.as_ref().map(|(_, ty)| ty)) {
+            Ok(ty) => ty,
+            Err(kind) => {
                 self.error_at(ctx, args[0].span, kind);
                 return None;
             }
-            (Some(_), Takes::Condition) => Type::Bool,
-            (Some((_, ty)), _) if !Type::Float.accepts(ty) => {
-                let kind = E::AggregateNeedsNumber {
-                    name: name.to_string(),
-                    found: ty.clone(),
-                };
-                self.error_at(ctx, args[0].span, kind);
-                return None;
-            }
-            (Some((_, ty)), _) => ty.clone(),
-            (None, _) => Type::Int,
-        };
-        let result_ty = match def.gives {
-            Gives::Int => Type::Int,
-            Gives::LikeArgument if ty == Type::Int => Type::Int,
-            Gives::LikeArgument | Gives::Number => Type::Float,
         };
         let text = &ctx.text.text[expr.span.start..expr.span.end];
         let subject = text
@@ -153,4 +118,54 @@ impl Lowering<'_> {
         });
         Some((Op::Aggregate(id), result_ty))
     }
+}
+
+/// The cutoff its items see (`k` in a metric expanded from `ks`), when an
+/// aggregate may be written in `scope`: in metrics, and in gates unless it is
+/// folded across runs.
+fn item_scope(def: &AggregateDef, scope: Scope<'_>) -> Result<Option<u32>, E> {
+    let name = def.name.to_string();
+    match scope {
+        Scope::Metric { cutoff } => Ok(cutoff),
+        // A gate may aggregate too (`p95(latency_ms) <= 1200`), but not across runs.
+        Scope::Gate { .. } if !def.across_runs => Ok(None),
+        Scope::Item {
+            in_aggregate: true, ..
+        } => Err(E::NestedAggregate { name }),
+        _ => Err(E::AggregateScope {
+            name,
+            in_gate: matches!(scope, Scope::Gate { .. }),
+        }),
+    }
+}
+
+/// What the aggregate gives, once its argument's type is checked against what the
+/// row takes.
+fn result_type(def: &AggregateDef, arg: Option<&Type>) -> Result<Type, E> {
+    let name = || def.name.to_string();
+    let ty = match (arg, def.takes) {
+        (_, Takes::TwoLabels | Takes::Value) => Type::Any,
+        (Some(ty), Takes::Condition) if !Type::Bool.accepts(ty) => {
+            let found = ty.clone();
+            return Err(E::CountsNeedCondition {
+                name: name(),
+                found,
+            });
+        }
+        (Some(_), Takes::Condition) => Type::Bool,
+        (Some(ty), _) if !Type::Float.accepts(ty) => {
+            let found = ty.clone();
+            return Err(E::AggregateNeedsNumber {
+                name: name(),
+                found,
+            });
+        }
+        (Some(ty), _) => ty.clone(),
+        (None, _) => Type::Int,
+    };
+    Ok(match def.gives {
+        Gives::Int => Type::Int,
+        Gives::LikeArgument if ty == Type::Int => Type::Int,
+        Gives::LikeArgument | Gives::Number => Type::Float,
+    })
 }

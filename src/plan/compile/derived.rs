@@ -8,10 +8,12 @@ use std::sync::Arc;
 use crate::base::types::Type;
 use crate::base::value::Value;
 use crate::ir::Op;
-use crate::library::matchers::{self, Matcher, OptionDefault, OptionKind, OptionValue};
+use crate::library::matchers::{
+    self, Matcher, MatcherKind, OptionDefault, OptionKind, OptionValue,
+};
 use crate::plan::compile::declared::{Declared, DeclaredDerived};
 use crate::plan::compile::error::CompileError as E;
-use crate::plan::compile::expr::{Lowering, Scope, LABEL};
+use crate::plan::compile::expr::{DeclaredOp, Lowering, Scope, LABEL};
 use crate::plan::compile::order::{self, Ordered};
 use crate::plan::{Derived, DerivedKind, OffendersPlan};
 use crate::spec::{Constant, MatcherArg, MatcherDecl};
@@ -174,20 +176,84 @@ fn matcher(lowering: &mut Lowering<'_>, decl: &MatcherDecl) -> Option<WithDeps> 
         lowering.report(kind, decl.kind.location());
         return None;
     };
-    let arg = |name: &str| decl.args.iter().find(|a| a.name.text == name);
-    let mut ok = true;
-    let mut inputs = Vec::new();
-    let mut deps = Vec::new();
-    let mut texts = Vec::new();
+    let mut parts = MatcherParts::default();
+    matcher_inputs(lowering, decl, kind, &mut parts);
+    matcher_options(lowering, decl, kind, &mut parts);
+    matcher_keys(lowering, decl, kind, &mut parts);
+    let MatcherParts {
+        inputs,
+        deps,
+        options,
+        texts,
+        ok,
+    } = parts;
+    if !ok {
+        return None;
+    }
+    match Matcher::build(kind, &options) {
+        Ok(matcher) => Some(WithDeps {
+            derived: Derived {
+                name: decl.name.text.clone(),
+                kind: DerivedKind::Matcher,
+                op: Op::Matcher(Arc::new(matcher), inputs),
+                ty: (kind.returns)(),
+                text: format!("{}({})", kind.name, texts.join(", ")),
+                at: decl.name.location(),
+            },
+            deps,
+        }),
+        Err(message) => {
+            let error = E::MatcherRejected {
+                matcher: decl.name.text.clone(),
+                message,
+            };
+            lowering.report(error, decl.name.location());
+            None
+        }
+    }
+}
+
+/// A matcher as its declaration is compiled: inputs, options, and whether all is well.
+struct MatcherParts {
+    inputs: Vec<DeclaredOp>,
+    deps: Vec<usize>,
+    options: Vec<OptionValue>,
+    /// `key: value` of each input and given option, for `check`.
+    texts: Vec<String>,
+    ok: bool,
+}
+
+impl Default for MatcherParts {
+    fn default() -> Self {
+        MatcherParts {
+            inputs: Vec::new(),
+            deps: Vec::new(),
+            options: Vec::new(),
+            texts: Vec::new(),
+            ok: true,
+        }
+    }
+}
+
+fn find_arg<'d>(decl: &'d MatcherDecl, name: &str) -> Option<&'d MatcherArg> {
+    decl.args.iter().find(|a| a.name.text == name)
+}
+/// Each input the kind needs: an expression of the type it takes.
+fn matcher_inputs(
+    lowering: &mut Lowering<'_>,
+    decl: &MatcherDecl,
+    kind: &'static MatcherKind,
+    parts: &mut MatcherParts,
+) {
     for (input, param) in kind.inputs {
-        let Some(given) = arg(input) else {
+        let Some(given) = find_arg(decl, input) else {
             let error = E::MissingMatcherInput {
                 matcher: decl.name.text.clone(),
                 kind: kind.name,
                 input,
             };
             lowering.report(error, decl.name.location());
-            ok = false;
+            parts.ok = false;
             continue;
         };
         let Some(expr) = &given.expr else {
@@ -196,7 +262,7 @@ fn matcher(lowering: &mut Lowering<'_>, decl: &MatcherDecl) -> Option<WithDeps> 
                 found: given.type_name,
             };
             lowering.report(error, given.name.location());
-            ok = false;
+            parts.ok = false;
             continue;
         };
         match lowering.compile_expr(expr, Scope::ITEM) {
@@ -209,18 +275,26 @@ fn matcher(lowering: &mut Lowering<'_>, decl: &MatcherDecl) -> Option<WithDeps> 
                         found: lowered.ty.clone(),
                     };
                     lowering.report(error, expr.whole());
-                    ok = false;
+                    parts.ok = false;
                 }
-                texts.push(format!("{input}: {}", expr.text));
-                inputs.push(lowered.op);
-                deps.extend(lowered.deps);
+                parts.texts.push(format!("{input}: {}", expr.text));
+                parts.inputs.push(lowered.op);
+                parts.deps.extend(lowered.deps);
             }
-            None => ok = false,
+            None => parts.ok = false,
         }
     }
-    let mut options = Vec::new();
+}
+
+/// Each option of the kind: as given, or its default.
+fn matcher_options(
+    lowering: &mut Lowering<'_>,
+    decl: &MatcherDecl,
+    kind: &'static MatcherKind,
+    parts: &mut MatcherParts,
+) {
     for option in kind.options {
-        let given = arg(option.name);
+        let given = find_arg(decl, option.name);
         let value = match (given, option.default) {
             (Some(given), _) => option_value(lowering, option.name, option.kind, given),
             (None, Some(default)) => Some(match default {
@@ -246,13 +320,24 @@ fn matcher(lowering: &mut Lowering<'_>, decl: &MatcherDecl) -> Option<WithDeps> 
         match value {
             Some(value) => {
                 if given.is_some() {
-                    texts.push(format!("{}: {}", option.name, describe_option(&value)));
+                    parts
+                        .texts
+                        .push(format!("{}: {}", option.name, describe_option(&value)));
                 }
-                options.push(value);
+                parts.options.push(value);
             }
-            None => ok = false,
+            None => parts.ok = false,
         }
     }
+}
+
+/// Keys the kind does not know.
+fn matcher_keys(
+    lowering: &mut Lowering<'_>,
+    decl: &MatcherDecl,
+    kind: &'static MatcherKind,
+    parts: &mut MatcherParts,
+) {
     let known: Vec<&'static str> = kind
         .inputs
         .iter()
@@ -267,31 +352,7 @@ fn matcher(lowering: &mut Lowering<'_>, decl: &MatcherDecl) -> Option<WithDeps> 
                 known: known.clone(),
             };
             lowering.report(error, name.location());
-            ok = false;
-        }
-    }
-    if !ok {
-        return None;
-    }
-    match Matcher::build(kind, &options) {
-        Ok(matcher) => Some(WithDeps {
-            derived: Derived {
-                name: decl.name.text.clone(),
-                kind: DerivedKind::Matcher,
-                op: Op::Matcher(Arc::new(matcher), inputs),
-                ty: (kind.returns)(),
-                text: format!("{}({})", kind.name, texts.join(", ")),
-                at: decl.name.location(),
-            },
-            deps,
-        }),
-        Err(message) => {
-            let error = E::MatcherRejected {
-                matcher: decl.name.text.clone(),
-                message,
-            };
-            lowering.report(error, decl.name.location());
-            None
+            parts.ok = false;
         }
     }
 }

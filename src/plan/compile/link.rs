@@ -105,45 +105,21 @@ pub fn link(parts: Parts<'_>) -> Plan {
     for (position, draft) in drafts.iter().enumerate() {
         dataset_ids[draft.declared.0] = DatasetId::new(position);
     }
-
-    // Every path each dataset must provide, then the projection that serves them.
-    let mut paths: Vec<BTreeSet<Vec<String>>> = vec![BTreeSet::new(); drafts.len()];
-    let mut collect = |op: &Op<Declared>| {
-        if let Op::Input(input) = op {
-            paths[dataset_ids[input.dataset.0].index()].insert(input.path.clone());
-        }
-    };
-    for draft in &drafts {
-        draft.key.walk(&mut collect);
-        for check in draft.checks.iter().chain(&draft.run_name) {
-            check.op.walk(&mut collect);
-        }
-    }
-    let derived_ops = parts.derived.items.iter().map(|d| &d.op);
-    let aggregate_ops = parts
-        .aggregates
+    let ops = parts
+        .derived
+        .items
         .iter()
-        .flat_map(|a| a.arg.iter().chain(&a.filter));
-    let metric_ops = parts.metrics.ordered.items.iter().map(|m| &m.op);
-    let gate_ops = parts.gates.iter().flat_map(|g| g.rule.ops());
-    let offender_ops = parts.offenders.iter().map(|o| &o.when);
-    for op in derived_ops
-        .chain(aggregate_ops)
-        .chain(metric_ops)
-        .chain(gate_ops)
-        .chain(offender_ops)
-    {
-        op.walk(&mut collect);
-    }
-    for (draft, paths) in drafts.iter().zip(&mut paths) {
-        for rule in &draft.rules {
-            paths.insert(rule.path.clone());
-        }
-    }
-    let projections: Vec<Projection> = paths
-        .iter()
-        .map(|paths| Projection::build(paths.iter().map(Vec::as_slice)))
-        .collect();
+        .map(|d| &d.op)
+        .chain(
+            parts
+                .aggregates
+                .iter()
+                .flat_map(|a| a.arg.iter().chain(&a.filter)),
+        )
+        .chain(parts.metrics.ordered.items.iter().map(|m| &m.op))
+        .chain(parts.gates.iter().flat_map(|g| g.rule.ops()))
+        .chain(parts.offenders.iter().map(|o| &o.when));
+    let projections = projections(&drafts, &dataset_ids, ops);
 
     let linker = Linker {
         datasets: dataset_ids,
@@ -160,9 +136,9 @@ pub fn link(parts: Parts<'_>) -> Plan {
         .items
         .into_iter()
         .map(|d| Derived {
+            op: d.op.map(&linker),
             name: d.name,
             kind: d.kind,
-            op: d.op.map(&linker),
             ty: d.ty,
             text: d.text,
             at: d.at,
@@ -215,32 +191,10 @@ pub fn link(parts: Parts<'_>) -> Plan {
         aggregates: parts
             .aggregates
             .into_iter()
-            .map(|a| Aggregate {
-                function: a.function,
-                arg: a.arg.map(|op| op.map(&linker)),
-                filter: a.filter.map(|op| op.map(&linker)),
-                text: a.text,
-                subject: a.subject,
-                at: a.at,
-            })
+            .map(|a| aggregate(a, &linker))
             .collect(),
-        metrics: parts
-            .metrics
-            .ordered
-            .items
-            .into_iter()
-            .map(|m| MetricPlan {
-                name: m.name,
-                op: m.op.map(&linker),
-                ty: m.ty,
-                empty: m.empty,
-                better: m.better,
-                text: m.text,
-                description: m.description,
-                tolerance: m.tolerance,
-                declared: m.declared,
-                across: m.across,
-            })
+        metrics: (parts.metrics.ordered.items.into_iter())
+            .map(|m| metric(m, &linker))
             .collect(),
         gates: parts.gates.into_iter().map(|g| gate(g, &linker)).collect(),
         labels: spec.labels.iter().map(|r| r.label.text.clone()).collect(),
@@ -252,6 +206,35 @@ pub fn link(parts: Parts<'_>) -> Plan {
         baseline: parts.baseline,
         tradeoff,
     }
+}
+
+/// Every path each dataset must provide (its ops' inputs and its schema rules),
+/// and the projection that serves them, by dataset id.
+fn projections<'o>(
+    drafts: &[DatasetDraft],
+    dataset_ids: &[DatasetId],
+    ops: impl Iterator<Item = &'o Op<Declared>>,
+) -> Vec<Projection> {
+    let mut paths: Vec<BTreeSet<Vec<String>>> = vec![BTreeSet::new(); drafts.len()];
+    let mut collect = |op: &Op<Declared>| {
+        if let Op::Input(input) = op {
+            paths[dataset_ids[input.dataset.0].index()].insert(input.path.clone());
+        }
+    };
+    for draft in drafts {
+        draft.key.walk(&mut collect);
+        for check in draft.checks.iter().chain(&draft.run_name) {
+            check.op.walk(&mut collect);
+        }
+    }
+    ops.for_each(|op| op.walk(&mut collect));
+    for (draft, paths) in drafts.iter().zip(&mut paths) {
+        paths.extend(draft.rules.iter().map(|rule| rule.path.clone()));
+    }
+    paths
+        .iter()
+        .map(|paths| Projection::build(paths.iter().map(Vec::as_slice)))
+        .collect()
 }
 
 fn dataset(draft: DatasetDraft, linker: &Linker) -> DatasetPlan {
@@ -290,6 +273,32 @@ fn dataset(draft: DatasetDraft, linker: &Linker) -> DatasetPlan {
         runs: draft.runs,
         run_name: draft.run_name.map(check),
         expected_run_name: None,
+    }
+}
+
+fn aggregate(a: Aggregate<Declared>, linker: &Linker) -> Aggregate {
+    Aggregate {
+        function: a.function,
+        arg: a.arg.map(|op| op.map(linker)),
+        filter: a.filter.map(|op| op.map(linker)),
+        text: a.text,
+        subject: a.subject,
+        at: a.at,
+    }
+}
+
+fn metric(m: MetricPlan<Declared>, linker: &Linker) -> MetricPlan {
+    MetricPlan {
+        name: m.name,
+        op: m.op.map(linker),
+        ty: m.ty,
+        empty: m.empty,
+        better: m.better,
+        text: m.text,
+        description: m.description,
+        tolerance: m.tolerance,
+        declared: m.declared,
+        across: m.across,
     }
 }
 
