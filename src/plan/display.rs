@@ -17,6 +17,17 @@ impl fmt::Display for Plan {
             "spec {} {} ({}): OK",
             self.spec_name, self.spec_version, self.spec_display
         );
+        self.write_params(&mut out);
+        self.write_datasets(&mut out);
+        self.write_computed(&mut out);
+        self.write_decided(&mut out);
+        self.write_reports(&mut out);
+        f.write_str(&out)
+    }
+}
+
+impl Plan {
+    fn write_params(&self, out: &mut String) {
         if !self.params.is_empty() {
             let _ = writeln!(out, "\nparams");
             for p in &self.params {
@@ -35,6 +46,10 @@ impl fmt::Display for Plan {
                 );
             }
         }
+    }
+
+    /// Datasets in reading order: what each reads and checks.
+    fn write_datasets(&self, out: &mut String) {
         let _ = writeln!(out, "\ndatasets, in reading order");
         for (i, d) in self.datasets.iter().enumerate() {
             let role = if i == self.items_dataset.index() {
@@ -69,6 +84,10 @@ impl fmt::Display for Plan {
                 );
             }
         }
+    }
+
+    /// Per-item values, aggregates and metrics, in the order they are computed.
+    fn write_computed(&self, out: &mut String) {
         if !self.derived.is_empty() {
             let _ = writeln!(out, "\nper item, in order");
             for (i, d) in self.derived.iter().enumerate() {
@@ -100,6 +119,10 @@ impl fmt::Display for Plan {
                 let _ = writeln!(out, "  {}. {}: {} = {}{empty}", i + 1, m.name, m.ty, m.text);
             }
         }
+    }
+
+    /// Gates and offenders.
+    fn write_decided(&self, out: &mut String) {
         if !self.gates.is_empty() {
             let _ = writeln!(out, "\ngates");
             for g in &self.gates {
@@ -120,6 +143,9 @@ impl fmt::Display for Plan {
                 }
             );
         }
+    }
+
+    fn write_reports(&self, out: &mut String) {
         let _ = writeln!(out, "\nreports");
         for report in &self.reports {
             let how = match &report.kind {
@@ -132,6 +158,5 @@ impl fmt::Display for Plan {
         if let Some(baseline) = &self.baseline {
             let _ = writeln!(out, "\nbaseline: {}", baseline.display);
         }
-        f.write_str(&out)
     }
 }

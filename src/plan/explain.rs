@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use crate::base::typed_json::format_typed;
 use crate::base::types::Type;
 use crate::library::callables;
-use crate::plan::{GateRule, Plan, Severity};
+use crate::plan::{GatePlan, GateRule, MetricPlan, Plan, Severity};
 use crate::syntax::{self, BinaryOp, Expr, ExprKind, UnaryOp};
 
 struct Words<'a> {
@@ -52,83 +52,94 @@ pub fn explain(plan: &Plan) -> String {
     let mut metrics: Vec<_> = plan.metrics.iter().collect();
     metrics.sort_by_key(|m| m.declared);
     for m in metrics {
-        let _ = writeln!(out, "  {} = {}", m.name, m.text);
-        if let Some(description) = &m.description {
-            let _ = writeln!(out, "    {}", description.trim());
-        }
-        let (what, denominator) = match syntax::parse(&m.text) {
-            Ok(expr) => {
-                let words = Words {
-                    plan,
-                    text: &m.text,
-                };
-                (words.say(&expr), words.denominator(&expr))
-            }
-            Err(_) => (format!("`{}`", m.text), None),
-        };
-        let _ = writeln!(out, "    Computes: {what}.");
-        match denominator {
-            Some(d) => {
-                let _ = writeln!(out, "    Denominator: {d}.");
-                let empty = match m.empty {
-                    Some(e) => format!(
-                        "{} (its `empty` value)",
-                        format_typed(&e.into(), &Type::Float)
-                    ),
-                    None => "no value; a gate on it does not pass (set `empty:` to choose a value)"
-                        .into(),
-                };
-                let _ = writeln!(out, "    Empty denominator: {empty}.");
-            }
-            None => {
-                let _ = writeln!(out, "    Denominator: none; a total always has a value.");
-            }
-        }
-        if let Some(better) = m.better {
-            let _ = write!(out, "    Better: {}", better.keyword());
-            match m.tolerance {
-                Some(t) => {
-                    let _ = writeln!(out, "; `diff` ignores moves within {t}.");
-                }
-                None => out.push_str(".\n"),
-            }
-        }
+        explain_metric(plan, m, &mut out);
     }
     if !plan.gates.is_empty() {
         let _ = writeln!(out, "\nGates");
     }
     for g in &plan.gates {
-        let consequence = match g.severity {
-            Severity::Fail => "if it does not pass, the run fails (exit 1)",
-            Severity::Warn => "if it does not pass, the run warns and still passes",
-        };
-        let _ = writeln!(out, "  {}: {}", g.name, g.text);
-        match &g.rule {
-            GateRule::Expr { .. } => {
-                let condition = match syntax::parse(&g.text) {
-                    Ok(expr) => Words {
-                        plan,
-                        text: &g.text,
-                    }
-                    .say(&expr),
-                    Err(_) => format!("`{}`", g.text),
-                };
-                let _ = writeln!(out, "    Passes when {condition}; {consequence}.");
-            }
-            GateRule::Shape(shape) => {
-                let _ = writeln!(
-                    out,
-                    "    Checks metric `{}` ({} is better) against its thresholds and baseline bounds; {consequence}.",
-                    shape.metric_name,
-                    shape.better.keyword()
-                );
-            }
-        }
-        if let Some(message) = &g.message {
-            let _ = writeln!(out, "    Message: {message}");
-        }
+        explain_gate(plan, g, &mut out);
     }
     out
+}
+
+/// A metric in words: what it computes, its denominator, which way is better.
+fn explain_metric(plan: &Plan, m: &MetricPlan, out: &mut String) {
+    let _ = writeln!(out, "  {} = {}", m.name, m.text);
+    if let Some(description) = &m.description {
+        let _ = writeln!(out, "    {}", description.trim());
+    }
+    let (what, denominator) = match syntax::parse(&m.text) {
+        Ok(expr) => {
+            let words = Words {
+                plan,
+                text: &m.text,
+            };
+            (words.say(&expr), words.denominator(&expr))
+        }
+        Err(_) => (format!("`{}`", m.text), None),
+    };
+    let _ = writeln!(out, "    Computes: {what}.");
+    match denominator {
+        Some(d) => {
+            let _ = writeln!(out, "    Denominator: {d}.");
+            let empty = match m.empty {
+                Some(e) => format!(
+                    "{} (its `empty` value)",
+                    format_typed(&e.into(), &Type::Float)
+                ),
+                None => {
+                    "no value; a gate on it does not pass (set `empty:` to choose a value)".into()
+                }
+            };
+            let _ = writeln!(out, "    Empty denominator: {empty}.");
+        }
+        None => {
+            let _ = writeln!(out, "    Denominator: none; a total always has a value.");
+        }
+    }
+    if let Some(better) = m.better {
+        let _ = write!(out, "    Better: {}", better.keyword());
+        match m.tolerance {
+            Some(t) => {
+                let _ = writeln!(out, "; `diff` ignores moves within {t}.");
+            }
+            None => out.push_str(".\n"),
+        }
+    }
+}
+
+/// A gate in words: when it passes, and what follows when it does not.
+fn explain_gate(plan: &Plan, g: &GatePlan, out: &mut String) {
+    let consequence = match g.severity {
+        Severity::Fail => "if it does not pass, the run fails (exit 1)",
+        Severity::Warn => "if it does not pass, the run warns and still passes",
+    };
+    let _ = writeln!(out, "  {}: {}", g.name, g.text);
+    match &g.rule {
+        GateRule::Expr { .. } => {
+            let condition = match syntax::parse(&g.text) {
+                Ok(expr) => Words {
+                    plan,
+                    text: &g.text,
+                }
+                .say(&expr),
+                Err(_) => format!("`{}`", g.text),
+            };
+            let _ = writeln!(out, "    Passes when {condition}; {consequence}.");
+        }
+        GateRule::Shape(shape) => {
+            let _ = writeln!(
+                out,
+                "    Checks metric `{}` ({} is better) against its thresholds and baseline bounds; {consequence}.",
+                shape.metric_name,
+                shape.better.keyword()
+            );
+        }
+    }
+    if let Some(message) = &g.message {
+        let _ = writeln!(out, "    Message: {message}");
+    }
 }
 
 fn lookups(plan: &Plan) -> String {
