@@ -34,12 +34,35 @@ use clap::Parser;
 
 use crate::commands::cli::Cli;
 
+/// The stack the command runs on. Expressions are bounded in depth
+/// (`syntax::MAX_NESTING`, `syntax::MAX_DEPTH`) so that no input can exhaust it;
+/// this leaves room for those bounds in an unoptimised build. Only what is used
+/// is ever committed.
+const STACK_BYTES: usize = 64 << 20;
+
 /// Runs the command line and returns the exit status.
 pub fn run<I, T>(args: I) -> i32
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+    let command = std::thread::Builder::new()
+        .name("evalspec".into())
+        .stack_size(STACK_BYTES)
+        .spawn(move || run_here(args));
+    match command.map(std::thread::JoinHandle::join) {
+        Ok(Ok(code)) => code,
+        // A panic has printed its message; it is still not a pass.
+        Ok(Err(_)) => exit::ERROR,
+        Err(error) => {
+            eprintln!("error: cannot start evalspec: {error}");
+            exit::ERROR
+        }
+    }
+}
+
+fn run_here(args: Vec<std::ffi::OsString>) -> i32 {
     match Cli::try_parse_from(args) {
         Ok(cli) => commands::dispatch(cli.command),
         Err(error) => {

@@ -24,9 +24,10 @@ impl SourceFile {
         }
     }
 
-    /// 1-based line and column (in characters) of a byte offset.
+    /// 1-based line and column (in characters) of a byte offset; an offset inside
+    /// a character counts as that character.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        let offset = offset.min(self.text.len());
+        let offset = floor_char_boundary(&self.text, offset);
         let line = self.line_starts.partition_point(|&s| s <= offset) - 1;
         let start = self.line_starts[line];
         let column = self.text[start..offset].chars().count() + 1;
@@ -62,6 +63,24 @@ impl SourceFile {
     }
 }
 
+/// The largest character boundary of `text` at or before `offset`.
+pub fn floor_char_boundary(text: &str, offset: usize) -> usize {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}
+
+/// The smallest character boundary of `text` at or after `offset`.
+pub fn ceil_char_boundary(text: &str, offset: usize) -> usize {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset += 1;
+    }
+    offset
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,5 +94,9 @@ mod tests {
         assert_eq!(src.line_col(6), (2, 3));
         assert_eq!(src.line_text(2), "çd: x");
         assert_eq!(src.offset_of(2, 3), 6);
+        // An offset inside 'ç' (bytes 3..5) is that character, not a panic.
+        assert_eq!(src.line_col(4), (2, 1));
+        assert_eq!(floor_char_boundary("ç", 1), 0);
+        assert_eq!(ceil_char_boundary("ç", 1), 2);
     }
 }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::base::diagnostic::Location;
-use crate::base::source::SourceFile;
+use crate::base::source::{ceil_char_boundary, floor_char_boundary, SourceFile};
 use crate::base::value::Value;
 use crate::spec::yaml::Node;
 
@@ -63,9 +63,13 @@ pub struct ExprText {
 
 impl ExprText {
     /// The location of `text[start..end]` in the spec file.
+    /// Offsets inside a character are widened to the whole character.
     pub fn location(&self, start: usize, end: usize) -> Location {
+        let start = floor_char_boundary(&self.text, start);
+        let end = ceil_char_boundary(&self.text, end.max(start + 1));
+        let last = floor_char_boundary(&self.text, end - 1);
         let from = self.node.source_offset(&self.text, start);
-        let to = self.node.source_offset(&self.text, end.max(start + 1) - 1) + 1;
+        let to = self.node.source_offset(&self.text, last) + 1;
         Location::in_source(&self.node.source, from, to.saturating_sub(from).max(1))
             .with_key_path(&self.key_path)
     }

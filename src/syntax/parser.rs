@@ -25,6 +25,7 @@ pub fn parse(text: &str) -> Result<Expr, SyntaxError> {
             span: Span { start: 0, end: 0 },
         });
     }
+    check_nesting(text)?;
     let mut pairs =
         ExprParser::parse(Rule::expression, text).map_err(|error| syntax_error(text, &error))?;
     let expression = pairs
@@ -34,7 +35,46 @@ pub fn parse(text: &str) -> Result<Expr, SyntaxError> {
         .into_inner()
         .next()
         .expect("`expression` holds one `expr`");
-    build(expr)
+    build(expr).map(|built| built.expr)
+}
+
+/// Brackets an expression may nest: the parser recurses once per level, so deeper
+/// nesting is refused before parsing rather than risking the stack.
+pub const MAX_NESTING: usize = 64;
+
+/// How deep an expression's tree may be (a chain of 300 `and`s is 300 deep).
+/// Everything after parsing recurses over the tree, so it is bounded here.
+pub const MAX_DEPTH: usize = 256;
+
+/// Refuses brackets (outside string literals) nested deeper than [`MAX_NESTING`].
+fn check_nesting(text: &str) -> Result<(), SyntaxError> {
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for (at, c) in text.char_indices() {
+        match (quote, c) {
+            (Some(_), _) if escaped => escaped = false,
+            (Some(_), '\\') => escaped = true,
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '(' | '[') => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Err(SyntaxError {
+                        message: format!("brackets are nested more than {MAX_NESTING} levels deep"),
+                        span: Span {
+                            start: at,
+                            end: at + 1,
+                        },
+                    });
+                }
+            }
+            (None, ')' | ']') => depth = depth.saturating_sub(1),
+            (None, _) => {}
+        }
+    }
+    Ok(())
 }
 
 fn syntax_error(text: &str, error: &pest::error::Error<Rule>) -> SyntaxError {
@@ -108,7 +148,37 @@ fn span_of(pair: &Pair<'_, Rule>) -> Span {
     }
 }
 
-fn build(pair: Pair<'_, Rule>) -> Result<Expr, SyntaxError> {
+/// An expression built from the parse, with its depth (a leaf is 1).
+struct Built {
+    expr: Expr,
+    depth: usize,
+}
+
+impl Built {
+    fn leaf(kind: ExprKind, span: Span) -> Result<Built, SyntaxError> {
+        Ok(Built {
+            expr: Expr { kind, span },
+            depth: 1,
+        })
+    }
+
+    /// A node over children of depth `below`; refused past [`MAX_DEPTH`], so that
+    /// nothing after parsing (type checking, evaluation, dropping) recurses deeper.
+    fn node(kind: ExprKind, span: Span, below: usize) -> Result<Built, SyntaxError> {
+        if below >= MAX_DEPTH {
+            return Err(SyntaxError {
+                message: format!("the expression is nested more than {MAX_DEPTH} levels deep"),
+                span,
+            });
+        }
+        Ok(Built {
+            expr: Expr { kind, span },
+            depth: below + 1,
+        })
+    }
+}
+
+fn build(pair: Pair<'_, Rule>) -> Result<Built, SyntaxError> {
     let span = span_of(&pair);
     match pair.as_rule() {
         Rule::expr => build(pair.into_inner().next().expect("expr wraps or_expr")),
@@ -124,11 +194,11 @@ fn build(pair: Pair<'_, Rule>) -> Result<Expr, SyntaxError> {
                     inner.next().expect("an operator is followed by an operand"),
                 )?);
             }
-            Ok(if right_assoc {
+            if right_assoc {
                 fold_right(operands, ops)
             } else {
                 fold_left(operands, ops)
-            })
+            }
         }
         Rule::comparison => {
             let mut inner = pair.into_inner();
@@ -137,18 +207,14 @@ fn build(pair: Pair<'_, Rule>) -> Result<Expr, SyntaxError> {
                 None => Ok(left),
                 Some(op) => {
                     let right = build(inner.next().expect("comparison has a right operand"))?;
-                    let op = binary_op(op.as_str());
-                    Ok(Expr {
-                        kind: ExprKind::Binary(op, Box::new(left), Box::new(right)),
-                        span,
-                    })
+                    binary(binary_op(op.as_str()), left, right, span)
                 }
             }
         }
         Rule::not_expr | Rule::unary => {
             let mut inner: Vec<Pair<'_, Rule>> = pair.into_inner().collect();
-            let operand = build(inner.pop().expect("a prefix rule has an operand"))?;
-            Ok(inner.into_iter().rev().fold(operand, |operand, pair| {
+            let mut built = build(inner.pop().expect("a prefix rule has an operand"))?;
+            for pair in inner.into_iter().rev() {
                 let op = if pair.as_rule() == Rule::not_op {
                     UnaryOp::Not
                 } else {
@@ -156,21 +222,22 @@ fn build(pair: Pair<'_, Rule>) -> Result<Expr, SyntaxError> {
                 };
                 let span = Span {
                     start: pair.as_span().start(),
-                    end: operand.span.end,
+                    end: built.expr.span.end,
                 };
-                Expr {
-                    kind: ExprKind::Unary(op, Box::new(operand)),
-                    span,
-                }
-            }))
+                let kind = ExprKind::Unary(op, Box::new(built.expr));
+                built = Built::node(kind, span, built.depth)?;
+            }
+            Ok(built)
         }
         Rule::postfix => {
             let mut inner = pair.into_inner();
-            let mut expr = build(inner.next().expect("postfix has a primary"))?;
+            let mut built = build(inner.next().expect("postfix has a primary"))?;
             for suffix in inner {
-                let end = suffix.as_span().end();
-                let start = expr.span.start;
-                expr = match suffix.as_rule() {
+                let span = Span {
+                    start: built.expr.span.start,
+                    end: suffix.as_span().end(),
+                };
+                built = match suffix.as_rule() {
                     Rule::member => {
                         let name = suffix
                             .into_inner()
@@ -178,22 +245,19 @@ fn build(pair: Pair<'_, Rule>) -> Result<Expr, SyntaxError> {
                             .expect("member has a name")
                             .as_str()
                             .to_string();
-                        Expr {
-                            kind: ExprKind::Member(Box::new(expr), name),
-                            span: Span { start, end },
-                        }
+                        let kind = ExprKind::Member(Box::new(built.expr), name);
+                        Built::node(kind, span, built.depth)?
                     }
                     _ => {
                         let index =
                             build(suffix.into_inner().next().expect("index has an expression"))?;
-                        Expr {
-                            kind: ExprKind::Index(Box::new(expr), Box::new(index)),
-                            span: Span { start, end },
-                        }
+                        let below = built.depth.max(index.depth);
+                        let kind = ExprKind::Index(Box::new(built.expr), Box::new(index.expr));
+                        Built::node(kind, span, below)?
                     }
                 };
             }
-            Ok(expr)
+            Ok(built)
         }
         Rule::call => {
             let mut inner = pair.into_inner();
@@ -202,43 +266,40 @@ fn build(pair: Pair<'_, Rule>) -> Result<Expr, SyntaxError> {
             let name = name_pair.as_str().to_string();
             let mut args = Vec::new();
             let mut filter = None;
+            let mut below = 0;
             for arg in inner.next().expect("call has arguments").into_inner() {
                 if arg.as_rule() == Rule::where_clause {
                     let condition = arg.into_inner().nth(1).expect("where has a condition");
-                    filter = Some(Box::new(build(condition)?));
+                    let built = build(condition)?;
+                    below = below.max(built.depth);
+                    filter = Some(Box::new(built.expr));
                 } else {
-                    args.push(build(arg)?);
+                    let built = build(arg)?;
+                    below = below.max(built.depth);
+                    args.push(built.expr);
                 }
             }
-            Ok(Expr {
-                kind: ExprKind::Call {
-                    name,
-                    name_span,
-                    args,
-                    filter,
-                },
-                span,
-            })
+            let kind = ExprKind::Call {
+                name,
+                name_span,
+                args,
+                filter,
+            };
+            Built::node(kind, span, below)
         }
         Rule::list => {
-            let items = pair.into_inner().map(build).collect::<Result<_, _>>()?;
-            Ok(Expr {
-                kind: ExprKind::List(items),
-                span,
-            })
+            let mut items = Vec::new();
+            let mut below = 0;
+            for item in pair.into_inner() {
+                let built = build(item)?;
+                below = below.max(built.depth);
+                items.push(built.expr);
+            }
+            Built::node(ExprKind::List(items), span, below)
         }
-        Rule::name => Ok(Expr {
-            kind: ExprKind::Name(pair.as_str().to_string()),
-            span,
-        }),
-        Rule::null => Ok(Expr {
-            kind: ExprKind::Null,
-            span,
-        }),
-        Rule::boolean => Ok(Expr {
-            kind: ExprKind::Bool(pair.as_str() == "true"),
-            span,
-        }),
+        Rule::name => Built::leaf(ExprKind::Name(pair.as_str().to_string()), span),
+        Rule::null => Built::leaf(ExprKind::Null, span),
+        Rule::boolean => Built::leaf(ExprKind::Bool(pair.as_str() == "true"), span),
         Rule::number => {
             let n: f64 = pair.as_str().parse().map_err(|_| SyntaxError {
                 message: "invalid number".into(),
@@ -250,17 +311,11 @@ fn build(pair: Pair<'_, Rule>) -> Result<Expr, SyntaxError> {
                     span,
                 });
             }
-            Ok(Expr {
-                kind: ExprKind::Number(n),
-                span,
-            })
+            Built::leaf(ExprKind::Number(n), span)
         }
         Rule::string => {
             let inner = pair.into_inner().next().expect("string has an inner part");
-            Ok(Expr {
-                kind: ExprKind::String(unescape(inner.as_str(), span)?),
-                span,
-            })
+            Built::leaf(ExprKind::String(unescape(inner.as_str(), span)?), span)
         }
         rule => unreachable!("rule {rule:?} is not an expression"),
     }
@@ -288,36 +343,35 @@ fn binary_op(text: &str) -> BinaryOp {
     }
 }
 
-fn fold_left(operands: Vec<Expr>, ops: Vec<BinaryOp>) -> Expr {
-    let mut operands = operands.into_iter();
-    let first = operands.next().expect("at least one operand");
-    ops.into_iter()
-        .zip(operands)
-        .fold(first, |left, (op, right)| {
-            let span = Span {
-                start: left.span.start,
-                end: right.span.end,
-            };
-            Expr {
-                kind: ExprKind::Binary(op, Box::new(left), Box::new(right)),
-                span,
-            }
-        })
+fn binary(op: BinaryOp, left: Built, right: Built, span: Span) -> Result<Built, SyntaxError> {
+    let below = left.depth.max(right.depth);
+    let kind = ExprKind::Binary(op, Box::new(left.expr), Box::new(right.expr));
+    Built::node(kind, span, below)
 }
 
-fn fold_right(mut operands: Vec<Expr>, mut ops: Vec<BinaryOp>) -> Expr {
+fn fold_left(operands: Vec<Built>, ops: Vec<BinaryOp>) -> Result<Built, SyntaxError> {
+    let mut operands = operands.into_iter();
+    let mut left = operands.next().expect("at least one operand");
+    for (op, right) in ops.into_iter().zip(operands) {
+        let span = Span {
+            start: left.expr.span.start,
+            end: right.expr.span.end,
+        };
+        left = binary(op, left, right, span)?;
+    }
+    Ok(left)
+}
+
+fn fold_right(mut operands: Vec<Built>, mut ops: Vec<BinaryOp>) -> Result<Built, SyntaxError> {
     let mut right = operands.pop().expect("at least one operand");
     while let (Some(left), Some(op)) = (operands.pop(), ops.pop()) {
         let span = Span {
-            start: left.span.start,
-            end: right.span.end,
+            start: left.expr.span.start,
+            end: right.expr.span.end,
         };
-        right = Expr {
-            kind: ExprKind::Binary(op, Box::new(left), Box::new(right)),
-            span,
-        };
+        right = binary(op, left, right, span)?;
     }
-    right
+    Ok(right)
 }
 
 fn unescape(raw: &str, span: Span) -> Result<String, SyntaxError> {

@@ -428,7 +428,9 @@ impl Kind for CompileError {
                 Words::new(format!("the spec has no metric `{name}`")).help(help)
             }
             E::Syntax { message, text } => {
-                let help = if text.contains("&&") || text.contains("||") {
+                let help = if message.contains("levels deep") {
+                    "compute part of it in a field or metric of its own"
+                } else if text.contains("&&") || text.contains("||") {
                     "write `and` / `or` instead of `&&` / `||`"
                 } else if text.contains(" = ") {
                     "compare with `==`"

@@ -1,0 +1,92 @@
+//! Hostile and careless inputs, one per class of defect: each must give a located
+//! error and exit 2 (never a panic, an abort or a hang), and leave its input as
+//! it was.
+
+mod support;
+
+use support::evalspec;
+
+/// A spec whose only field is `expr` (as a YAML plain scalar).
+fn spec_with_field(expr: &str) -> String {
+    format!(
+        "name: t\nversion: 1.0.0\ndatasets:\n  gold: {{format: jsonl, path: gold.jsonl, key: id}}\nfields:\n  a: {expr}\n"
+    )
+}
+
+/// Runs `evalspec check` on `spec`; asserts exit 2, a located error containing
+/// `expected`, and that the spec file is unchanged.
+fn check_refuses(spec: &str, expected: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spec.yaml");
+    std::fs::write(&path, spec).unwrap();
+    let out = evalspec(dir.path(), &["check", "spec.yaml"]);
+    assert_eq!(out.code, 2, "exit code for {expected:?}\n{}", out.stderr);
+    assert!(
+        out.stderr.contains(expected),
+        "expected {expected:?} in:\n{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains(" --> spec.yaml:"),
+        "the error is located:\n{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        spec,
+        "the spec is untouched"
+    );
+}
+
+#[test]
+fn syntax_errors_at_non_ascii_characters_are_located() {
+    for (expr, at) in [
+        ("n – 1", "spec.yaml:6:8"),
+        ("“quoted”", "spec.yaml:6:6"),
+        ("gold.café", "spec.yaml:6:14"),
+        ("1 + é", "spec.yaml:6:10"),
+    ] {
+        check_refuses(&spec_with_field(expr), at);
+    }
+}
+
+#[test]
+fn deeply_nested_expressions_are_refused_before_the_stack_is_at_risk() {
+    let nested =
+        |open: &str, close: &str, n: usize| format!("{}1{}", open.repeat(n), close.repeat(n));
+    for expr in [
+        nested("(", ")", 500),
+        nested("abs(", ")", 500),
+        nested("[", "]", 500),
+    ] {
+        // Quoted, so that YAML reads the brackets as text.
+        let quoted = format!("\"{expr}\"");
+        check_refuses(&spec_with_field(&quoted), "nested more than 64 levels deep");
+    }
+}
+
+#[test]
+fn long_chains_are_refused_at_the_depth_limit() {
+    let chain = |op: &str, n: usize| vec!["true"; n].join(op);
+    for expr in [
+        chain(" and ", 30_000),
+        chain(" ?? ", 30_000),
+        vec!["1"; 30_000].join(" + "),
+        format!("{}true", "not ".repeat(30_000)),
+        format!("{}1", "-".repeat(30_000)),
+        format!("gold{}", ".a".repeat(50_000)),
+        format!("gold{}", "[0]".repeat(50_000)),
+    ] {
+        check_refuses(&spec_with_field(&expr), "nested more than 256 levels deep");
+    }
+}
+
+#[test]
+fn chains_within_the_limit_still_compile() {
+    let dir = tempfile::tempdir().unwrap();
+    let expr = vec!["true"; 200].join(" and ");
+    std::fs::write(dir.path().join("spec.yaml"), spec_with_field(&expr)).unwrap();
+    let out = evalspec(dir.path(), &["check", "spec.yaml"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+}
