@@ -141,7 +141,7 @@ pub fn offenders(lowering: &mut Lowering<'_>) -> Option<OffendersPlan<Declared>>
     let derived = &lowering.names.derived;
     let mut show = Vec::new();
     for name in &decl.show {
-        match derived.iter().position(|n| *n == name.text) {
+        match lowering.names.derived(&name.text) {
             Some(index) => show.push((name.text.clone(), DeclaredDerived(index))),
             None => {
                 let kind = E::UnknownOffenderShow {

@@ -103,11 +103,7 @@ fn shaped_gate(
     shape: &GateShapeDecl,
 ) -> Option<Compiled> {
     let spec = lowering.names.spec;
-    let Some(index) = spec
-        .metrics
-        .iter()
-        .position(|m| m.name.text == shape.metric.text)
-    else {
+    let Some(index) = lowering.names.metric(&shape.metric.text) else {
         let kind = E::UnknownGateMetric {
             name: shape.metric.text.clone(),
             metrics: spec.metrics.iter().map(|m| m.name.text.clone()).collect(),

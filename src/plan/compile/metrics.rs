@@ -165,7 +165,7 @@ pub fn tradeoff(
     let spec = lowering.names.spec;
     let decl = spec.tradeoff.as_ref()?;
     let mut find = |name: &Name| -> Option<DeclaredMetric> {
-        let Some(index) = spec.metrics.iter().position(|m| m.name.text == name.text) else {
+        let Some(index) = lowering.names.metric(&name.text) else {
             let kind = E::UnknownTradeoffMetric {
                 name: name.text.clone(),
                 metrics: spec.metrics.iter().map(|m| m.name.text.clone()).collect(),

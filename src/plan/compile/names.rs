@@ -10,18 +10,32 @@ use crate::plan::compile::expr::LABEL;
 use crate::plan::ParamValue;
 use crate::spec::{self, params, Spec};
 
-/// The names of a spec, once params have their values.
+/// The names of a spec, once params have their values, with an index of each
+/// namespace so that resolving a name costs the same however large the spec.
 pub struct Names<'s> {
     pub spec: &'s Spec,
     pub params: Vec<ParamValue>,
     /// Fields, then matchers, then the label (when there are `labels:`), as
     /// declared: the namespace of per-item values.
     pub derived: Vec<String>,
+    param_index: HashMap<String, usize>,
+    dataset_index: HashMap<String, usize>,
+    derived_index: HashMap<String, usize>,
+    metric_index: HashMap<String, usize>,
+}
+
+/// Each name's first position in `names`.
+fn index<'a>(names: impl Iterator<Item = &'a str>) -> HashMap<String, usize> {
+    let mut index = HashMap::new();
+    for (i, name) in names.enumerate() {
+        index.entry(name.to_string()).or_insert(i);
+    }
+    index
 }
 
 impl<'s> Names<'s> {
     pub fn new(spec: &'s Spec, params: Vec<ParamValue>) -> Self {
-        let derived = spec
+        let derived: Vec<String> = spec
             .fields
             .iter()
             .map(|f| f.name.text.clone())
@@ -29,10 +43,33 @@ impl<'s> Names<'s> {
             .chain((!spec.labels.is_empty()).then(|| LABEL.to_string()))
             .collect();
         Names {
+            param_index: index(params.iter().map(|p| p.name.as_str())),
+            dataset_index: index(spec.datasets.iter().map(|d| d.name.text.as_str())),
+            derived_index: index(derived.iter().map(String::as_str)),
+            metric_index: index(spec.metrics.iter().map(|m| m.name.text.as_str())),
             spec,
             params,
             derived,
         }
+    }
+
+    pub fn param(&self, name: &str) -> Option<&ParamValue> {
+        self.param_index.get(name).map(|&i| &self.params[i])
+    }
+
+    /// A dataset's declaration position.
+    pub fn dataset(&self, name: &str) -> Option<usize> {
+        self.dataset_index.get(name).copied()
+    }
+
+    /// A field's, matcher's or the label's declaration position.
+    pub fn derived(&self, name: &str) -> Option<usize> {
+        self.derived_index.get(name).copied()
+    }
+
+    /// A metric's declaration position.
+    pub fn metric(&self, name: &str) -> Option<usize> {
+        self.metric_index.get(name).copied()
     }
 }
 

@@ -73,14 +73,14 @@ impl Lowering<'_> {
     ) -> Option<Option<(DeclaredOp, Type)>> {
         let (root, name) = name_dot_name(expr)?;
         let metrics = &self.names.spec.metrics;
-        if root != "baseline" || metrics.iter().any(|m| m.name.text == "baseline") {
+        if root != "baseline" || self.names.metric("baseline").is_some() {
             return None;
         }
         if !scope.is_gate() {
             self.error_at(ctx, expr.span, E::BaselineOutsideGate);
             return Some(None);
         }
-        if let Some(index) = metrics.iter().position(|m| &m.name.text == name) {
+        if let Some(index) = self.names.metric(name) {
             let metric = DeclaredMetric(index);
             return Some(Some((Op::Baseline(metric), scope.metric_type(metric))));
         }
@@ -130,11 +130,7 @@ impl Lowering<'_> {
     }
 
     pub(super) fn dataset_index(&self, name: &str) -> Option<usize> {
-        self.names
-            .spec
-            .datasets
-            .iter()
-            .position(|d| d.name.text == name)
+        self.names.dataset(name)
     }
 
     pub(super) fn name(
@@ -160,7 +156,7 @@ impl Lowering<'_> {
         {
             return Some((Op::Const(Value::Number(f64::from(k))), Type::Int));
         }
-        if let Some(param) = self.names.params.iter().find(|p| p.name == name) {
+        if let Some(param) = self.names.param(name) {
             let ty = match param.ty {
                 ParamType::Number => Type::Float,
                 ParamType::Integer => Type::Int,
@@ -171,7 +167,6 @@ impl Lowering<'_> {
             return Some((Op::Const(param.value.clone()), ty));
         }
         let derived = &self.names.derived;
-        let mut candidates: Vec<&str> = self.names.params.iter().map(|p| p.name.as_str()).collect();
         match scope {
             Scope::Item { in_aggregate, .. } => {
                 if let Some(dataset) = self.dataset_index(name) {
@@ -179,7 +174,7 @@ impl Lowering<'_> {
                     let dataset = DeclaredDataset(dataset);
                     return Some((Op::Input(DatasetPath { dataset, path }), Type::Any));
                 }
-                if let Some(index) = derived.iter().position(|n| n == name) {
+                if let Some(index) = self.names.derived(name) {
                     // Inside a metric's aggregate this is not a dependency between metrics.
                     if !in_aggregate {
                         ctx.deps.push(index);
@@ -187,24 +182,32 @@ impl Lowering<'_> {
                     let ty = self.derived_type_hint(index);
                     return Some((Op::Derived(DeclaredDerived(index)), ty));
                 }
-                candidates.extend(spec.datasets.iter().map(|d| d.name.text.as_str()));
-                candidates.extend(derived.iter().map(String::as_str));
             }
             Scope::Metric { .. } | Scope::Gate { .. } => {
-                if let Some(index) = spec.metrics.iter().position(|m| m.name.text == name) {
+                if let Some(index) = self.names.metric(name) {
                     if scope.is_metric() {
                         ctx.deps.push(index);
                     }
                     let metric = DeclaredMetric(index);
                     return Some((Op::Metric(metric), scope.metric_type(metric)));
                 }
-                candidates.extend(spec.metrics.iter().map(|m| m.name.text.as_str()));
             }
             Scope::Params | Scope::Record(_) => {}
         }
-        let is_item_name =
-            spec.datasets.iter().any(|d| d.name.text == name) || derived.iter().any(|n| n == name);
-        let is_metric = spec.metrics.iter().any(|m| m.name.text == name);
+        // Unknown: what could have been meant.
+        let params = self.names.params.iter().map(|p| p.name.as_str());
+        let datasets = spec.datasets.iter().map(|d| d.name.text.as_str());
+        let metrics = spec.metrics.iter().map(|m| m.name.text.as_str());
+        let candidates: Vec<&str> = match scope {
+            Scope::Item { .. } => params
+                .chain(datasets)
+                .chain(derived.iter().map(String::as_str))
+                .collect(),
+            Scope::Metric { .. } | Scope::Gate { .. } => params.chain(metrics).collect(),
+            Scope::Params | Scope::Record(_) => params.collect(),
+        };
+        let is_item_name = self.names.dataset(name).is_some() || self.names.derived(name).is_some();
+        let is_metric = self.names.metric(name).is_some();
         let kind = E::UnknownName {
             name: name.to_string(),
             scope: match scope {
