@@ -90,3 +90,11 @@ fn chains_within_the_limit_still_compile() {
     let out = evalspec(dir.path(), &["check", "spec.yaml"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
 }
+
+#[test]
+fn reserved_names_cannot_be_declared() {
+    let spec = "name: t\nversion: 1.0.0\nparams:\n  x: {type: number, default: 1}\ndatasets:\n  params: {format: jsonl, path: gold.jsonl, key: id}\nfields:\n  a: params.x\n";
+    check_refuses(spec, "a dataset may not be named `params`");
+    let spec = "name: t\nversion: 1.0.0\ndatasets:\n  gold: {format: jsonl, path: gold.jsonl, key: id}\nmetrics:\n  baseline: count()\n";
+    check_refuses(spec, "a metric may not be named `baseline`");
+}

@@ -134,7 +134,10 @@ fn the_architecture_document_lists_every_layer_and_points_at_real_files() {
     for quoted in doc.split('`').skip(1).step_by(2) {
         if quoted.ends_with(".rs") && quoted.contains('/') {
             let exists = root.join("src").join(quoted).exists() || root.join(quoted).exists();
-            assert!(exists, "ARCHITECTURE.md names `{quoted}`, which does not exist");
+            assert!(
+                exists,
+                "ARCHITECTURE.md names `{quoted}`, which does not exist"
+            );
         }
     }
 }

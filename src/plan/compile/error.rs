@@ -28,6 +28,10 @@ pub enum CompileError {
         message: String,
         declared_as: &'static str,
     },
+    ReservedName {
+        name: &'static str,
+        what: &'static str,
+    },
     NameClash {
         name: String,
         first: &'static str,
@@ -283,6 +287,7 @@ impl Kind for CompileError {
             E::UnknownParamOverride { .. } => "unknown_param_override",
             E::BadParamOverride { .. } => "bad_param_override",
             E::NameClash { .. } => "name_clash",
+            E::ReservedName { .. } => "reserved_name",
             E::LabelNameTaken { .. } => "label_name_taken",
             E::DuplicateMetric { .. } => "duplicate_metric",
             E::ParamMetricClash { .. } => "param_metric_clash",
@@ -366,6 +371,14 @@ impl Kind for CompileError {
             E::NameClash { name, first, second } => {
                 Words::new(format!("the name `{name}` is used by a {first} and a {second}"))
                     .help("datasets, fields, matchers and params share one namespace; rename one")
+            }
+            E::ReservedName { name, what } => {
+                let meaning = match *name {
+                    "params" => "`params.NAME` names a param",
+                    _ => "`baseline.NAME` names a metric's value in the baseline report",
+                };
+                Words::new(format!("a {what} may not be named `{name}`: {meaning}"))
+                    .help(format!("rename the {what}"))
             }
             E::LabelNameTaken { what } => Words::new(format!(
                 "a {what} is named `label`, which the `labels:` rules give every item"

@@ -73,6 +73,10 @@ impl<'s> Names<'s> {
     }
 }
 
+/// Names the expression language gives a meaning of its own (`params.k`,
+/// `baseline.precision`), so nothing the spec declares may take them.
+const RESERVED: [&str; 2] = ["params", "baseline"];
+
 /// Each param's value: its default, or what `--param NAME=VALUE` sets.
 pub fn params(
     spec: &Spec,
@@ -143,6 +147,23 @@ pub fn check(spec: &Spec, errors: &mut Vec<Diagnostic>) {
             None => {
                 seen.insert(&name.text, what);
             }
+        }
+    }
+    let declared = spec
+        .datasets
+        .iter()
+        .map(|d| (&d.name, "dataset"))
+        .chain(spec.fields.iter().map(|f| (&f.name, "field")))
+        .chain(spec.matchers.iter().map(|m| (&m.name, "matcher")))
+        .chain(spec.params.iter().map(|p| (&p.name, "param")))
+        .chain(spec.metrics.iter().map(|m| (&m.name, "metric")));
+    for (name, what) in declared {
+        if let Some(reserved) = RESERVED.iter().find(|r| **r == name.text) {
+            let kind = E::ReservedName {
+                name: reserved,
+                what,
+            };
+            errors.push(Diagnostic::of(&kind).at(name.location()));
         }
     }
     if let (Some(first), Some(what)) = (spec.labels.first(), seen.get(LABEL)) {

@@ -23,7 +23,7 @@ impl Lowering<'_> {
         scope: Scope<'_>,
         ctx: &mut ExprCtx<'_>,
     ) -> Option<Option<(DeclaredOp, Type)>> {
-        if let Some(result) = self.explicit_param(expr, scope, ctx) {
+        if let Some(result) = self.explicit_param(expr, ctx) {
             return Some(result);
         }
         if let Some(result) = self.baseline_metric(expr, scope, ctx) {
@@ -34,26 +34,17 @@ impl Lowering<'_> {
     }
 
     /// `params.NAME`: a param, named explicitly (the only way to reach one from a
-    /// dataset's key or checks, where bare names are the record's fields). `None`
-    /// when `params` is a dataset of the spec.
+    /// dataset's key or checks, where bare names are the record's fields).
     pub(super) fn explicit_param(
         &mut self,
         expr: &Expr,
-        scope: Scope<'_>,
         ctx: &mut ExprCtx<'_>,
     ) -> Option<Option<(DeclaredOp, Type)>> {
         let (root, name) = name_dot_name(expr)?;
-        let shadowed = matches!(scope, Scope::Item { .. })
-            && self
-                .names
-                .spec
-                .datasets
-                .iter()
-                .any(|d| d.name.text == "params");
-        if root != "params" || shadowed {
+        if root != "params" {
             return None;
         }
-        if self.names.params.iter().any(|p| &p.name == name) {
+        if self.names.param(name).is_some() {
             return Some(self.name(name, expr.span, Scope::Params, ctx));
         }
         let kind = E::UnknownExplicitParam {
@@ -73,7 +64,7 @@ impl Lowering<'_> {
     ) -> Option<Option<(DeclaredOp, Type)>> {
         let (root, name) = name_dot_name(expr)?;
         let metrics = &self.names.spec.metrics;
-        if root != "baseline" || self.names.metric("baseline").is_some() {
+        if root != "baseline" {
             return None;
         }
         if !scope.is_gate() {
