@@ -27,7 +27,7 @@ pub fn verify(args: &cli::CheckArgs) -> i32 {
             ));
             exit::PASS
         }
-        Ok(Some((stamp, drift))) => fail(&drift_diagnostics(&plan, &stamp, &drift)),
+        Ok(Some((stamp, drift))) => fail(&drift_diagnostics(&plan, &stamp, &drift, false)),
         Err(d) => fail(&[d]),
     }
 }
