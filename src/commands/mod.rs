@@ -5,6 +5,7 @@
 mod check;
 pub mod cli;
 mod diff;
+pub mod error;
 pub mod exit;
 mod explain;
 mod freeze;

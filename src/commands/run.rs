@@ -18,13 +18,9 @@ pub fn run(args: &cli::RunArgs) -> i32 {
         Ok(None) => None,
         Ok(Some((stamp, drift))) => {
             if !drift.is_empty() {
-                let mut diagnostics = drift_diagnostics(&plan, &stamp, &drift);
-                if !args.allow_drift {
-                    if let Some(last) = diagnostics.last_mut() {
-                        last.help = Some(
-                            "bump the spec's version and `evalspec freeze --reason …` it, restore the frozen files, or pass --allow-drift".into(),
-                        );
-                    }
+                let stops_run = !args.allow_drift;
+                let mut diagnostics = drift_diagnostics(&plan, &stamp, &drift, stops_run);
+                if stops_run {
                     return fail(&diagnostics);
                 }
                 for d in &mut diagnostics {
@@ -65,11 +61,13 @@ pub fn run(args: &cli::RunArgs) -> i32 {
     }
 }
 
-/// One diagnostic per drifted file, with its diff or first differing line.
+/// One diagnostic per drifted file, with its diff or first differing line; when
+/// the drift `stops_run`, the last says how to go on.
 pub fn drift_diagnostics(
     plan: &plan::Plan,
     stamp: &lock::LockStamp,
     drift: &[lock::Drift],
+    stops_run: bool,
 ) -> Vec<Diagnostic> {
     let dataset = |name: &str| {
         let d = plan.datasets.iter().find(|d| d.name == name)?;
@@ -77,6 +75,7 @@ pub fn drift_diagnostics(
     };
     drift
         .iter()
-        .map(|d| d.diagnostic(&stamp.path, dataset))
+        .enumerate()
+        .map(|(i, d)| d.diagnostic(&stamp.path, dataset, stops_run && i + 1 == drift.len()))
         .collect()
 }

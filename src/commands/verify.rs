@@ -1,6 +1,7 @@
 //! `evalspec verify SPEC`: check a frozen spec against its lock.
 
 use crate::base::diagnostic::Diagnostic;
+use crate::commands::error::CommandError;
 use crate::commands::run::drift_diagnostics;
 use crate::commands::{cli, compile, exit, fail, overrides, print};
 use crate::lock;
@@ -11,12 +12,10 @@ pub fn verify(args: &cli::CheckArgs) -> i32 {
         Err(diagnostics) => return fail(&diagnostics),
     };
     match lock::verify(&plan) {
-        Ok(None) => fail(&[Diagnostic::error(format!(
-            "spec `{}` is not frozen: there is no {}",
-            args.spec.display(),
-            lock::lock_path(&args.spec).display()
-        ))
-        .help(format!("run `evalspec freeze {}`", args.spec.display()))]),
+        Ok(None) => fail(&[Diagnostic::of(&CommandError::NotFrozen {
+            spec: args.spec.display().to_string(),
+            lock: lock::lock_path(&args.spec).display().to_string(),
+        })]),
         Ok(Some((stamp, drift))) if drift.is_empty() => {
             print(&format!(
                 "{} {} matches its lock {} (sha256 {})\n",
@@ -27,7 +26,7 @@ pub fn verify(args: &cli::CheckArgs) -> i32 {
             ));
             exit::PASS
         }
-        Ok(Some((stamp, drift))) => fail(&drift_diagnostics(&plan, &stamp, &drift)),
+        Ok(Some((stamp, drift))) => fail(&drift_diagnostics(&plan, &stamp, &drift, false)),
         Err(d) => fail(&[d]),
     }
 }

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::base::diagnostic::Diagnostic;
-use crate::base::suggest::did_you_mean;
+use crate::inputs::error::InputError;
 use crate::inputs::run_files::find_run_files;
 use crate::spec::{DatasetDecl, RunsDecl, Spec};
 
@@ -31,18 +31,15 @@ pub struct RunFile {
 
 /// `--dataset NAME=…` for each NAME the spec does not declare.
 pub fn unknown_overrides(spec: &Spec, overrides: &[(String, PathBuf)]) -> Vec<Diagnostic> {
-    let names: Vec<&str> = spec.datasets.iter().map(|d| d.name.text.as_str()).collect();
+    let names: Vec<String> = spec.datasets.iter().map(|d| d.name.text.clone()).collect();
     overrides
         .iter()
-        .filter(|(name, _)| !names.contains(&name.as_str()))
+        .filter(|(name, _)| !names.contains(name))
         .map(|(name, _)| {
-            let d = Diagnostic::error(format!(
-                "`--dataset {name}=…`: the spec has no dataset `{name}`"
-            ));
-            match did_you_mean(name, names.iter().copied()) {
-                Some(s) => d.help(format!("did you mean `{s}`?")),
-                None => d.help(format!("datasets: {}", names.join(", "))),
-            }
+            Diagnostic::of(&InputError::UnknownDatasetOverride {
+                name: name.clone(),
+                datasets: names.clone(),
+            })
         })
         .collect()
 }
@@ -65,14 +62,10 @@ pub fn files(decl: &DatasetDecl, overrides: &[(String, PathBuf)]) -> DatasetFile
         (_, _, Some(runs)) => runs.first().map(|r| r.path.clone()),
         (Some(path), _, _) | (None, Some(path), _) => Some(path.clone()),
         (None, None, None) => {
-            errors.push(
-                Diagnostic::error(format!("dataset `{}` has no path", decl.name.text))
-                    .at(decl.name.location())
-                    .help(format!(
-                        "add `path:` to the dataset or pass `--dataset {}=PATH`",
-                        decl.name.text
-                    )),
-            );
+            let kind = InputError::DatasetNoPath {
+                dataset: decl.name.text.clone(),
+            };
+            errors.push(Diagnostic::of(&kind).at(decl.name.location()));
             None
         }
     };
@@ -112,9 +105,12 @@ fn run_files(
                 path,
             })
             .collect()),
-        Err(message) => {
-            let mut d = Diagnostic::error(format!("dataset `{}`: {message}", decl.name.text))
-                .help("`runs` takes files, folders or glob patterns (e.g. `runs/seed-*.jsonl`), relative to the spec");
+        Err(problem) => {
+            let kind = InputError::RunFiles {
+                dataset: decl.name.text.clone(),
+                problem,
+            };
+            let mut d = Diagnostic::of(&kind);
             if overridden.is_none() {
                 d = d.at(runs
                     .node

@@ -9,6 +9,7 @@
 //! touches the file system.
 
 pub mod datasets;
+pub mod error;
 pub mod prior_report;
 pub mod reports;
 pub mod run_files;

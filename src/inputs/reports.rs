@@ -7,6 +7,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use crate::base::diagnostic::{Diagnostic, Location};
+use crate::inputs::error::InputError;
 use crate::inputs::templates::{self, Templates};
 use crate::spec::{ReportFormat, ReportKind, Spec};
 
@@ -54,9 +55,9 @@ pub fn resolve(spec: &Spec, formats: &[ReportFormat]) -> (ReportFiles, Templates
         false,
     )];
     for (kind, file, at, dir) in wanted(spec, formats) {
-        let located = |d: Diagnostic| match &at {
-            Some(at) => d.at(at.clone()),
-            None => d,
+        let located = |kind: InputError| match &at {
+            Some(at) => Diagnostic::of(&kind).at(at.clone()),
+            None => Diagnostic::of(&kind),
         };
         let (file, plan_kind, uses_items) = match kind {
             ReportKind::Builtin(ReportFormat::Json) if file.is_none() => continue,
@@ -76,26 +77,20 @@ pub fn resolve(spec: &Spec, formats: &[ReportFormat]) -> (ReportFiles, Templates
                     continue;
                 };
                 if !full.is_file() {
-                    files.errors.push(located(
-                        Diagnostic::error(format!(
-                            "template `{path}` not found (looked for `{}`)",
-                            full.display()
-                        ))
-                        .help("template paths are relative to the spec file"),
-                    ));
+                    files.errors.push(located(InputError::TemplateNotFound {
+                        looked_for: full.display().to_string(),
+                        path,
+                    }));
                     continue;
                 }
                 // Templates are found by file name across their folders, so
                 // two of one name in different folders would be ambiguous.
                 if let Some(other) = names.iter().find(|(n, d)| n == name && d != dir) {
-                    files.errors.push(located(
-                        Diagnostic::error(format!(
-                            "two templates are named `{name}` (in `{}` and `{}`)",
-                            other.1.display(),
-                            dir.display()
-                        ))
-                        .help("rename one; templates load by file name from their folders"),
-                    ));
+                    files.errors.push(located(InputError::TemplateNameTwice {
+                        name: name.to_string(),
+                        first_dir: other.1.display().to_string(),
+                        second_dir: dir.display().to_string(),
+                    }));
                     continue;
                 }
                 names.push((name.to_string(), dir.to_path_buf()));
@@ -115,16 +110,12 @@ pub fn resolve(spec: &Spec, formats: &[ReportFormat]) -> (ReportFiles, Templates
             .all(|c| matches!(c, Component::Normal(_)));
         let clash = out.iter().any(|(r, _)| r.file == file);
         if !contained || clash {
-            let problem = if contained {
-                format!("two reports are written to `{file}`")
+            let kind = if contained {
+                InputError::ReportFileTwice { file }
             } else {
-                format!("the report path `{file}` leaves the output folder")
+                InputError::ReportOutsideOut { file }
             };
-            files
-                .errors
-                .push(located(Diagnostic::error(problem).help(
-                    "give each report its own `path`, relative to the --out folder",
-                )));
+            files.errors.push(located(kind));
             continue;
         }
         out.push((

@@ -6,14 +6,17 @@
 use std::path::{Path, PathBuf};
 
 use crate::base::natural::natural_cmp;
+use crate::inputs::error::RunFilesProblem;
 
 /// Every file `patterns` names, in natural order, each once.
-pub fn find_run_files(patterns: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+pub fn find_run_files(patterns: &[PathBuf]) -> Result<Vec<PathBuf>, RunFilesProblem> {
     let mut files = Vec::new();
     for pattern in patterns {
         let found = files_of(pattern)?;
         if found.is_empty() {
-            return Err(format!("`{}` names no file", pattern.display()));
+            return Err(RunFilesProblem::NoFile {
+                pattern: pattern.display().to_string(),
+            });
         }
         files.extend(found);
     }
@@ -22,13 +25,19 @@ pub fn find_run_files(patterns: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
-fn files_of(pattern: &Path) -> Result<Vec<PathBuf>, String> {
+fn files_of(pattern: &Path) -> Result<Vec<PathBuf>, RunFilesProblem> {
     let text = pattern.to_string_lossy();
     if text.contains(['*', '?', '[']) {
-        let paths = glob::glob(&text).map_err(|e| format!("`{text}` is not a valid glob: {e}"))?;
+        let paths = glob::glob(&text).map_err(|e| RunFilesProblem::BadGlob {
+            pattern: text.to_string(),
+            error: e.to_string(),
+        })?;
         let mut files = Vec::new();
         for path in paths {
-            let path = path.map_err(|e| format!("cannot read `{}`: {e}", e.path().display()))?;
+            let path = path.map_err(|e| RunFilesProblem::Unreadable {
+                path: e.path().display().to_string(),
+                error: e.to_string(),
+            })?;
             if path.is_file() {
                 files.push(path);
             }
@@ -36,13 +45,14 @@ fn files_of(pattern: &Path) -> Result<Vec<PathBuf>, String> {
         return Ok(files);
     }
     if pattern.is_dir() {
-        let entries =
-            std::fs::read_dir(pattern).map_err(|e| format!("cannot read folder `{text}`: {e}"))?;
+        let unreadable = |e: std::io::Error| RunFilesProblem::UnreadableFolder {
+            folder: text.to_string(),
+            error: e.to_string(),
+        };
+        let entries = std::fs::read_dir(pattern).map_err(unreadable)?;
         let mut files = Vec::new();
         for entry in entries {
-            let path = entry
-                .map_err(|e| format!("cannot read folder `{text}`: {e}"))?
-                .path();
+            let path = entry.map_err(unreadable)?.path();
             let hidden = path
                 .file_name()
                 .is_some_and(|n| n.to_string_lossy().starts_with('.'));
@@ -55,7 +65,9 @@ fn files_of(pattern: &Path) -> Result<Vec<PathBuf>, String> {
     if pattern.is_file() {
         return Ok(vec![pattern.to_path_buf()]);
     }
-    Err(format!("`{text}` does not exist"))
+    Err(RunFilesProblem::Missing {
+        pattern: text.to_string(),
+    })
 }
 
 /// A run named by its file: the file name without its last extension.
@@ -96,8 +108,11 @@ mod tests {
         .unwrap();
         assert_eq!(names(overlapping), ["seed-1", "seed-2"]);
         let error = find_run_files(&[dir.path().join("run-*.jsonl")]).unwrap_err();
-        assert!(error.ends_with("names no file"), "{error}");
+        assert!(matches!(error, RunFilesProblem::NoFile { .. }), "{error:?}");
         let error = find_run_files(&[dir.path().join("missing.jsonl")]).unwrap_err();
-        assert!(error.ends_with("does not exist"), "{error}");
+        assert!(
+            matches!(error, RunFilesProblem::Missing { .. }),
+            "{error:?}"
+        );
     }
 }

@@ -9,6 +9,7 @@ use std::path::{Component, Path, PathBuf};
 use minijinja::{Environment, ErrorKind, UndefinedBehavior, Value};
 
 use crate::base::diagnostic::{Diagnostic, Location};
+use crate::inputs::error::{InputError, TemplateLoadProblem};
 use crate::spec::ReportFormat;
 
 /// Built-in templates: name, source.
@@ -116,9 +117,10 @@ fn environment(dirs: Vec<PathBuf>) -> Environment<'static> {
             return Ok(Some((*source).to_string()));
         }
         if !is_contained(name) {
+            let problem = TemplateLoadProblem::Outside { name: name.into() };
             return Err(minijinja::Error::new(
                 ErrorKind::InvalidOperation,
-                format!("`{name}` is outside the spec's template folders"),
+                problem.text(),
             ));
         }
         for dir in &dirs {
@@ -126,10 +128,14 @@ fn environment(dirs: Vec<PathBuf>) -> Environment<'static> {
                 Ok(source) => return Ok(Some(source)),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                 Err(e) => {
+                    let problem = TemplateLoadProblem::Unreadable {
+                        name: name.into(),
+                        error: e.to_string(),
+                    };
                     return Err(minijinja::Error::new(
                         ErrorKind::InvalidOperation,
-                        format!("cannot read template `{name}`: {e}"),
-                    ))
+                        problem.text(),
+                    ));
                 }
             }
         }
@@ -200,18 +206,20 @@ fn template_error(error: &minijinja::Error, name: &str) -> Diagnostic {
         let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
         Some(source[line_start..start].chars().count() + 1)
     });
-    let mut message = error.detail().map_or_else(
-        || error.kind().to_string(),
-        |detail| format!("{}: {detail}", error.kind()),
-    );
+    let mut causes = Vec::new();
     let mut source = std::error::Error::source(error);
     while let Some(inner) = source {
-        message.push_str(&format!(" ({inner})"));
+        causes.push(inner.to_string());
         source = inner.source();
     }
-    Diagnostic::error(format!("template `{file}`: {message}"))
-        .at(Location::in_data(&file, line, column))
-        .help("templates see the report context described in templates/README.md")
+    let at = Location::in_data(&file, line, column);
+    let kind = InputError::Template {
+        file,
+        kind: error.kind().to_string(),
+        detail: error.detail().map(str::to_string),
+        causes,
+    };
+    Diagnostic::of(&kind).at(at)
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! dataset.
 
 use crate::base::diagnostic::{Diagnostic, Location};
+use crate::lock::error::{DriftShown, LockError};
 use crate::lock::pins::{line_spans, PinnedDataset, PinnedFile, Pins};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,40 +121,43 @@ impl Drift {
 
     /// The full account: the summary, with a unified diff or the differing line.
     /// `dataset` gives a frozen dataset's file as now: its path as shown, its bytes.
+    /// `stops_run`: this is the last drift of a run it stops.
     pub fn diagnostic(
         &self,
         lock_display: &str,
         dataset: impl Fn(&str) -> Option<(String, Vec<u8>)>,
+        stops_run: bool,
     ) -> Diagnostic {
-        let d = Diagnostic::error(format!("drift from `{lock_display}`: {}", self.summary()));
-        match self {
-            Drift::FileChanged { old, new } => d.note(
-                similar::TextDiff::from_lines(&old.text, &new.text)
-                    .unified_diff()
-                    .context_radius(3)
-                    .header(
-                        &format!("{} (frozen)", old.path),
-                        &format!("{} (now)", new.path),
-                    )
-                    .to_string(),
-            ),
-            Drift::DatasetChanged { new, first, .. } => {
-                let Some((display, bytes)) = dataset(&new.name) else {
-                    return d;
-                };
-                let d = d.at(Location::in_data(&display, first.0, None));
-                match line_spans(&bytes).get(first.0 - 1) {
-                    Some(&(s, e)) => {
-                        let text = String::from_utf8_lossy(&bytes[s..e]);
-                        let text = text.trim_end();
-                        let short: String = text.chars().take(200).collect();
-                        let more = if short.len() < text.len() { "…" } else { "" };
-                        d.note(format!("now: {short}{more}"))
-                    }
-                    None => d.note("now: the file ends before this line"),
+        let mut at = None;
+        let shown = match self {
+            Drift::FileChanged { old, new } => DriftShown::Diff {
+                old_path: old.path.clone(),
+                old_text: old.text.clone(),
+                new_path: new.path.clone(),
+                new_text: new.text.clone(),
+            },
+            Drift::DatasetChanged { new, first, .. } => match dataset(&new.name) {
+                Some((display, bytes)) => {
+                    at = Some(Location::in_data(&display, first.0, None));
+                    let line = line_spans(&bytes).get(first.0 - 1).map(|&(s, e)| {
+                        String::from_utf8_lossy(&bytes[s..e]).trim_end().to_string()
+                    });
+                    DriftShown::LineNow(line)
                 }
-            }
-            _ => d,
+                None => DriftShown::Nothing,
+            },
+            _ => DriftShown::Nothing,
+        };
+        let kind = LockError::Drift {
+            lock: lock_display.to_string(),
+            summary: self.summary(),
+            shown,
+            stops_run,
+        };
+        let d = kind.diagnostic();
+        match at {
+            Some(at) => d.at(at),
+            None => d,
         }
     }
 }

@@ -4,6 +4,7 @@
 //! the files with the lock before any data is scored; a difference is drift.
 
 mod drift;
+pub mod error;
 mod pins;
 
 use std::path::{Path, PathBuf};
@@ -11,6 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::base::diagnostic::{Diagnostic, Location};
+use crate::lock::error::LockError;
 use crate::plan::Plan;
 
 pub use drift::Drift;
@@ -88,30 +90,29 @@ pub fn read(spec: &Path) -> Result<Option<(PathBuf, Lock)>, Diagnostic> {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => {
-            return Err(Diagnostic::error(format!(
-                "cannot read lock `{}`: {e}",
-                path.display()
-            )))
+            let kind = LockError::CannotRead {
+                path: path.display().to_string(),
+                error: e.to_string(),
+            };
+            return Err(kind.diagnostic());
         }
     };
     let lock: Lock = serde_json::from_str(&text).map_err(|e| {
-        Diagnostic::error(format!(
-            "lock `{}` is not a valid lock: {e}",
-            path.display()
-        ))
-        .at(Location::in_data(
-            &path.display().to_string(),
-            e.line(),
-            Some(e.column()),
-        ))
-        .help("restore it from version control, or delete it and run `evalspec freeze` again")
+        let display = path.display().to_string();
+        let at = Location::in_data(&display, e.line(), Some(e.column()));
+        let kind = LockError::Invalid {
+            path: display,
+            error: e.to_string(),
+        };
+        kind.diagnostic().at(at)
     })?;
     if lock.evalspec_lock != LOCK_FORMAT {
-        return Err(Diagnostic::error(format!(
-            "lock `{}` has format {}, this evalspec reads format {LOCK_FORMAT}",
-            path.display(),
-            lock.evalspec_lock
-        )));
+        let kind = LockError::UnknownFormat {
+            path: path.display().to_string(),
+            found: lock.evalspec_lock,
+            expected: LOCK_FORMAT,
+        };
+        return Err(kind.diagnostic());
     }
     Ok(Some((path, lock)))
 }
@@ -159,29 +160,28 @@ pub fn freeze(plan: &Plan, reason: Option<&str>) -> Result<Frozen, Diagnostic> {
         // A new evalspec's built-in templates change report bytes, not what the
         // spec means: re-freezing for them alone may keep the version.
         if plan.spec_version == old.version && !drift.iter().all(Drift::is_builtin) {
-            return Err(Diagnostic::error(format!(
-                "spec `{}` changed since version {} was frozen, but its version is still {}",
-                plan.spec_name, old.version, plan.spec_version
-            ))
-            .note(changes.join("\n"))
-            .help("a frozen version is never edited: bump `version` (e.g. to the next patch) and freeze again"));
+            let kind = LockError::VersionNotBumped {
+                name: plan.spec_name.clone(),
+                frozen: old.version.clone(),
+                version: plan.spec_version.clone(),
+                changes,
+            };
+            return Err(kind.diagnostic());
         }
         if version_core(&plan.spec_version) < version_core(&old.version) {
-            return Err(Diagnostic::error(format!(
-                "version {} is lower than the frozen version {}",
-                plan.spec_version, old.version
-            ))
-            .help("a new freeze needs a higher version"));
+            let kind = LockError::VersionLowered {
+                version: plan.spec_version.clone(),
+                frozen: old.version.clone(),
+            };
+            return Err(kind.diagnostic());
         }
         if reason.is_none() {
-            return Err(Diagnostic::error(format!(
-                "re-freezing `{}` at version {} needs a reason",
-                plan.spec_name, plan.spec_version
-            ))
-            .note(changes.join("\n"))
-            .help(
-                "say who signed off and why: `--reason \"…\"`; it is kept in the lock's history",
-            ));
+            let kind = LockError::NeedsReason {
+                name: plan.spec_name.clone(),
+                version: plan.spec_version.clone(),
+                changes,
+            };
+            return Err(kind.diagnostic());
         }
         history = old.history.clone();
     }
@@ -204,8 +204,13 @@ pub fn freeze(plan: &Plan, reason: Option<&str>) -> Result<Frozen, Diagnostic> {
     };
     let mut text = serde_json::to_string_pretty(&lock).unwrap_or_default();
     text.push('\n');
-    crate::base::atomic::write_atomic(&path, text.as_bytes())
-        .map_err(|e| Diagnostic::error(format!("cannot write lock `{}`: {e}", path.display())))?;
+    crate::base::atomic::write_atomic(&path, text.as_bytes()).map_err(|e| {
+        let kind = LockError::CannotWrite {
+            path: path.display().to_string(),
+            error: e.to_string(),
+        };
+        kind.diagnostic()
+    })?;
     Ok(Frozen::Written {
         path,
         lock: Box::new(lock),

@@ -9,6 +9,7 @@ use sha2::{Digest, Sha256};
 use crate::base::diagnostic::Diagnostic;
 use crate::inputs::templates::builtin_source;
 use crate::inputs::ReportPlanKind;
+use crate::lock::error::LockError;
 use crate::plan::Plan;
 
 /// Locate a change in a frozen dataset to the line while it has at most this many
@@ -133,11 +134,12 @@ pub fn current(plan: &Plan, base: &Path) -> Result<Pins, Diagnostic> {
         };
         for (name, path, display) in files {
             let bytes = std::fs::read(path).map_err(|e| {
-                Diagnostic::error(format!(
-                    "cannot read frozen dataset `{}` from `{display}`: {e}",
-                    dataset.name
-                ))
-                .at(dataset.declared_at.clone())
+                let kind = LockError::CannotReadFrozenDataset {
+                    dataset: dataset.name.clone(),
+                    display: display.to_string(),
+                    error: e.to_string(),
+                };
+                kind.diagnostic().at(dataset.declared_at.clone())
             })?;
             datasets.push(pin_dataset(&name, relative(path, base), &bytes));
         }
@@ -147,7 +149,11 @@ pub fn current(plan: &Plan, base: &Path) -> Result<Pins, Diagnostic> {
 }
 
 fn read_error(path: &Path, error: &std::io::Error) -> Diagnostic {
-    Diagnostic::error(format!("cannot read `{}`: {error}", path.display()))
+    let kind = LockError::CannotReadPinned {
+        path: path.display().to_string(),
+        error: error.to_string(),
+    };
+    kind.diagnostic()
 }
 
 /// Every template a spec's template folder offers to `include`: `*.j2`, `*.jinja`,

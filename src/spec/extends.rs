@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use crate::base::diagnostic::Diagnostic;
 use crate::base::source::SourceFile;
+use crate::spec::error::SpecError;
 use crate::spec::mapping::locate;
 use crate::spec::yaml::{self, Node, NodeKind};
 
@@ -30,12 +31,15 @@ fn read_chain(
     files: &mut Vec<Arc<SourceFile>>,
 ) -> Result<Node, Diagnostic> {
     let text = std::fs::read_to_string(path).map_err(|error| {
-        let d = Diagnostic::error(format!("cannot read spec `{}`: {error}", path.display()));
+        let kind = SpecError::CannotReadSpec {
+            path: path.display().to_string(),
+            error: error.to_string(),
+            via_extends: from.is_some(),
+        };
+        let d = Diagnostic::of(&kind);
         match from {
-            Some(node) => d
-                .at(locate(node, "extends"))
-                .help("`extends` is a path relative to the spec that names it"),
-            None => d.help("check the path; specs are YAML files such as specs/rag-precision.yaml"),
+            Some(node) => d.at(locate(node, "extends")),
+            None => d,
         }
     })?;
     let identity = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
@@ -46,12 +50,8 @@ fn read_chain(
         let mut chain: Vec<String> = files[first..].iter().map(|f| f.display.clone()).collect();
         chain.push(files[first].display.clone());
         let node = from.expect("a repeated file is reached through `extends`");
-        return Err(Diagnostic::error(format!(
-            "`extends` goes round in a circle: {}",
-            chain.join(" → ")
-        ))
-        .at(locate(node, "extends"))
-        .help("a spec may not extend itself, directly or through its bases"));
+        let kind = SpecError::ExtendsCycle { chain };
+        return Err(Diagnostic::of(&kind).at(locate(node, "extends")));
     }
     let source = Arc::new(SourceFile::new(path, text));
     files.push(source.clone());
@@ -97,12 +97,12 @@ fn take_extends(root: &mut Node) -> Result<Option<(PathBuf, Node)>, Diagnostic> 
     let (_, node) = entries.remove(index);
     match &node.kind {
         NodeKind::Str(path) if !path.trim().is_empty() => Ok(Some((PathBuf::from(path), node))),
-        _ => Err(Diagnostic::error(format!(
-            "`extends` must be the path of a spec, found {}",
-            node.type_name()
-        ))
-        .at(locate(&node, "extends"))
-        .help("e.g. `extends: ../release-1.4/rag-precision.yaml`")),
+        _ => {
+            let kind = SpecError::BadExtends {
+                found: node.type_name(),
+            };
+            Err(Diagnostic::of(&kind).at(locate(&node, "extends")))
+        }
     }
 }
 

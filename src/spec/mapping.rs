@@ -2,7 +2,7 @@
 //! suggestion) once every known key has been taken.
 
 use crate::base::diagnostic::{Diagnostic, Location};
-use crate::base::suggest::did_you_mean;
+use crate::spec::error::SpecError;
 use crate::spec::yaml::{Node, NodeKind};
 
 pub struct Mapping<'a> {
@@ -41,13 +41,11 @@ impl<'a> Mapping<'a> {
                 key_path: key_path.to_string(),
             }),
             _ => {
-                errors.push(
-                    Diagnostic::error(format!(
-                        "{what} must be a mapping, found {}",
-                        node.type_name()
-                    ))
-                    .at(locate(node, key_path)),
-                );
+                let kind = SpecError::NotAMapping {
+                    what: what.to_string(),
+                    found: node.type_name(),
+                };
+                errors.push(Diagnostic::of(&kind).at(locate(node, key_path)));
                 None
             }
         }
@@ -81,20 +79,16 @@ impl<'a> Mapping<'a> {
     }
 
     /// Reports every key that was not taken, suggesting the closest known key.
-    pub fn finish(self, known: &[&str], errors: &mut Vec<Diagnostic>) {
+    pub fn finish(self, known: &'static [&'static str], errors: &mut Vec<Diagnostic>) {
         for (key, _, used) in &self.entries {
             if *used {
                 continue;
             }
-            let text = key.key_text();
-            let mut diagnostic = Diagnostic::error(format!("unknown key `{text}`"))
-                .at(locate(key, &self.key_path))
-                .label("not a key here");
-            diagnostic = match did_you_mean(&text, known.iter().copied()) {
-                Some(suggestion) => diagnostic.help(format!("did you mean `{suggestion}`?")),
-                None => diagnostic.help(format!("known keys: {}", known.join(", "))),
+            let kind = SpecError::UnknownKey {
+                key: key.key_text(),
+                known,
             };
-            errors.push(diagnostic);
+            errors.push(Diagnostic::of(&kind).at(locate(key, &self.key_path)));
         }
     }
 }

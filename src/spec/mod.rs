@@ -1,6 +1,7 @@
 //! The spec: what the user declares in YAML, loaded and validated structurally.
 //! Expressions are kept as located text here; `plan` parses and type-checks them.
 
+pub mod error;
 mod extends;
 pub mod json_schema;
 mod load;

@@ -10,6 +10,7 @@ use serde_saphyr::Spanned;
 
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::source::SourceFile;
+use crate::spec::error::SpecError;
 
 #[derive(Debug, Clone)]
 pub struct Node {
@@ -227,26 +228,28 @@ impl<'de> Deserialize<'de> for RawKind {
 /// Parses a YAML document into a node tree. Duplicate keys are errors.
 pub fn parse(source: &Arc<SourceFile>) -> Result<Node, Diagnostic> {
     if source.text.trim().is_empty() {
-        return Err(Diagnostic::error("the spec file is empty")
-            .at(Location::in_data(&source.display, 1, Some(1)))
-            .help("start from `evalspec init` or a preset in specs/"));
+        return Err(Diagnostic::of(&SpecError::EmptySpec).at(Location::in_data(
+            &source.display,
+            1,
+            Some(1),
+        )));
     }
     // YAML 1.2 booleans only: a key or value `n`, `no`, `off` stays a string.
     let options = serde_saphyr::options! { strict_booleans: true };
     let raw =
         serde_saphyr::from_str_with_options::<RawNode>(&source.text, options).map_err(|error| {
-            let message = yaml_message(&error.to_string());
-            let mut diagnostic = Diagnostic::error(format!("invalid YAML: {message}"));
-            if let Some(location) = error.location() {
-                let offset = source.offset_of(location.line() as usize, location.column() as usize);
-                diagnostic = diagnostic.at(Location::in_source(source, offset, 1));
+            let kind = SpecError::InvalidYaml {
+                message: yaml_message(&error.to_string()),
+            };
+            let diagnostic = Diagnostic::of(&kind);
+            match error.location() {
+                Some(location) => {
+                    let offset =
+                        source.offset_of(location.line() as usize, location.column() as usize);
+                    diagnostic.at(Location::in_source(source, offset, 1))
+                }
+                None => diagnostic,
             }
-            if message.contains("duplicate mapping key") {
-                diagnostic = diagnostic.help(
-                    "each key may appear once per mapping; remove or rename the repeated one",
-                );
-            }
-            diagnostic
         })?;
     Ok(raw.into_node(source))
 }

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use crate::base::diagnostic::{render_all, Diagnostic};
+use crate::commands::error::CommandError;
 use crate::commands::exit;
 
 /// The files written, relative to DIR.
@@ -15,23 +16,18 @@ pub const FILES: [(&str, &str); 4] = [
 ];
 
 pub fn init(dir: &Path) -> i32 {
-    let existing: Vec<Diagnostic> = FILES
-        .iter()
-        .map(|(name, _)| dir.join(name))
-        .filter(|path| path.exists())
-        .map(|path| {
-            Diagnostic::error(format!("`{}` exists already", path.display()))
-                .help("init writes only into a folder without these files; pick another DIR")
-        })
-        .collect();
-    if !existing.is_empty() {
-        eprint!("{}", render_all(&existing));
+    let clashes = existing(dir);
+    if !clashes.is_empty() {
+        eprint!("{}", render_all(&clashes));
         return exit::ERROR;
     }
     for (name, text) in FILES {
         let path = dir.join(name);
         if let Err(e) = crate::base::atomic::write_atomic(&path, text.as_bytes()) {
-            let d = Diagnostic::error(format!("cannot write `{}`: {e}", path.display()));
+            let d = Diagnostic::of(&CommandError::InitCannotWrite {
+                path: path.display().to_string(),
+                error: e.to_string(),
+            });
             eprint!("{}", render_all(&[d]));
             return exit::ERROR;
         }
@@ -44,4 +40,32 @@ pub fn init(dir: &Path) -> i32 {
         spec.display()
     );
     exit::PASS
+}
+
+/// One error per file of [`FILES`] that exists in `dir` already.
+fn existing(dir: &Path) -> Vec<Diagnostic> {
+    FILES
+        .iter()
+        .map(|(name, _)| dir.join(name))
+        .filter(|path| path.exists())
+        .map(|path| {
+            Diagnostic::of(&CommandError::InitFileExists {
+                path: path.display().to_string(),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn existing_files_are_errors_of_a_kind() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(existing(dir.path()).is_empty());
+        std::fs::write(dir.path().join("evalspec.yaml"), "").unwrap();
+        let codes: Vec<_> = existing(dir.path()).iter().map(|d| d.code).collect();
+        assert_eq!(codes, [Some("init_file_exists")]);
+    }
 }

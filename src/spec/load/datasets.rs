@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::base::diagnostic::Diagnostic;
+use crate::spec::error::SpecError;
 use crate::spec::load::{
     check_param_range, dir_of, param_value_from_node, parse_data_type, Loader, DATASET_KEYS,
     PARAM_KEYS, RULE_KEYS,
@@ -28,11 +28,10 @@ impl Loader {
             .and_then(|n| self.string(n, &map.path_of("description")));
         map.finish(PARAM_KEYS, &mut self.errors);
         let Some(ty_node) = ty_node else {
-            self.errors.push(
-                Diagnostic::error(format!("param `{}` has no `type`", name.text))
-                    .at(locate(&name.node, &path))
-                    .help("add `type: number`, `integer`, `string`, `bool` or `list`"),
-            );
+            let kind = SpecError::ParamNoType {
+                param: name.text.clone(),
+            };
+            self.report(kind, locate(&name.node, &path));
             return None;
         };
         let ty = self.keyword(
@@ -47,28 +46,30 @@ impl Loader {
             ],
         )?;
         let Some(default_node) = default_node else {
-            self.errors.push(
-                Diagnostic::error(format!("param `{}` has no `default`", name.text))
-                    .at(locate(&name.node, &path))
-                    .help("every param needs a default; `--param NAME=VALUE` overrides it"),
-            );
+            let kind = SpecError::ParamNoDefault {
+                param: name.text.clone(),
+            };
+            self.report(kind, locate(&name.node, &path));
             return None;
         };
+        let default_at = || locate(default_node, &join_path(&path, "default"));
         let default = match param_value_from_node(ty, default_node) {
             Ok(value) => value,
-            Err(message) => {
-                self.errors.push(
-                    Diagnostic::error(format!("default of param `{}`: {message}", name.text))
-                        .at(locate(default_node, &join_path(&path, "default"))),
-                );
+            Err(problem) => {
+                let kind = SpecError::BadParamDefault {
+                    param: name.text.clone(),
+                    problem,
+                };
+                self.report(kind, default_at());
                 return None;
             }
         };
-        if let Err(message) = check_param_range(&default, min, max) {
-            self.errors.push(
-                Diagnostic::error(format!("default of param `{}`: {message}", name.text))
-                    .at(locate(default_node, &join_path(&path, "default"))),
-            );
+        if let Err(problem) = check_param_range(&default, min, max) {
+            let kind = SpecError::BadParamDefault {
+                param: name.text.clone(),
+                problem,
+            };
+            self.report(kind, default_at());
         }
         Some(ParamDecl {
             name,
@@ -113,29 +114,19 @@ impl Loader {
                 Some(runs)
             }
             (None, _, Some(node)) => {
-                self.errors.push(
-                    Diagnostic::error(format!(
-                        "dataset `{}` has `run_name` but no `runs`",
-                        name.text
-                    ))
-                    .at(locate(node, &map.path_of("run_name")))
-                    .help(
-                        "`run_name` names each file of `runs: [...]`; a single `path` is one run",
-                    ),
-                );
+                let kind = SpecError::RunNameWithoutRuns {
+                    dataset: name.text.clone(),
+                };
+                self.report(kind, locate(node, &map.path_of("run_name")));
                 None
             }
             (runs, _, _) => runs,
         };
         if let (Some(runs), Some(_)) = (&runs, &data_path) {
-            self.errors.push(
-                Diagnostic::error(format!(
-                    "dataset `{}` has both `path` and `runs`",
-                    name.text
-                ))
-                .at(locate(&runs.node, &map.path_of("runs")))
-                .help("give one file as `path`, or several (each a run) as `runs`"),
-            );
+            let kind = SpecError::PathAndRuns {
+                dataset: name.text.clone(),
+            };
+            self.report(kind, locate(&runs.node, &map.path_of("runs")));
         }
         let frozen = map
             .take("frozen")
@@ -144,11 +135,10 @@ impl Loader {
         let key = match map.take("key") {
             Some(n) => self.expr(n, &map.path_of("key")),
             None => {
-                self.errors.push(
-                    Diagnostic::error(format!("dataset `{}` has no `key`", name.text))
-                        .at(locate(&name.node, &path))
-                        .help("add `key: qid` (an expression over the record's fields that identifies it)"),
-                );
+                let kind = SpecError::DatasetNoKey {
+                    dataset: name.text.clone(),
+                };
+                self.report(kind, locate(&name.node, &path));
                 None
             }
         };
@@ -199,14 +189,10 @@ impl Loader {
     /// `checks: [{expr: …, message: …}]`, conditions every record must meet.
     pub(super) fn checks(&mut self, node: &Node, path: &str) -> Vec<RecordCheck> {
         let NodeKind::Seq(items) = &node.kind else {
-            self.errors.push(
-                Diagnostic::error(format!(
-                    "`checks` must be a list, found {}",
-                    node.type_name()
-                ))
-                .at(locate(node, path))
-                .help("write `checks: [{expr: \"len(gold) > 0\", message: \"gold is empty\"}]`"),
-            );
+            let kind = SpecError::ChecksNotAList {
+                found: node.type_name(),
+            };
+            self.report(kind, locate(node, path));
             return Vec::new();
         };
         let mut checks = Vec::new();
@@ -224,10 +210,7 @@ impl Loader {
             map.finish(&["expr", "message"], &mut self.errors);
             match (expr, message) {
                 (Some(expr), Some(message)) => checks.push(RecordCheck { expr, message }),
-                (_, None) => self.errors.push(
-                    Diagnostic::error("a check needs `expr` and `message`")
-                        .at(locate(item, &item_path)),
-                ),
+                (_, None) => self.report(SpecError::CheckIncomplete, locate(item, &item_path)),
                 _ => {}
             }
         }
@@ -260,11 +243,7 @@ impl Loader {
                 .chain(each.iter().flatten())
                 .any(|p| p.is_empty() || p.contains("[]"))
             {
-                self.errors.push(
-                    Diagnostic::error(format!("`{field}` is not a field path"))
-                        .at(locate(key, path))
-                        .help("write a field name, names joined by dots (`answer_json.claim`), or `list[].field` for each element"),
-                );
+                self.report(SpecError::NotAFieldPath { field }, locate(key, path));
                 continue;
             }
             let (type_node, optional, nonempty, min) = match &value.kind {
@@ -290,20 +269,17 @@ impl Loader {
                     match ty {
                         Some(ty) => (ty, optional, nonempty, min),
                         None => {
-                            self.errors.push(
-                                Diagnostic::error(format!("the rule for `{field}` has no `type`"))
-                                    .at(locate(value, &rule_path)),
-                            );
+                            let at = locate(value, &rule_path);
+                            self.report(SpecError::RuleNoType { field }, at);
                             continue;
                         }
                     }
                 }
                 _ => {
-                    self.errors.push(
-                        Diagnostic::error(format!("a schema rule must be a type or a mapping, found {}", value.type_name()))
-                            .at(locate(value, &rule_path))
-                            .help("write `field: string`, `field: list<string>?` or `field: {type: string, nonempty: true}`"),
-                    );
+                    let kind = SpecError::BadRule {
+                        found: value.type_name(),
+                    };
+                    self.report(kind, locate(value, &rule_path));
                     continue;
                 }
             };
@@ -324,10 +300,9 @@ impl Loader {
                     min,
                     node: key.clone(),
                 }),
-                None => self.errors.push(
-                    Diagnostic::error(format!("unknown data type `{text}`"))
-                        .at(locate(type_node, &rule_path))
-                        .help("types: any, string, bool, number, integer, object, list, list<T>; add `?` for optional"),
+                None => self.report(
+                    SpecError::UnknownDataType { text },
+                    locate(type_node, &rule_path),
                 ),
             }
         }
@@ -340,14 +315,10 @@ impl Loader {
             NodeKind::Seq(items) if !items.is_empty() => items.iter().collect(),
             NodeKind::Str(_) => vec![node],
             _ => {
-                self.errors.push(
-                    Diagnostic::error(format!(
-                        "`runs` must be a file, folder or glob, or a list of them, found {}",
-                        node.type_name()
-                    ))
-                    .at(locate(node, path))
-                    .help("e.g. `runs: runs/seed-*.jsonl`"),
-                );
+                let kind = SpecError::BadRuns {
+                    found: node.type_name(),
+                };
+                self.report(kind, locate(node, path));
                 return None;
             }
         };

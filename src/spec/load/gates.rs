@@ -1,7 +1,7 @@
 //! The sections that decide and show: `gates:` (expressions or shaped gates),
 //! `tradeoff:` and `reports:`.
 
-use crate::base::diagnostic::Diagnostic;
+use crate::spec::error::SpecError;
 use crate::spec::load::{dir_of, Loader, GATE_KEYS, REPORT_KEYS, TRADEOFF_KEYS};
 use crate::spec::mapping::{locate, Mapping};
 use crate::spec::model::*;
@@ -28,19 +28,17 @@ impl Loader {
                 .gate_shape(&mut map, metric)
                 .map(|shape| GateRuleDecl::Shape(Box::new(shape))),
             (Some(_), Some(metric)) => {
-                self.errors.push(
-                    Diagnostic::error(format!("gate `{}` has both `expr` and `metric`", name.text))
-                        .at(locate(metric, &map.path_of("metric")))
-                        .help("write either an expression (`expr:`) or a metric with thresholds (`metric:`, `threshold:`, `max_drop:`, …)"),
-                );
+                let kind = SpecError::GateExprAndMetric {
+                    gate: name.text.clone(),
+                };
+                self.report(kind, locate(metric, &map.path_of("metric")));
                 None
             }
             (None, None) => {
-                self.errors.push(
-                    Diagnostic::error(format!("gate `{}` has neither `expr` nor `metric`", name.text))
-                        .at(locate(&name.node, &path))
-                        .help("add `expr: precision >= 0.8`, or `metric: precision` with `threshold: 0.8`"),
-                );
+                let kind = SpecError::GateNoRule {
+                    gate: name.text.clone(),
+                };
+                self.report(kind, locate(&name.node, &path));
                 None
             }
         };
@@ -112,11 +110,10 @@ impl Loader {
         };
         let metric = metric?;
         if threshold.is_none() && warn_threshold.is_none() && changes.is_empty() {
-            self.errors.push(
-                Diagnostic::error(format!("the gate on `{}` sets no bound", metric.text))
-                    .at(locate(&metric.node, &map.path_of("metric")))
-                    .help("add `threshold:`, `warn_threshold:`, `max_drop:`, `max_drop_relative:`, `min_gain:` or `min_gain_relative:`"),
-            );
+            let kind = SpecError::GateNoBound {
+                metric: metric.text.clone(),
+            };
+            self.report(kind, locate(&metric.node, &map.path_of("metric")));
             return None;
         }
         Some(GateShapeDecl {
@@ -135,11 +132,7 @@ impl Loader {
         let latency = match map.take("latency") {
             Some(n) => self.name(n, "tradeoff.latency"),
             None => {
-                self.errors.push(
-                    Diagnostic::error("`tradeoff` has no `latency`")
-                        .at(locate(node, "tradeoff"))
-                        .help("add `latency: p95_latency_ms`, the metric on the curve's x axis"),
-                );
+                self.report(SpecError::TradeoffNoLatency, locate(node, "tradeoff"));
                 None
             }
         };
@@ -151,22 +144,15 @@ impl Loader {
                     .collect(),
                 NodeKind::Str(_) => self.name(n, "tradeoff.accuracy").into_iter().collect(),
                 _ => {
-                    self.errors.push(
-                        Diagnostic::error(format!(
-                            "`accuracy` must be a metric or a list of metrics, found {}",
-                            n.type_name()
-                        ))
-                        .at(locate(n, "tradeoff.accuracy")),
-                    );
+                    let kind = SpecError::AccuracyNotMetrics {
+                        found: n.type_name(),
+                    };
+                    self.report(kind, locate(n, "tradeoff.accuracy"));
                     Vec::new()
                 }
             },
             None => {
-                self.errors.push(
-                    Diagnostic::error("`tradeoff` has no `accuracy`")
-                        .at(locate(node, "tradeoff"))
-                        .help("add `accuracy: [precision, chr]`, the metrics on the y axis"),
-                );
+                self.report(SpecError::TradeoffNoAccuracy, locate(node, "tradeoff"));
                 Vec::new()
             }
         };
@@ -183,16 +169,10 @@ impl Loader {
     /// `reports:` built-in formats by name, or `{format|template, path}`.
     pub(super) fn reports(&mut self, node: &Node) -> Vec<ReportDecl> {
         let NodeKind::Seq(entries) = &node.kind else {
-            self.errors.push(
-                Diagnostic::error(format!(
-                    "`reports` must be a list, found {}",
-                    node.type_name()
-                ))
-                .at(locate(node, "reports"))
-                .help(
-                    "e.g. `reports: [markdown, junit, {template: report.md.j2, path: report.md}]`",
-                ),
-            );
+            let kind = SpecError::ReportsNotAList {
+                found: node.type_name(),
+            };
+            self.report(kind, locate(node, "reports"));
             return Vec::new();
         };
         let mut out = Vec::new();
@@ -225,11 +205,7 @@ impl Loader {
                 (Some(format), None) => ReportKind::Builtin(format),
                 (None, Some(template)) => ReportKind::Template(template),
                 _ => {
-                    self.errors.push(
-                        Diagnostic::error("a report needs exactly one of `format` and `template`")
-                            .at(locate(entry, &path))
-                            .help("e.g. `{format: junit, path: gates.xml}` or `{template: report.md.j2}`"),
-                    );
+                    self.report(SpecError::ReportKind, locate(entry, &path));
                     continue;
                 }
             };

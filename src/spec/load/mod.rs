@@ -10,9 +10,10 @@ mod scalars;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::base::diagnostic::Diagnostic;
+use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::source::SourceFile;
 use crate::base::value::Value;
+use crate::spec::error::SpecError;
 use crate::spec::extends;
 use crate::spec::mapping::{join_path, locate, Mapping};
 use crate::spec::model::*;
@@ -123,6 +124,11 @@ pub(super) struct Loader {
 }
 
 impl Loader {
+    /// Records an error of `kind` at `at`.
+    pub(super) fn report(&mut self, kind: SpecError, at: Location) {
+        self.errors.push(Diagnostic::of(&kind).at(at));
+    }
+
     fn spec(mut self, root: &Node) -> Result<Spec, Vec<Diagnostic>> {
         let Some(mut top) = Mapping::new(root, "", "a spec", &mut self.errors) else {
             return Err(self.errors);
@@ -131,11 +137,10 @@ impl Loader {
         let version = self.required_string(&mut top, "version", root);
         if let (Some(version), Some(node)) = (&version, top.take("version")) {
             if !is_semver(version) {
-                self.errors.push(
-                    Diagnostic::error(format!("version `{version}` is not a semantic version"))
-                        .at(locate(node, "version"))
-                        .help("write MAJOR.MINOR.PATCH, e.g. `1.4.0`"),
-                );
+                let kind = SpecError::BadVersion {
+                    version: version.clone(),
+                };
+                self.report(kind, locate(node, "version"));
             }
         }
         let description = top
@@ -161,22 +166,12 @@ impl Loader {
             (None, Some(first)) if datasets.len() == 1 => Some(first.name.clone()),
             (None, None) => None, // reported below as "no datasets"
             _ => {
-                self.errors.push(
-                    Diagnostic::error("the spec does not say which dataset holds the items")
-                        .at(locate(root, ""))
-                        .help(
-                            "add `items: NAME`, naming the dataset with one record per scored item",
-                        ),
-                );
+                self.report(SpecError::ItemsUnspecified, locate(root, ""));
                 None
             }
         };
         if datasets.is_empty() {
-            self.errors.push(
-                Diagnostic::error("the spec declares no datasets")
-                    .at(locate(root, ""))
-                    .help("add a `datasets:` section, e.g. `gold: {format: jsonl, path: gold.jsonl, key: qid}`"),
-            );
+            self.report(SpecError::NoDatasets, locate(root, ""));
         }
         match (name, version, items) {
             (Some(name), Some(version), Some(items)) if self.errors.is_empty() => Ok(Spec {

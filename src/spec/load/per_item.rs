@@ -1,7 +1,7 @@
 //! The per-item and metric sections: `matchers:` and `metrics:` (with `ks`
 //! cutoffs), `labels:` and `offenders:`.
 
-use crate::base::diagnostic::Diagnostic;
+use crate::spec::error::SpecError;
 use crate::spec::load::{Loader, METRIC_KEYS, OFFENDER_KEYS};
 use crate::spec::mapping::{join_path, locate, Mapping};
 use crate::spec::model::*;
@@ -14,14 +14,11 @@ impl Loader {
         let kind = match map.take("kind") {
             Some(kind) => self.name(kind, &map.path_of("kind")),
             None => {
-                self.errors.push(
-                    Diagnostic::error(format!("matcher `{}` has no `kind`", name.text))
-                        .at(locate(&name.node, &path))
-                        .help(format!(
-                            "kinds: {}",
-                            crate::library::matchers::KIND_NAMES.join(", ")
-                        )),
-                );
+                let kind = SpecError::MatcherNoKind {
+                    matcher: name.text.clone(),
+                    kinds: crate::library::matchers::KIND_NAMES,
+                };
+                self.report(kind, locate(&name.node, &path));
                 None
             }
         };
@@ -78,14 +75,11 @@ impl Loader {
         let template = name.text.contains("{k}");
         if !matches!(node.kind, NodeKind::Map(_)) {
             if template {
-                self.errors.push(
-                    Diagnostic::error(format!(
-                        "metric `{}` names a cutoff `{{k}}` but gives no `ks`",
-                        name.text
-                    ))
-                    .at(locate(&name.node, &path))
-                    .help("write it as a mapping with `expr:` and `ks: [5, 10]`"),
-                );
+                let kind = SpecError::CutoffWithoutKs {
+                    metric: name.text.clone(),
+                    is_mapping: false,
+                };
+                self.report(kind, locate(&name.node, &path));
                 return Vec::new();
             }
             let Some(expr) = self.expr(node, &path) else {
@@ -125,11 +119,7 @@ impl Loader {
             let path = map.path_of("tolerance");
             let value = self.number(n, &path)?;
             if value < 0.0 {
-                self.errors.push(
-                    Diagnostic::error(format!("a tolerance cannot be negative, found {value}"))
-                        .at(locate(n, &path))
-                        .help("the tolerance is how far the metric may move in its bad direction, e.g. `0.01`"),
-                );
+                self.report(SpecError::NegativeTolerance { value }, locate(n, &path));
                 return None;
             }
             Some(value)
@@ -160,28 +150,18 @@ impl Loader {
                 })
                 .collect(),
             (None, true) => {
-                self.errors.push(
-                    Diagnostic::error(format!(
-                        "metric `{}` names a cutoff `{{k}}` but gives no `ks`",
-                        name.text
-                    ))
-                    .at(locate(&name.node, &path))
-                    .help("add `ks: [5, 10]`: one metric per cutoff"),
-                );
+                let kind = SpecError::CutoffWithoutKs {
+                    metric: name.text.clone(),
+                    is_mapping: true,
+                };
+                self.report(kind, locate(&name.node, &path));
                 Vec::new()
             }
             (Some((node, _)), false) => {
-                self.errors.push(
-                    Diagnostic::error(format!(
-                        "metric `{}` has `ks` but its name has no `{{k}}`",
-                        name.text
-                    ))
-                    .at(locate(node, &join_path(&path, "ks")))
-                    .help(format!(
-                        "name it e.g. `{}_{{k}}`, so that each cutoff gets its own metric",
-                        name.text
-                    )),
-                );
+                let kind = SpecError::KsWithoutCutoff {
+                    metric: name.text.clone(),
+                };
+                self.report(kind, locate(node, &join_path(&path, "ks")));
                 Vec::new()
             }
         }
@@ -192,13 +172,10 @@ impl Loader {
         let items = match &node.kind {
             NodeKind::Seq(items) => items,
             _ => {
-                self.errors.push(
-                    Diagnostic::error(format!(
-                        "`ks` must be a list of cutoffs, found {}",
-                        node.type_name()
-                    ))
-                    .at(locate(node, path)),
-                );
+                let kind = SpecError::KsNotAList {
+                    found: node.type_name(),
+                };
+                self.report(kind, locate(node, path));
                 return Vec::new();
             }
         };
@@ -206,13 +183,12 @@ impl Loader {
         for item in items {
             match item.kind {
                 NodeKind::Int(k) if k >= 1 && !ks.contains(&(k as u32)) => ks.push(k as u32),
-                _ => self.errors.push(
-                    Diagnostic::error(format!(
-                        "a cutoff must be a distinct whole number ≥ 1, found `{}`",
-                        item.key_text()
-                    ))
-                    .at(locate(item, path)),
-                ),
+                _ => {
+                    let kind = SpecError::BadCutoff {
+                        text: item.key_text(),
+                    };
+                    self.report(kind, locate(item, path));
+                }
             }
         }
         ks
@@ -221,11 +197,10 @@ impl Loader {
     /// `labels:` a list of `LABEL: condition`, first match wins.
     pub(super) fn labels(&mut self, node: &Node) -> Vec<LabelRule> {
         let NodeKind::Seq(rules) = &node.kind else {
-            self.errors.push(
-                Diagnostic::error(format!("`labels` must be a list, found {}", node.type_name()))
-                    .at(locate(node, "labels"))
-                    .help("write one `- LABEL: condition` per line; the first label whose condition holds is the item's"),
-            );
+            let kind = SpecError::LabelsNotAList {
+                found: node.type_name(),
+            };
+            self.report(kind, locate(node, "labels"));
             return Vec::new();
         };
         let mut out: Vec<LabelRule> = Vec::new();
@@ -234,14 +209,10 @@ impl Loader {
             let entry = match &rule.kind {
                 NodeKind::Map(entries) if entries.len() == 1 => &entries[0],
                 _ => {
-                    self.errors.push(
-                        Diagnostic::error(format!(
-                            "a label rule must be one `LABEL: condition` pair, found {}",
-                            rule.type_name()
-                        ))
-                        .at(locate(rule, &path))
-                        .help("e.g. `- HALLUCINATION: not answerable and not refused`"),
-                    );
+                    let kind = SpecError::BadLabelRule {
+                        found: rule.type_name(),
+                    };
+                    self.report(kind, locate(rule, &path));
                     continue;
                 }
             };
@@ -251,11 +222,8 @@ impl Loader {
                 continue;
             };
             if out.iter().any(|r| r.label.text == label.text) {
-                self.errors.push(
-                    Diagnostic::error(format!("the label `{}` has two rules", label.text))
-                        .at(locate(&entry.0, &path))
-                        .help("join the conditions with `or` in one rule"),
-                );
+                let kind = SpecError::DuplicateLabel { label: label.text };
+                self.report(kind, locate(&entry.0, &path));
                 continue;
             }
             out.push(LabelRule { label, expr });
@@ -268,11 +236,7 @@ impl Loader {
         let when = match map.take("when") {
             Some(n) => self.expr(n, "offenders.when"),
             None => {
-                self.errors.push(
-                    Diagnostic::error("`offenders` has no `when`")
-                        .at(locate(node, "offenders"))
-                        .help("add `when: label != \"OK\"` (or any per-item condition)"),
-                );
+                self.report(SpecError::OffendersNoWhen, locate(node, "offenders"));
                 None
             }
         };
@@ -284,13 +248,10 @@ impl Loader {
                     .filter_map(|item| self.name(item, "offenders.show"))
                     .collect(),
                 _ => {
-                    self.errors.push(
-                        Diagnostic::error(format!(
-                            "`show` must be a list of fields, found {}",
-                            n.type_name()
-                        ))
-                        .at(locate(n, "offenders.show")),
-                    );
+                    let kind = SpecError::ShowNotAList {
+                        found: n.type_name(),
+                    };
+                    self.report(kind, locate(n, "offenders.show"));
                     Vec::new()
                 }
             },
@@ -300,13 +261,8 @@ impl Loader {
             Some(n) => match n.kind {
                 NodeKind::Int(k) if k >= 1 => Some(k as usize),
                 _ => {
-                    self.errors.push(
-                        Diagnostic::error(format!(
-                            "`limit` must be a whole number ≥ 1, found `{}`",
-                            n.key_text()
-                        ))
-                        .at(locate(n, "offenders.limit")),
-                    );
+                    let kind = SpecError::BadLimit { text: n.key_text() };
+                    self.report(kind, locate(n, "offenders.limit"));
                     None
                 }
             },

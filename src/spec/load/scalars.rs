@@ -1,7 +1,7 @@
 //! Single values of the spec: names, expressions, strings, numbers, bools and
 //! keywords, each checked where it is written.
 
-use crate::base::diagnostic::Diagnostic;
+use crate::spec::error::SpecError;
 use crate::spec::load::Loader;
 use crate::spec::mapping::{locate, Mapping};
 use crate::spec::model::*;
@@ -19,11 +19,11 @@ impl Loader {
         match map.take(key) {
             Some(node) => self.expr(node, &map.path_of(key)),
             None => {
-                self.errors.push(
-                    Diagnostic::error(format!("`{}` has no `{key}`", owner.text))
-                        .at(locate(&owner.node, path))
-                        .help(format!("add `{key}: …` with the expression")),
-                );
+                let kind = SpecError::MissingExpr {
+                    owner: owner.text.clone(),
+                    key: key.to_string(),
+                };
+                self.report(kind, locate(&owner.node, path));
                 None
             }
         }
@@ -38,11 +38,10 @@ impl Loader {
         match map.take(key) {
             Some(node) => self.string(node, key),
             None => {
-                self.errors.push(
-                    Diagnostic::error(format!("the spec has no `{key}`"))
-                        .at(locate(root, ""))
-                        .help(format!("add a top-level `{key}:`")),
-                );
+                let kind = SpecError::MissingTopKey {
+                    key: key.to_string(),
+                };
+                self.report(kind, locate(root, ""));
                 None
             }
         }
@@ -56,11 +55,10 @@ impl Loader {
                 key_path: path.to_string(),
             }),
             None => {
-                self.errors.push(
-                    Diagnostic::error(format!("expected an expression, found {}", node.type_name()))
-                        .at(locate(node, path))
-                        .help("write the expression as a string; quote it if it starts with `[` or contains `: `"),
-                );
+                let kind = SpecError::NotAnExpression {
+                    found: node.type_name(),
+                };
+                self.report(kind, locate(node, path));
                 None
             }
         }
@@ -75,11 +73,7 @@ impl Loader {
                 key_path: path.to_string(),
             });
         }
-        self.errors.push(
-            Diagnostic::error(format!("`{text}` is not a valid name"))
-                .at(locate(node, path))
-                .help("names start with a letter or `_` and contain letters, digits and `_`; keywords are reserved"),
-        );
+        self.report(SpecError::BadName { text }, locate(node, path));
         None
     }
 
@@ -87,10 +81,10 @@ impl Loader {
         if let NodeKind::Str(s) = &node.kind {
             return Some(s.clone());
         }
-        self.errors.push(
-            Diagnostic::error(format!("expected a string, found {}", node.type_name()))
-                .at(locate(node, path)),
-        );
+        let kind = SpecError::NotAString {
+            found: node.type_name(),
+        };
+        self.report(kind, locate(node, path));
         None
     }
 
@@ -99,10 +93,10 @@ impl Loader {
             NodeKind::Int(i) => Some(i as f64),
             NodeKind::Float(f) => Some(f),
             _ => {
-                self.errors.push(
-                    Diagnostic::error(format!("expected a number, found {}", node.type_name()))
-                        .at(locate(node, path)),
-                );
+                let kind = SpecError::NotANumber {
+                    found: node.type_name(),
+                };
+                self.report(kind, locate(node, path));
                 None
             }
         }
@@ -112,13 +106,10 @@ impl Loader {
         if let NodeKind::Bool(b) = node.kind {
             return Some(b);
         }
-        self.errors.push(
-            Diagnostic::error(format!(
-                "expected true or false, found {}",
-                node.type_name()
-            ))
-            .at(locate(node, path)),
-        );
+        let kind = SpecError::NotABool {
+            found: node.type_name(),
+        };
+        self.report(kind, locate(node, path));
         None
     }
 
@@ -132,14 +123,11 @@ impl Loader {
         if let Some((_, value)) = choices.iter().find(|(word, _)| *word == text) {
             return Some(*value);
         }
-        let words: Vec<&str> = choices.iter().map(|(word, _)| *word).collect();
-        let mut diagnostic =
-            Diagnostic::error(format!("`{text}` is not one of: {}", words.join(", ")))
-                .at(locate(node, path));
-        if let Some(suggestion) = crate::base::suggest::did_you_mean(&text, words.iter().copied()) {
-            diagnostic = diagnostic.help(format!("did you mean `{suggestion}`?"));
-        }
-        self.errors.push(diagnostic);
+        let kind = SpecError::NotAKeyword {
+            text,
+            words: choices.iter().map(|(word, _)| word.to_string()).collect(),
+        };
+        self.report(kind, locate(node, path));
         None
     }
 }
