@@ -98,3 +98,44 @@ fn reserved_names_cannot_be_declared() {
     let spec = "name: t\nversion: 1.0.0\ndatasets:\n  gold: {format: jsonl, path: gold.jsonl, key: id}\nmetrics:\n  baseline: count()\n";
     check_refuses(spec, "a metric may not be named `baseline`");
 }
+
+#[test]
+fn an_integer_param_beyond_two_to_the_53_is_refused() {
+    let root = support::repo_root();
+    let out = evalspec(
+        &root,
+        &[
+            "check",
+            "specs/rag-precision.yaml",
+            "--param",
+            "k=99999999999999999999999",
+        ],
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("an integer from -2^53 to 2^53"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("--> "), "located: {}", out.stderr);
+}
+
+#[test]
+fn output_that_cannot_be_written_is_exit_2() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("skipped: no /dev/full on this machine");
+        return;
+    };
+    let root = support::repo_root();
+    for args in [&["schema"][..], &["check", "specs/rag-precision.yaml"][..]] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_evalspec"))
+            .args(args)
+            .current_dir(&root)
+            .stdout(full.try_clone().unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("cannot write the output"), "{stderr}");
+    }
+}

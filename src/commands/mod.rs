@@ -24,7 +24,7 @@ use cli::Command;
 
 /// Runs one parsed command line and returns its exit status.
 pub fn dispatch(command: Command) -> i32 {
-    match command {
+    let code = match command {
         Command::Check(args) => check::check(&args),
         Command::Run(args) => run::run(&args),
         Command::Diff(args) => diff::diff(&args),
@@ -36,6 +36,18 @@ pub fn dispatch(command: Command) -> i32 {
             print(spec::json_schema::SCHEMA);
             exit::PASS
         }
+    };
+    // Output that could not be written is not a result a pipeline can trust.
+    match STDOUT_FAILED
+        .lock()
+        .ok()
+        .and_then(|mut failed| failed.take())
+    {
+        Some(error) => {
+            let _ = writeln!(std::io::stderr(), "error: cannot write the output: {error}");
+            exit::ERROR
+        }
+        None => code,
     }
 }
 
@@ -70,10 +82,21 @@ pub fn fail(diagnostics: &[Diagnostic]) -> i32 {
     exit::ERROR
 }
 
-/// Prints to stdout; a closed pipe (`| head`) is not an error.
+/// The first error writing to stdout, if any: the command then exits 2.
+static STDOUT_FAILED: std::sync::Mutex<Option<std::io::Error>> = std::sync::Mutex::new(None);
+
+/// Prints to stdout. A closed pipe (`| head`) is not an error; any other failure
+/// (a full disk, `/dev/full`) makes the command exit 2 once it is done.
 pub fn print(text: &str) {
     let mut stdout = std::io::stdout().lock();
-    let _ = stdout
+    let written = stdout
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush());
+    if let Err(error) = written {
+        if error.kind() != std::io::ErrorKind::BrokenPipe {
+            if let Ok(mut failed) = STDOUT_FAILED.lock() {
+                failed.get_or_insert(error);
+            }
+        }
+    }
 }

@@ -5,6 +5,13 @@ use crate::spec::ParamType;
 
 /// Checks (and, for integers, validates wholeness of) a param value.
 pub fn check_type(ty: ParamType, value: Value) -> Result<Value, String> {
+    if matches!((&value, ty), (Value::Number(n), ParamType::Integer) if n.abs() > MAX_EXACT_INTEGER)
+    {
+        return Err(format!(
+            "expected {OUT_OF_RANGE}, found {}",
+            value.preview()
+        ));
+    }
     let ok = match (&value, ty) {
         (Value::Number(_), ParamType::Number) | (Value::Bool(_), ParamType::Bool) => true,
         (Value::String(_), ParamType::String) | (Value::List(_), ParamType::List) => true,
@@ -23,6 +30,12 @@ pub fn check_type(ty: ParamType, value: Value) -> Result<Value, String> {
     }
 }
 
+/// The largest integer a param holds exactly (2^53): beyond it, integers
+/// collapse into their neighbours, so an integer param refuses them.
+pub const MAX_EXACT_INTEGER: f64 = 9_007_199_254_740_992.0;
+
+const OUT_OF_RANGE: &str = "an integer from -2^53 to 2^53 (larger ones are not exact)";
+
 fn describe(ty: ParamType) -> &'static str {
     match ty {
         ParamType::Number => "a number",
@@ -37,7 +50,19 @@ fn describe(ty: ParamType) -> &'static str {
 /// (`[1, 2]`, `["a", "b"]`) or comma-separated strings (`a,b`).
 pub fn parse_cli(ty: ParamType, text: &str) -> Result<Value, String> {
     let value = match ty {
-        ParamType::Number | ParamType::Integer => text
+        // Whole digits are read exactly, so that 2^53 + 1 is refused rather than rounded.
+        ParamType::Integer => match text.trim().parse::<i64>() {
+            Ok(n) if n.unsigned_abs() <= 1 << 53 => Value::Number(n as f64),
+            Ok(_) => return Err(format!("expected {OUT_OF_RANGE}, found `{text}`")),
+            Err(_) => text
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|n| n.is_finite())
+                .map(Value::Number)
+                .ok_or_else(|| format!("expected {}, found `{text}`", describe(ty)))?,
+        },
+        ParamType::Number => text
             .trim()
             .parse::<f64>()
             .ok()
@@ -69,6 +94,17 @@ pub fn parse_cli(ty: ParamType, text: &str) -> Result<Value, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn integers_beyond_two_to_the_53_are_refused() {
+        assert!(parse_cli(ParamType::Integer, "99999999999999999999999").is_err());
+        assert!(parse_cli(ParamType::Integer, "9007199254740993").is_err());
+        assert_eq!(
+            parse_cli(ParamType::Integer, "-9007199254740992").unwrap(),
+            Value::Number(-9_007_199_254_740_992.0)
+        );
+        assert!(check_type(ParamType::Integer, Value::Number(1e23)).is_err());
+    }
 
     #[test]
     fn cli_values_are_typed() {
