@@ -139,3 +139,54 @@ fn output_that_cannot_be_written_is_exit_2() {
         assert!(stderr.contains("cannot write the output"), "{stderr}");
     }
 }
+
+#[test]
+fn a_blank_reason_an_edited_lock_and_a_lower_prerelease_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    assert_eq!(evalspec(root, &["init", "."]).code, 0);
+    let blank = evalspec(root, &["freeze", "evalspec.yaml", "--reason", "  "]);
+    assert_eq!(blank.code, 2, "{}", blank.stderr);
+    assert!(
+        blank.stderr.contains("`--reason` is blank"),
+        "{}",
+        blank.stderr
+    );
+    assert!(!root.join("evalspec.yaml.lock").exists(), "nothing frozen");
+
+    assert_eq!(evalspec(root, &["freeze", "evalspec.yaml"]).code, 0);
+    let lock = root.join("evalspec.yaml.lock");
+    let text = std::fs::read_to_string(&lock).unwrap();
+    let digest = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("\"sha256\""))
+        .unwrap()
+        .to_string();
+    std::fs::write(&lock, text.replacen(&digest, "  \"sha256\": \"zzz\",", 1)).unwrap();
+    let tampered = evalspec(root, &["verify", "evalspec.yaml"]);
+    assert_eq!(tampered.code, 2, "{}", tampered.stderr);
+    assert!(
+        tampered.stderr.contains("does not match its own digest"),
+        "{}",
+        tampered.stderr
+    );
+    std::fs::write(&lock, &text).unwrap();
+
+    // 0.1.0-rc.1 is lower than the frozen 0.1.0 in SemVer.
+    let spec = std::fs::read_to_string(root.join("evalspec.yaml")).unwrap();
+    let version = spec.lines().find(|l| l.starts_with("version:")).unwrap();
+    let rc = spec.replacen(version, "version: 0.1.0-rc.1", 1);
+    std::fs::write(root.join("evalspec.yaml"), format!("{rc}# changed\n")).unwrap();
+    let lower = evalspec(root, &["freeze", "evalspec.yaml", "--reason", "rc"]);
+    assert_eq!(lower.code, 2, "{}", lower.stderr);
+    assert!(
+        lower.stderr.contains("is lower than the frozen version"),
+        "{}",
+        lower.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(&lock).unwrap(),
+        text,
+        "the lock is untouched"
+    );
+}

@@ -50,6 +50,11 @@ pub enum LockError {
         version: String,
         changes: Vec<String>,
     },
+    BlankReason,
+    /// The lock's own digest does not match the pins it lists: edited by hand.
+    DigestMismatch {
+        path: String,
+    },
     /// A file differs from the lock (`summary` says how: `Drift::summary`).
     Drift {
         lock: String,
@@ -126,6 +131,8 @@ impl Kind for LockError {
             E::VersionNotBumped { .. } => "version_not_bumped",
             E::VersionLowered { .. } => "version_lowered",
             E::NeedsReason { .. } => "freeze_needs_reason",
+            E::BlankReason => "blank_reason",
+            E::DigestMismatch { .. } => "lock_digest_mismatch",
             E::Drift { .. } => "drift",
         }
     }
@@ -162,6 +169,12 @@ impl Kind for LockError {
                 "re-freezing `{name}` at version {version} needs a reason"
             ))
             .help("say who signed off and why: `--reason \"…\"`; it is kept in the lock's history"),
+            E::BlankReason => Words::new("`--reason` is blank")
+                .help("say who signed off and why: `--reason \"…\"`; it is kept in the lock's history"),
+            E::DigestMismatch { path } => Words::new(format!(
+                "`{path}` does not match its own digest: its pins or version were edited by hand"
+            ))
+            .help("restore the lock from version control, or freeze the spec again"),
             E::Drift { lock, summary, stops_run, .. } => {
                 Words::new(format!("drift from `{lock}`: {summary}")).maybe_help(stops_run.then(|| {
                     "bump the spec's version and `evalspec freeze --reason …` it, restore the frozen files, or pass --allow-drift".into()

@@ -122,6 +122,12 @@ pub fn verify(plan: &Plan) -> Result<Option<(LockStamp, Vec<Drift>)>, Diagnostic
     let Some((path, lock)) = read(&plan.spec_path)? else {
         return Ok(None);
     };
+    if lock.pins.digest(&lock.name, &lock.version) != lock.sha256 {
+        let kind = LockError::DigestMismatch {
+            path: path.display().to_string(),
+        };
+        return Err(kind.diagnostic());
+    }
     let pins = pins::current(plan, folder(&path))?;
     let drift = drift::compare(&lock.pins, &pins);
     let stamp = LockStamp {
@@ -145,6 +151,9 @@ pub enum Frozen {
 
 /// Writes (or re-writes, adding to its history) the lock of the compiled spec.
 pub fn freeze(plan: &Plan, reason: Option<&str>) -> Result<Frozen, Diagnostic> {
+    if reason.is_some_and(|r| r.trim().is_empty()) {
+        return Err(LockError::BlankReason.diagnostic());
+    }
     let path = lock_path(&plan.spec_path);
     let previous = read(&plan.spec_path)?.map(|(_, lock)| lock);
     let pins = pins::current(plan, folder(&path))?;
@@ -168,7 +177,7 @@ pub fn freeze(plan: &Plan, reason: Option<&str>) -> Result<Frozen, Diagnostic> {
             };
             return Err(kind.diagnostic());
         }
-        if version_core(&plan.spec_version) < version_core(&old.version) {
+        if semver_order(&plan.spec_version, &old.version) == std::cmp::Ordering::Less {
             let kind = LockError::VersionLowered {
                 version: plan.spec_version.clone(),
                 frozen: old.version.clone(),
@@ -218,19 +227,73 @@ pub fn freeze(plan: &Plan, reason: Option<&str>) -> Result<Frozen, Diagnostic> {
 }
 
 /// MAJOR.MINOR.PATCH as numbers, for ordering.
-fn version_core(version: &str) -> Vec<u64> {
-    version
-        .split(['-', '+'])
-        .next()
-        .unwrap_or("")
-        .split('.')
-        .map(|p| p.parse().unwrap_or(0))
-        .collect()
+/// SemVer precedence: the numeric core, then a pre-release (`-rc.1`) below its
+/// release; pre-release identifiers compare numerically when both are numbers,
+/// numbers before words, else as text; a longer list after its prefix. Build
+/// metadata (`+…`) is ignored.
+fn semver_order(a: &str, b: &str) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    fn split(version: &str) -> (Vec<u64>, Option<&str>) {
+        let version = version.split('+').next().unwrap_or("");
+        let (core, pre) = match version.split_once('-') {
+            Some((core, pre)) => (core, Some(pre)),
+            None => (version, None),
+        };
+        let core = core.split('.').map(|p| p.parse().unwrap_or(0)).collect();
+        (core, pre)
+    }
+    let ((core_a, pre_a), (core_b, pre_b)) = (split(a), split(b));
+    core_a.cmp(&core_b).then_with(|| match (pre_a, pre_b) {
+        (None, None) => Ordering::Equal,
+        (None, Some(_)) => Ordering::Greater,
+        (Some(_), None) => Ordering::Less,
+        (Some(a), Some(b)) => {
+            let (mut a, mut b) = (a.split('.'), b.split('.'));
+            loop {
+                match (a.next(), b.next()) {
+                    (None, None) => return Ordering::Equal,
+                    (None, Some(_)) => return Ordering::Less,
+                    (Some(_), None) => return Ordering::Greater,
+                    (Some(x), Some(y)) => {
+                        let order = match (x.parse::<u64>(), y.parse::<u64>()) {
+                            (Ok(x), Ok(y)) => x.cmp(&y),
+                            (Ok(_), Err(_)) => Ordering::Less,
+                            (Err(_), Ok(_)) => Ordering::Greater,
+                            (Err(_), Err(_)) => x.cmp(y),
+                        };
+                        if order != Ordering::Equal {
+                            return order;
+                        }
+                    }
+                }
+            }
+        }
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn versions_follow_semver_precedence() {
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        let ordered = [
+            "0.2.0-alpha",
+            "0.2.0-alpha.1",
+            "0.2.0-alpha.beta",
+            "0.2.0-beta.2",
+            "0.2.0-beta.11",
+            "0.2.0-rc.1",
+            "0.2.0",
+            "0.10.0",
+        ];
+        for pair in ordered.windows(2) {
+            assert_eq!(semver_order(pair[0], pair[1]), Less, "{pair:?}");
+            assert_eq!(semver_order(pair[1], pair[0]), Greater, "{pair:?}");
+        }
+        assert_eq!(semver_order("1.0.0+build.5", "1.0.0"), Equal);
+    }
 
     #[test]
     fn the_lock_sits_beside_the_spec() {
@@ -242,7 +305,10 @@ mod tests {
 
     #[test]
     fn versions_order_by_number() {
-        assert!(version_core("1.10.0") > version_core("1.9.3"));
-        assert!(version_core("2.0.0-rc.1") > version_core("1.9.9"));
+        assert_eq!(semver_order("1.10.0", "1.9.3"), std::cmp::Ordering::Greater);
+        assert_eq!(
+            semver_order("2.0.0-rc.1", "1.9.9"),
+            std::cmp::Ordering::Greater
+        );
     }
 }
