@@ -4,7 +4,8 @@
 //! The modules are layers, listed here from the bottom up; each imports only
 //! the layers above it in this list (`tests/layers.rs` enforces it, and
 //! ARCHITECTURE.md says what each owns):
-//! [`base`] (values, types, sources, diagnostics) → [`syntax`] (expression text
+//! [`base`] (values, types, sources, diagnostics) → [`report_model`]
+//! (report.json and items.jsonl as serde types) → [`syntax`] (expression text
 //! → AST) → [`library`] (the callables) → [`ir`] (ops and their interpreter) →
 //! [`spec`] (YAML → declarations) → [`inputs`] (every other file a run needs) →
 //! [`plan`] (declarations → a checked, linked plan; pure) → [`lock`] (frozen
@@ -25,6 +26,7 @@ pub mod library;
 pub mod lock;
 pub mod plan;
 pub mod report;
+pub mod report_model;
 pub mod spec;
 pub mod syntax;
 

@@ -281,3 +281,83 @@ fn zero_and_missing_baselines_follow_the_documented_rule() {
         "no baseline (run with --baseline)"
     );
 }
+
+/// `a`'s report with one edit; panics unless `from` is in it.
+fn edited(ws: &Ws, out: &str, from: &str, to: &str) {
+    let path = ws.path().join("a/report.json");
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.contains(from), "{from}");
+    std::fs::create_dir_all(ws.path().join(out)).unwrap();
+    write(
+        &ws.path().join(out),
+        "report.json",
+        &text.replacen(from, to, 1),
+    );
+}
+
+#[test]
+fn malformed_reports_are_located_errors_not_passes() {
+    let ws = Ws::new();
+    assert_eq!(ws.run(SPEC, TRACE, "a", &[]).code, 0);
+    // Read as null, these used to let a worse run through `--fail-on-regression`.
+    edited(
+        &ws,
+        "metric",
+        "\"precision\": 1.0",
+        "\"precision\": \"0.1\"",
+    );
+    edited(
+        &ws,
+        "status",
+        "\"status\": \"pass\"",
+        "\"status\": \"banana\"",
+    );
+    edited(&ws, "gate", "\"gates\": [", "\"gates\": [\"precision\", ");
+    for (bad, name) in [
+        ("metric", "string_metric"),
+        ("status", "gate_status"),
+        ("gate", "string_gate"),
+    ] {
+        let out = ws.diff(&["a", bad, "--fail-on-regression"]);
+        assert_eq!(out.code, 2, "{bad}: {}{}", out.stdout, out.stderr);
+        assert!(out.stdout.is_empty(), "{bad}: {}", out.stdout);
+        insta::assert_snapshot!(format!("malformed_{name}"), out.stderr);
+    }
+    // The same reports as a baseline stop the run before any data is read.
+    let out = ws.run(SPEC, TRACE, "b", &["--baseline", "metric"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("metric `precision` must be a number, true/false or null, found a string"),
+        "{}",
+        out.stderr
+    );
+    assert!(!ws.path().join("b/report.json").exists());
+}
+
+#[test]
+fn a_report_from_the_first_release_still_diffs() {
+    let ws = Ws::new();
+    assert_eq!(ws.run(SPEC, TRACE, "a", &[]).code, 0);
+    let old = std::fs::read_to_string(
+        support::repo_root().join("tests/fixtures/reports/first-release.json"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(ws.path().join("old")).unwrap();
+    write(&ws.path().join("old"), "report.json", &old);
+    let out = ws.diff(&["old", "a", "--format", "json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let json: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        json["spec"]["diff"],
+        Value::Null,
+        "the old report has no spec text"
+    );
+    let precision = json["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "precision")
+        .unwrap();
+    assert_eq!(precision["change"], "improved");
+}

@@ -11,7 +11,8 @@ use serde_json::Value as Json;
 
 use crate::base::diagnostic::Diagnostic;
 use crate::base::natural::natural_cmp;
-use crate::inputs::prior_report::{PriorItem, PriorRun};
+use crate::inputs::prior_report::{PriorItem, PriorReport};
+use crate::report_model::{Better, GateStatus, NameMap, Report};
 
 pub use render::{json, markdown, text};
 
@@ -20,13 +21,13 @@ const SLACK: f64 = 1e-9;
 
 /// A run as `diff` sees it: its report and, when beside it, its items.
 pub struct Run {
-    pub prior: PriorRun,
+    pub prior: PriorReport,
     pub items: Option<Vec<PriorItem>>,
 }
 
 impl Run {
     pub fn load(path: &Path) -> Result<Run, Diagnostic> {
-        let prior = PriorRun::load(path)?;
+        let prior = PriorReport::load(path)?;
         let items = prior.items()?;
         Ok(Run { prior, items })
     }
@@ -77,7 +78,7 @@ pub struct MetricChange {
     pub delta: Option<f64>,
     /// Delta over |old|; `None` for a zero or missing old value.
     pub relative: Option<f64>,
-    pub better: Option<String>,
+    pub better: Option<Better>,
     pub tolerance: f64,
     pub direction: Direction,
 }
@@ -113,8 +114,8 @@ impl Direction {
 #[derive(Debug)]
 pub struct GateChange {
     pub name: String,
-    pub old: Option<String>,
-    pub new: Option<String>,
+    pub old: Option<GateStatus>,
+    pub new: Option<GateStatus>,
 }
 
 impl GateChange {
@@ -124,7 +125,7 @@ impl GateChange {
 
     /// From pass to fail.
     pub fn regressed(&self) -> bool {
-        self.old.as_deref() == Some("pass") && self.new.as_deref() == Some("fail")
+        self.old == Some(GateStatus::Pass) && self.new == Some(GateStatus::Fail)
     }
 }
 
@@ -169,27 +170,20 @@ impl Comparison {
     }
 }
 
-fn spec_id(report: &Json) -> SpecId {
-    let text = |key: &str| report["spec"][key].as_str().unwrap_or("").to_string();
+fn spec_id(report: &Report) -> SpecId {
     SpecId {
-        name: text("name"),
-        version: text("version"),
-        sha256: text("sha256"),
+        name: report.spec.name.clone(),
+        version: report.spec.version.clone(),
+        sha256: report.spec.sha256.clone(),
     }
 }
 
-fn names(map: &Json) -> Vec<String> {
-    map.as_object()
-        .map(|m| m.keys().cloned().collect())
-        .unwrap_or_default()
-}
-
 /// Names of both maps: the new run's order, then names only the old run has.
-fn union(old: &Json, new: &Json) -> Vec<String> {
-    let mut all = names(new);
-    for name in names(old) {
-        if !all.contains(&name) {
-            all.push(name);
+fn union<T>(old: &NameMap<T>, new: &NameMap<T>) -> Vec<String> {
+    let mut all: Vec<String> = new.names().map(str::to_string).collect();
+    for name in old.names() {
+        if !all.iter().any(|n| n == name) {
+            all.push(name.to_string());
         }
     }
     all
@@ -200,7 +194,7 @@ pub fn compare(old: &Run, new: &Run) -> Comparison {
     let spec = SpecChange {
         old: spec_id(a),
         new: spec_id(b),
-        unified: match (a["spec"]["text"].as_str(), b["spec"]["text"].as_str()) {
+        unified: match (&a.spec.text, &b.spec.text) {
             (Some(x), Some(y)) if x != y => Some(
                 similar::TextDiff::from_lines(x, y)
                     .unified_diff()
@@ -211,16 +205,21 @@ pub fn compare(old: &Run, new: &Run) -> Comparison {
             _ => None,
         },
     };
-    let metrics = union(&a["metrics"], &b["metrics"])
+    let metrics = union(&a.metrics, &b.metrics)
         .into_iter()
         .map(|name| metric_change(a, b, name))
         .collect();
     let gates = gate_changes(a, b);
-    let labels = union(&a["labels"], &b["labels"])
+    let no_labels = NameMap::new();
+    let (a_labels, b_labels) = (
+        a.labels.as_ref().unwrap_or(&no_labels),
+        b.labels.as_ref().unwrap_or(&no_labels),
+    );
+    let labels = union(a_labels, b_labels)
         .into_iter()
         .map(|label| LabelCount {
-            old: a["labels"][&label].as_u64(),
-            new: b["labels"][&label].as_u64(),
+            old: a_labels.get(&label).copied(),
+            new: b_labels.get(&label).copied(),
             label,
         })
         .collect();
@@ -239,17 +238,16 @@ pub fn compare(old: &Run, new: &Run) -> Comparison {
     }
 }
 
-fn metric_change(a: &Json, b: &Json, name: String) -> MetricChange {
-    let old = a["metrics"].get(&name).cloned();
-    let new = b["metrics"].get(&name).cloned();
+fn metric_change(a: &Report, b: &Report, name: String) -> MetricChange {
+    let old = a.metrics.get(&name).map(|v| v.as_json().clone());
+    let new = b.metrics.get(&name).map(|v| v.as_json().clone());
     // The new run's declaration decides direction and tolerance.
-    let info = if b["metric_info"].get(&name).is_some() {
-        &b["metric_info"][&name]
-    } else {
-        &a["metric_info"][&name]
-    };
-    let better = info["better"].as_str().map(str::to_string);
-    let tolerance = info["tolerance"].as_f64().unwrap_or(0.0);
+    let info = b
+        .metric_info
+        .get(&name)
+        .or_else(|| a.metric_info.get(&name));
+    let better = info.and_then(|i| i.better);
+    let tolerance = info.and_then(|i| i.tolerance).unwrap_or(0.0);
     let (x, y) = (
         old.as_ref().and_then(Json::as_f64),
         new.as_ref().and_then(Json::as_f64),
@@ -265,10 +263,10 @@ fn metric_change(a: &Json, b: &Json, name: String) -> MetricChange {
         _ => match (x, y) {
             (Some(x), Some(y)) => {
                 let slack = SLACK * x.abs().max(y.abs()).max(1.0);
-                let worse = match better.as_deref() {
-                    Some("higher") => Some(x - y),
-                    Some("lower") => Some(y - x),
-                    _ => None,
+                let worse = match better {
+                    Some(Better::Higher) => Some(x - y),
+                    Some(Better::Lower) => Some(y - x),
+                    None => None,
                 };
                 match worse {
                     _ if x == y => Direction::Unchanged,
@@ -294,39 +292,26 @@ fn metric_change(a: &Json, b: &Json, name: String) -> MetricChange {
     }
 }
 
-fn gate_changes(a: &Json, b: &Json) -> Vec<GateChange> {
-    let statuses = |report: &Json| -> Vec<(String, String)> {
-        report["gates"]
-            .as_array()
-            .map(|gates| {
-                gates
-                    .iter()
-                    .map(|g| {
-                        (
-                            g["name"].as_str().unwrap_or("").to_string(),
-                            g["status"].as_str().unwrap_or("").to_string(),
-                        )
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
+fn gate_changes(a: &Report, b: &Report) -> Vec<GateChange> {
+    let find = |report: &Report, name: &str| {
+        report
+            .gates
+            .iter()
+            .find(|g| g.name == name)
+            .map(|g| g.status)
     };
-    let (old, new) = (statuses(a), statuses(b));
-    let find = |list: &[(String, String)], name: &str| {
-        list.iter().find(|(n, _)| n == name).map(|(_, s)| s.clone())
-    };
-    let mut names: Vec<String> = new.iter().map(|(n, _)| n.clone()).collect();
-    for (name, _) in &old {
-        if !names.contains(name) {
-            names.push(name.clone());
+    let mut names: Vec<&str> = b.gates.iter().map(|g| g.name.as_str()).collect();
+    for gate in &a.gates {
+        if !names.contains(&gate.name.as_str()) {
+            names.push(&gate.name);
         }
     }
     names
         .into_iter()
         .map(|name| GateChange {
-            old: find(&old, &name),
-            new: find(&new, &name),
-            name,
+            old: find(a, name),
+            new: find(b, name),
+            name: name.to_string(),
         })
         .collect()
 }

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use serde_json::{json, Value as Json};
 
 use crate::diff::{Comparison, Direction, MetricChange};
+use crate::report_model::GateStatus;
 
 fn show(value: &Json) -> String {
     match value {
@@ -128,8 +129,8 @@ pub fn text(c: &Comparison, colour: bool) -> String {
             let line = format!(
                 "  {:width$}  {} → {}",
                 g.name,
-                g.old.as_deref().unwrap_or("(none)"),
-                g.new.as_deref().unwrap_or("(none)")
+                g.old.map_or("(none)", GateStatus::keyword),
+                g.new.map_or("(none)", GateStatus::keyword)
             );
             let _ = writeln!(
                 out,
@@ -242,8 +243,8 @@ pub fn markdown(c: &Comparison) -> String {
                 out,
                 "| {} | {} | {}{} |",
                 g.name,
-                g.old.as_deref().unwrap_or("—"),
-                g.new.as_deref().unwrap_or("—"),
+                g.old.map_or("—", GateStatus::keyword),
+                g.new.map_or("—", GateStatus::keyword),
                 if g.regressed() { " ✗" } else { "" }
             );
         }

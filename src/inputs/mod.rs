@@ -21,7 +21,7 @@ use crate::base::diagnostic::Diagnostic;
 use crate::spec::{ReportFormat, Spec};
 
 pub use datasets::{DatasetFiles, RunFile};
-pub use prior_report::PriorRun;
+pub use prior_report::PriorReport;
 pub use reports::{ReportFiles, ReportPlan, ReportPlanKind};
 pub use templates::Templates;
 
@@ -47,7 +47,7 @@ pub struct Inputs {
     pub datasets: Vec<DatasetFiles>,
     pub reports: ReportFiles,
     /// `--baseline`, read.
-    pub baseline: Option<Result<PriorRun, Diagnostic>>,
+    pub baseline: Option<Result<PriorReport, Diagnostic>>,
 }
 
 /// Finds and reads every input of `spec`. The templates are returned apart: the
@@ -62,7 +62,7 @@ pub fn gather(spec: &Spec, overrides: &Overrides) -> (Inputs, Templates) {
             .map(|decl| datasets::files(decl, &overrides.datasets))
             .collect(),
         reports,
-        baseline: overrides.baseline.as_deref().map(PriorRun::load),
+        baseline: overrides.baseline.as_deref().map(PriorReport::load),
     };
     (inputs, templates)
 }

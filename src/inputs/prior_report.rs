@@ -1,22 +1,24 @@
-//! A prior run read back: its `report.json` and, when it sits beside it, its
-//! `items.jsonl`. Baselines and diffs read runs this way.
+//! A prior report read back: its `report.json` and, when it sits beside it, its
+//! `items.jsonl`. Baselines and diffs read prior reports this way, through the
+//! report model, so a malformed file is a located error rather than nulls.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
 
-use crate::base::diagnostic::{Diagnostic, Location};
+use crate::base::diagnostic::Diagnostic;
 use crate::base::value::Value;
+use crate::report_model::{Item, Report};
 
 #[derive(Debug, Clone)]
-pub struct PriorRun {
+pub struct PriorReport {
     /// The report.json file.
     pub path: PathBuf,
     pub display: String,
-    pub report: Json,
+    pub report: Report,
 }
 
-/// One item of a prior run, as `diff` compares them.
+/// One item of a prior report, as `diff` compares them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PriorItem {
     /// The key as shown (`(no key)` for an item without one).
@@ -25,9 +27,9 @@ pub struct PriorItem {
     pub label: Option<String>,
 }
 
-impl PriorRun {
-    /// Reads a report.json, or the report.json inside a run folder.
-    pub fn load(path: &Path) -> Result<PriorRun, Diagnostic> {
+impl PriorReport {
+    /// Reads a report.json, or the report.json inside a run's --out folder.
+    pub fn load(path: &Path) -> Result<PriorReport, Diagnostic> {
         let file = if path.is_dir() {
             path.join("report.json")
         } else {
@@ -38,37 +40,27 @@ impl PriorRun {
             Diagnostic::error(format!("cannot read report `{display}`: {e}"))
                 .help("pass a report.json written by `evalspec run`, or its --out folder")
         })?;
-        let report: Json = serde_json::from_str(&text).map_err(|e| {
-            Diagnostic::error(format!("`{display}` is not JSON: {e}"))
-                .at(Location::in_data(&display, e.line(), Some(e.column())))
-                .help("pass a report.json written by `evalspec run`")
-        })?;
-        let is_report = report.get("evalspec").is_some_and(Json::is_string)
-            && report.get("metrics").is_some_and(Json::is_object)
-            && report.get("gates").is_some_and(Json::is_array);
-        if !is_report {
-            return Err(Diagnostic::error(format!(
-                "`{display}` is not an evalspec report (no `evalspec`, `metrics` and `gates`)"
-            ))
-            .help("pass a report.json written by `evalspec run`, or its --out folder"));
-        }
-        Ok(PriorRun {
+        let report = Report::from_json(&text, &display)?;
+        Ok(PriorReport {
             path: file,
             display,
             report,
         })
     }
 
-    /// A metric's value in this run (null when it has none or no such metric).
+    /// A metric's value in this report (null when it has none or no such metric).
     pub fn metric(&self, name: &str) -> Value {
-        match self.report["metrics"].get(name) {
-            Some(Json::Number(n)) => n.as_f64().map_or(Value::Null, Value::Number),
-            Some(Json::Bool(b)) => Value::Bool(*b),
-            _ => Value::Null,
+        match self.report.metrics.get(name) {
+            Some(value) => match (value.as_f64(), value.as_bool()) {
+                (Some(n), _) => Value::Number(n),
+                (None, Some(b)) => Value::Bool(b),
+                (None, None) => Value::Null,
+            },
+            None => Value::Null,
         }
     }
 
-    /// The run's items.jsonl, when it is beside the report.
+    /// The items.jsonl beside the report, when there is one.
     pub fn items(&self) -> Result<Option<Vec<PriorItem>>, Diagnostic> {
         let file = self.path.with_file_name("items.jsonl");
         let display = file.display().to_string();
@@ -82,22 +74,17 @@ impl PriorRun {
             if line.trim().is_empty() {
                 continue;
             }
-            let bad = |message: String| {
-                Diagnostic::error(format!("`{display}`: {message}"))
-                    .at(Location::in_data(&display, i + 1, None))
-                    .help("items.jsonl is written by `evalspec run`; re-run to regenerate it")
-            };
-            let item: Json = serde_json::from_str(line).map_err(|e| bad(e.to_string()))?;
-            let key = match &item["key"] {
+            let item = Item::from_json_line(line, &display, i + 1)?;
+            let key = match item.key {
                 Json::Null => "(no key)".to_string(),
-                Json::String(s) => s.clone(),
+                Json::String(s) => s,
                 other => other.to_string(),
             };
-            let line = item["line"]
-                .as_u64()
-                .ok_or_else(|| bad("an item has no `line`".into()))?;
-            let label = item.get("label").and_then(Json::as_str).map(str::to_string);
-            items.push(PriorItem { key, line, label });
+            items.push(PriorItem {
+                key,
+                line: item.line,
+                label: item.label.flatten(),
+            });
         }
         Ok(Some(items))
     }

@@ -19,7 +19,7 @@ use crate::base::diagnostic::Location;
 use crate::base::source::SourceFile;
 use crate::base::types::Type;
 use crate::base::value::Value;
-use crate::inputs::{PriorRun, ReportPlan, RunFile};
+use crate::inputs::{PriorReport, ReportPlan, RunFile};
 use crate::ir::{DatasetId, DerivedId, Linked, MetricId, Op, Stage};
 use crate::library::aggregates::AggregateFn;
 use crate::spec::{
@@ -60,7 +60,7 @@ pub struct Plan {
     /// that list items); otherwise items are folded and dropped as they stream.
     pub keep_items: bool,
     /// The prior report that `baseline.NAME` and change bounds compare against.
-    pub baseline: Option<PriorRun>,
+    pub baseline: Option<PriorReport>,
     /// The latency metric and the accuracy metrics plotted against it, per run.
     pub tradeoff: Option<Tradeoff>,
 }

@@ -1,12 +1,13 @@
 //! `items.jsonl`: one line per scored item, in natural key order.
 
-use serde_json::{json, Map, Value as Json};
+use serde_json::Value as Json;
 
 use crate::base::typed_json::format_typed;
 use crate::base::types::Type;
 use crate::base::value::Key;
 use crate::eval::{ItemRow, Outcome};
 use crate::plan::{DerivedKind, Plan};
+use crate::report_model::{Item, NameMap, Offender};
 
 fn key_json(key: Option<&Key>) -> Json {
     match key {
@@ -21,9 +22,9 @@ fn key_json(key: Option<&Key>) -> Json {
 
 /// One item: its key, its line in the items dataset, its label (when the spec
 /// has labels), its fields and its matcher results.
-pub fn item_json(plan: &Plan, row: &ItemRow) -> Json {
-    let mut fields = Map::new();
-    let mut matchers = Map::new();
+pub fn item_json(plan: &Plan, row: &ItemRow) -> Item {
+    let mut fields = NameMap::new();
+    let mut matchers = NameMap::new();
     for (column, value) in plan.item_columns.iter().zip(row.values.iter()) {
         let target = match column.kind {
             DerivedKind::Matcher => &mut matchers,
@@ -31,19 +32,14 @@ pub fn item_json(plan: &Plan, row: &ItemRow) -> Json {
         };
         target.insert(column.name.clone(), format_typed(value, &column.ty));
     }
-    let mut item = json!({
-        "key": key_json(row.key.as_ref()),
-        "line": row.line,
-    });
-    if let Some(run) = &row.run {
-        item["run"] = json!(run.as_ref());
+    Item {
+        key: key_json(row.key.as_ref()),
+        line: u64::from(row.line),
+        run: row.run.as_deref().map(str::to_string),
+        label: (!plan.labels.is_empty()).then(|| row.label.as_deref().map(str::to_string)),
+        fields,
+        matchers,
     }
-    if !plan.labels.is_empty() {
-        item["label"] = row.label.as_deref().map_or(Json::Null, Json::from);
-    }
-    item["fields"] = Json::Object(fields);
-    item["matchers"] = Json::Object(matchers);
-    item
 }
 
 /// The rows as JSON lines, in natural key order (then line).
@@ -52,15 +48,15 @@ pub fn items_jsonl(plan: &Plan, outcome: &Outcome) -> Vec<u8> {
     order.sort_by(|a, b| ItemRow::report_order(a, b));
     let mut out = Vec::new();
     for row in order {
-        serde_json::to_writer(&mut out, &item_json(plan, row)).expect("JSON values serialise");
+        serde_json::to_writer(&mut out, &item_json(plan, row)).expect("an item always serialises");
         out.push(b'\n');
     }
     out
 }
 
 /// An offender: key, line, label and the values `offenders.show` names.
-pub fn offender_json(plan: &Plan, row: &ItemRow) -> Json {
-    let shown: Map<String, Json> = plan
+pub fn offender(plan: &Plan, row: &ItemRow) -> Offender {
+    let shown: NameMap<Json> = plan
         .offenders
         .iter()
         .flat_map(|o| &o.show)
@@ -72,14 +68,11 @@ pub fn offender_json(plan: &Plan, row: &ItemRow) -> Json {
             )
         })
         .collect();
-    let mut offender = json!({
-        "key": key_json(row.key.as_ref()),
-        "line": row.line,
-        "label": row.label.as_deref().map_or(Json::Null, Json::from),
-        "fields": shown,
-    });
-    if let Some(run) = &row.run {
-        offender["run"] = json!(run.as_ref());
+    Offender {
+        key: key_json(row.key.as_ref()),
+        line: u64::from(row.line),
+        label: row.label.as_deref().map(str::to_string),
+        fields: shown,
+        run: row.run.as_deref().map(str::to_string),
     }
-    offender
 }

@@ -1,24 +1,30 @@
-//! `report.json`: spec identity (and text), params, dataset fingerprints,
-//! metrics, gates, labels, offenders and the comparison with a baseline. Keys
-//! come in a fixed order (declaration order for user names); numbers are
+//! `report.json` as a [`Report`] of the report model: spec identity (and
+//! text), params, dataset fingerprints, metrics, gates, labels, offenders and
+//! the comparison with a baseline. The model fixes the keys and their order
+//! (declaration order for user names); numbers are
 //! unrounded; integer-typed values print without a fraction, float-typed ones
 //! with one, and values of unknown type without one when they are whole.
 
-use serde_json::{json, Map, Value as Json};
+use serde_json::Value as Json;
 use sha2::{Digest, Sha256};
 
 use crate::base::typed_json::format_typed;
 use crate::base::types::Type;
 use crate::base::value::Value;
-use crate::eval::{per_run_name, Outcome};
+use crate::eval::{per_run_name, GateStatus, Outcome};
+use crate::inputs::PriorReport;
 use crate::lock::LockStamp;
-use crate::plan::Plan;
-use crate::report::items::offender_json;
-use crate::spec::ParamType;
+use crate::plan::{GateRule, Plan};
+use crate::report::items::offender;
+use crate::report_model::{
+    self as model, BaselineSpec, DatasetInfo, Gate, LockInfo, MetricInfo, MetricSinceBaseline,
+    MetricValue, NameMap, Offenders, Report, SinceBaseline, SpecInfo,
+};
+use crate::spec::{Better, ParamType};
 
-pub fn report_json(plan: &Plan, outcome: &Outcome, lock: Option<&LockStamp>) -> Json {
+pub fn report_json(plan: &Plan, outcome: &Outcome, lock: Option<&LockStamp>) -> Report {
     let spec_sha = format!("{:x}", Sha256::digest(plan.spec_text.as_bytes()));
-    let params: Map<String, Json> = plan
+    let params: NameMap<Json> = plan
         .params
         .iter()
         .map(|p| {
@@ -30,138 +36,152 @@ pub fn report_json(plan: &Plan, outcome: &Outcome, lock: Option<&LockStamp>) -> 
             (p.name.clone(), format_typed(&p.value, &ty))
         })
         .collect();
-    let datasets: Map<String, Json> = plan
+    let datasets: NameMap<DatasetInfo> = plan
         .datasets
         .iter()
         .zip(&outcome.datasets)
         .map(|(d, o)| {
-            let mut entry = json!({
-                "path": d.display_path,
-                "format": d.format.keyword(),
-                "sha256": o.read.sha256,
-                "records": o.read.records,
-                "keyless": o.keyless,
-                "duplicates": o.duplicates,
-            });
-            if d.name != plan.datasets[plan.items_dataset.index()].name {
-                entry["unmatched"] = json!(o.unmatched);
-                entry["missing"] = json!(o.missing);
-                entry["join"] = json!(d.join.keyword());
-            }
+            let looked_up = d.name != plan.datasets[plan.items_dataset.index()].name;
+            let entry = DatasetInfo {
+                path: d.display_path.clone(),
+                format: d.format.keyword().to_string(),
+                sha256: o.read.sha256.clone(),
+                records: o.read.records as u64,
+                keyless: o.keyless as u64,
+                duplicates: o.duplicates as u64,
+                unmatched: looked_up.then_some(o.unmatched as u64),
+                missing: looked_up.then_some(o.missing as u64),
+                join: looked_up.then(|| d.join.keyword().to_string()),
+                runs: None,
+            };
             (d.name.clone(), entry)
         })
         .collect();
     let declared = plan.metrics_in_declared_order();
-    let metrics: Map<String, Json> = metric_values(plan, outcome)
+    let metrics: NameMap<MetricValue> = metric_values(plan, outcome)
         .into_iter()
-        .map(|(name, value, ty, _)| (name, format_typed(&value, ty)))
+        .map(|(name, value, ty, _)| (name, MetricValue::from_typed(format_typed(&value, ty))))
         .collect();
-    let metric_info: Map<String, Json> = declared
+    let metric_info: NameMap<MetricInfo> = declared
         .iter()
         .map(|(_, m)| {
-            let mut info = json!({ "expr": m.text });
-            if let Some(better) = m.better {
-                info["better"] = json!(better.keyword());
-            }
-            if let Some(tolerance) = m.tolerance {
-                info["tolerance"] = json!(tolerance);
-            }
-            if let Some(description) = &m.description {
-                info["description"] = json!(description.trim());
-            }
-            if plan.has_runs() {
-                info["per_run"] = json!(!m.across);
-            }
+            let info = MetricInfo {
+                expr: m.text.clone(),
+                better: m.better.map(better),
+                tolerance: m.tolerance,
+                description: m.description.as_ref().map(|d| d.trim().to_string()),
+                per_run: plan.has_runs().then_some(!m.across),
+            };
             (m.name.clone(), info)
         })
         .collect();
-    let gates: Vec<Json> = plan
+    let gates: Vec<Gate> = plan
         .gates
         .iter()
         .zip(&outcome.gates)
         .map(|(g, o)| {
-            let mut gate = json!({
-                "name": g.name,
-                "expr": g.text,
-                "severity": g.severity.keyword(),
-                "value": format_typed(&o.value, &g.value_ty),
-            });
-            if let Some(threshold) = &o.threshold {
-                gate["threshold"] = format_typed(threshold, &Type::Any);
+            let per_run = g.per_run && !outcome.runs.is_empty();
+            Gate {
+                name: g.name.clone(),
+                expr: g.text.clone(),
+                severity: match g.severity {
+                    crate::plan::Severity::Fail => model::Severity::Fail,
+                    crate::plan::Severity::Warn => model::Severity::Warn,
+                },
+                value: format_typed(&o.value, &g.value_ty),
+                threshold: o.threshold.as_ref().map(|t| format_typed(t, &Type::Any)),
+                warn_threshold: o
+                    .warn_threshold
+                    .as_ref()
+                    .map(|t| format_typed(t, &Type::Any)),
+                baseline: (matches!(g.rule, GateRule::Shape(_)) && plan.baseline.is_some())
+                    .then(|| format_typed(&o.baseline, &g.value_ty)),
+                pass: o.pass,
+                status: gate_status(o.status),
+                message: g.message.clone(),
+                reasons: o.reasons.clone(),
+                runs: per_run.then_some(match g.runs {
+                    crate::spec::GateRuns::Every => model::GateRuns::Every,
+                    crate::spec::GateRuns::Any => model::GateRuns::Any,
+                }),
+                run: per_run.then(|| o.run.as_deref().map(str::to_string)),
             }
-            if let Some(threshold) = &o.warn_threshold {
-                gate["warn_threshold"] = format_typed(threshold, &Type::Any);
-            }
-            if matches!(g.rule, crate::plan::GateRule::Shape(_)) && plan.baseline.is_some() {
-                gate["baseline"] = format_typed(&o.baseline, &g.value_ty);
-            }
-            gate["pass"] = json!(o.pass);
-            gate["status"] = json!(o.status.keyword());
-            gate["message"] = json!(g.message);
-            gate["reasons"] = json!(o.reasons);
-            if g.per_run && !outcome.runs.is_empty() {
-                gate["runs"] = json!(g.runs.keyword());
-                gate["run"] = json!(o.run.as_deref());
-            }
-            gate
         })
         .collect();
-    let mut report = json!({
-        "evalspec": env!("CARGO_PKG_VERSION"),
-        "spec": {
-            "name": plan.spec_name,
-            "version": plan.spec_version,
-            "path": plan.spec_display,
-            "sha256": spec_sha,
-            "text": plan.spec_text,
-            "lock": lock.map(|lock| json!({
-                "path": lock.path,
-                "sha256": lock.sha256,
-                "version": lock.version,
-                "status": lock.status(),
-                "drift": lock.drift,
-            })),
-        },
-        "params": params,
-        "datasets": datasets,
-        "scored": outcome.items,
-        "metrics": metrics,
-        "metric_info": metric_info,
-        "gates": gates,
-    });
-    if !plan.labels.is_empty() {
-        let labels: Map<String, Json> = plan
-            .labels
+    let labels = (!plan.labels.is_empty()).then(|| {
+        plan.labels
             .iter()
             .zip(&outcome.label_counts)
-            .map(|(label, count)| (label.clone(), json!(count)))
-            .collect();
-        report["labels"] = Json::Object(labels);
-        let labelled: usize = outcome.label_counts.iter().sum();
-        report["unlabelled"] = json!(outcome.items - labelled);
-    }
-    if let Some(offenders) = &plan.offenders {
-        report["offenders"] = json!({
-            "when": offenders.text,
-            "limit": offenders.limit,
-            "items": outcome
+            .map(|(label, count)| (label.clone(), *count as u64))
+            .collect::<NameMap<u64>>()
+    });
+    let labelled: usize = outcome.label_counts.iter().sum();
+    let mut report = Report {
+        evalspec: env!("CARGO_PKG_VERSION").to_string(),
+        spec: SpecInfo {
+            name: plan.spec_name.clone(),
+            version: plan.spec_version.clone(),
+            path: plan.spec_display.clone(),
+            sha256: spec_sha,
+            text: Some(plan.spec_text.clone()),
+            lock: lock.map(|lock| LockInfo {
+                path: lock.path.clone(),
+                sha256: lock.sha256.clone(),
+                version: lock.version.clone(),
+                status: lock.status().to_string(),
+                drift: lock.drift.clone(),
+            }),
+        },
+        params,
+        datasets,
+        scored: Some(outcome.items as u64),
+        metrics,
+        metric_info,
+        gates,
+        unlabelled: labels.as_ref().map(|_| (outcome.items - labelled) as u64),
+        labels,
+        offenders: plan.offenders.as_ref().map(|offenders| Offenders {
+            when: offenders.text.clone(),
+            limit: offenders.limit as u64,
+            items: outcome
                 .offenders
                 .iter()
-                .map(|row| offender_json(plan, row))
-                .collect::<Vec<_>>(),
-        });
-    }
+                .map(|row| offender(plan, row))
+                .collect(),
+        }),
+        runs: None,
+        spread: None,
+        stability: None,
+        tradeoff: None,
+        agreement: None,
+        baseline: None,
+        pass: outcome.pass(),
+    };
     if plan.has_runs() {
         crate::report::runs::add_runs(&mut report, plan, outcome);
     }
     if !outcome.agreements.is_empty() {
-        report["agreement"] = crate::report::runs::agreements(plan, outcome);
+        report.agreement = Some(crate::report::runs::agreements(plan, outcome));
     }
     if let Some(prior) = &plan.baseline {
-        report["baseline"] = since_baseline(plan, outcome, prior);
+        report.baseline = Some(since_baseline(plan, outcome, prior));
     }
-    report["pass"] = json!(outcome.pass());
     report
+}
+
+fn better(better: Better) -> model::Better {
+    match better {
+        Better::Higher => model::Better::Higher,
+        Better::Lower => model::Better::Lower,
+    }
+}
+
+pub(crate) fn gate_status(status: GateStatus) -> model::GateStatus {
+    match status {
+        GateStatus::Pass => model::GateStatus::Pass,
+        GateStatus::Warn => model::GateStatus::Warn,
+        GateStatus::Fail => model::GateStatus::Fail,
+    }
 }
 
 /// Every metric value a report lists, in declared order: name, value, type and
@@ -192,40 +212,33 @@ pub fn metric_values<'p>(
 }
 
 /// The "since baseline" section: each metric's baseline value and change.
-fn since_baseline(
-    plan: &Plan,
-    outcome: &Outcome,
-    prior: &crate::inputs::prior_report::PriorRun,
-) -> Json {
-    let metrics: Map<String, Json> = metric_values(plan, outcome)
+fn since_baseline(plan: &Plan, outcome: &Outcome, prior: &PriorReport) -> SinceBaseline {
+    let metrics: NameMap<MetricSinceBaseline> = metric_values(plan, outcome)
         .into_iter()
         .map(|(name, value, ty, base)| {
-            let mut entry = json!({
-                "baseline": format_typed(&base, ty),
-                "value": format_typed(&value, ty),
-            });
-            if let (Value::Number(v), Value::Number(b)) = (value, base) {
-                entry["delta"] = format_typed(&Value::Number(v - b), &Type::Float);
-                entry["relative"] = if b == 0.0 {
-                    Json::Null
-                } else {
-                    format_typed(&Value::Number((v - b) / b.abs()), &Type::Float)
-                };
-            } else {
-                entry["delta"] = Json::Null;
-                entry["relative"] = Json::Null;
-            }
+            let (delta, relative) = match (&value, &base) {
+                (Value::Number(v), Value::Number(b)) => {
+                    (Some(v - b), (*b != 0.0).then(|| (v - b) / b.abs()))
+                }
+                _ => (None, None),
+            };
+            let entry = MetricSinceBaseline {
+                baseline: MetricValue::from_typed(format_typed(&base, ty)),
+                value: MetricValue::from_typed(format_typed(&value, ty)),
+                delta,
+                relative,
+            };
             (name, entry)
         })
         .collect();
-    let spec = &prior.report["spec"];
-    json!({
-        "path": prior.display,
-        "spec": {
-            "name": spec["name"],
-            "version": spec["version"],
-            "sha256": spec["sha256"],
+    let spec = &prior.report.spec;
+    SinceBaseline {
+        path: prior.display.clone(),
+        spec: BaselineSpec {
+            name: spec.name.clone(),
+            version: spec.version.clone(),
+            sha256: spec.sha256.clone(),
         },
-        "metrics": metrics,
-    })
+        metrics,
+    }
 }

@@ -1,7 +1,7 @@
 //! What a run produces: `report.json` (the machine-readable record), the
 //! per-item `items.jsonl`, reports rendered through templates, all written
-//! atomically; the terminal summary; and prior runs read back for baselines and
-//! diffs.
+//! atomically; and the terminal summary. The two files' shapes are the types
+//! of [`crate::report_model`], which `diff` and `--baseline` read back.
 
 pub(crate) mod items;
 mod json;

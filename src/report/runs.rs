@@ -2,7 +2,7 @@
 //! metric spreads, stability and flips, the latency-vs-accuracy points), and
 //! the confusion tables of `kappa`/`agreement`.
 
-use serde_json::{json, Map, Value as Json};
+use serde_json::Value as Json;
 
 use crate::base::typed_json::format_typed;
 use crate::base::types::Type;
@@ -12,13 +12,23 @@ use crate::ir::MetricId;
 use crate::library::aggregates::AggregateFn;
 use crate::library::run_stats::RunStat;
 use crate::plan::Plan;
+use crate::report::json::gate_status;
+use crate::report_model::{
+    Agreement, Flip, MetricValue, NameMap, Report, RunFileInfo, RunGate, RunReport, Spread,
+    Stability, Tradeoff, TradeoffPoint,
+};
 
-pub fn add_runs(report: &mut Json, plan: &Plan, outcome: &Outcome) {
-    for (index, dataset) in plan.datasets.iter().enumerate() {
+pub fn add_runs(report: &mut Report, plan: &Plan, outcome: &Outcome) {
+    for (index, (dataset, (_, info))) in plan
+        .datasets
+        .iter()
+        .zip(report.datasets.iter_mut())
+        .enumerate()
+    {
         if dataset.runs.is_empty() {
             continue;
         }
-        let runs: Map<String, Json> = outcome
+        let runs: NameMap<RunFileInfo> = outcome
             .runs
             .iter()
             .map(|run| {
@@ -28,64 +38,64 @@ pub fn add_runs(report: &mut Json, plan: &Plan, outcome: &Outcome) {
                     .iter()
                     .find(|(name, _)| *name == dataset.name)
                     .map(|(_, path)| path.clone());
-                (
-                    run.name.to_string(),
-                    json!({ "path": path, "sha256": read.sha256, "records": read.records }),
-                )
+                let file = RunFileInfo {
+                    path,
+                    sha256: read.sha256.clone(),
+                    records: read.records as u64,
+                };
+                (run.name.to_string(), file)
             })
             .collect();
-        report["datasets"][&dataset.name]["runs"] = Json::Object(runs);
+        info.runs = Some(runs);
     }
     let per_run: Vec<(MetricId, &crate::plan::MetricPlan)> = plan
         .metrics_in_declared_order()
         .into_iter()
         .filter(|(_, m)| !m.across)
         .collect();
-    let runs: Vec<Json> = outcome
+    let runs: Vec<RunReport> = outcome
         .runs
         .iter()
         .map(|run| {
-            let metrics: Map<String, Json> = per_run
+            let metrics: NameMap<MetricValue> = per_run
                 .iter()
-                .map(|(i, m)| (m.name.clone(), format_typed(&run.metrics[i.index()], &m.ty)))
+                .map(|(i, m)| {
+                    let value = format_typed(&run.metrics[i.index()], &m.ty);
+                    (m.name.clone(), MetricValue::from_typed(value))
+                })
                 .collect();
-            let gates: Map<String, Json> = plan
+            let gates: NameMap<RunGate> = plan
                 .gates
                 .iter()
                 .zip(&run.gates)
                 .filter(|(g, _)| g.per_run)
                 .map(|(g, o)| {
-                    let mut gate = json!({
-                        "status": o.status.keyword(),
-                        "value": format_typed(&o.value, &g.value_ty),
-                    });
-                    if let Some(threshold) = &o.threshold {
-                        gate["threshold"] = format_typed(threshold, &Type::Any);
-                    }
+                    let gate = RunGate {
+                        status: gate_status(o.status),
+                        value: format_typed(&o.value, &g.value_ty),
+                        threshold: o.threshold.as_ref().map(|t| format_typed(t, &Type::Any)),
+                    };
                     (g.name.clone(), gate)
                 })
                 .collect();
-            let mut entry = json!({
-                "name": run.name.as_ref(),
-                "files": run.files.iter().map(|(d, p)| (d.clone(), json!(p))).collect::<Map<_, _>>(),
-                "scored": run.items,
-                "metrics": metrics,
-                "gates": gates,
-            });
-            if !plan.labels.is_empty() {
-                entry["labels"] = plan
-                    .labels
-                    .iter()
-                    .zip(&run.label_counts)
-                    .map(|(l, n)| (l.clone(), json!(n)))
-                    .collect::<Map<_, _>>()
-                    .into();
+            RunReport {
+                name: run.name.to_string(),
+                files: run.files.iter().cloned().collect(),
+                scored: run.items as u64,
+                metrics,
+                gates,
+                labels: (!plan.labels.is_empty()).then(|| {
+                    plan.labels
+                        .iter()
+                        .zip(&run.label_counts)
+                        .map(|(l, n)| (l.clone(), *n as u64))
+                        .collect()
+                }),
             }
-            entry
         })
         .collect();
-    report["runs"] = Json::Array(runs);
-    let spread: Map<String, Json> = per_run
+    report.runs = Some(runs);
+    let spread: NameMap<Spread> = per_run
         .iter()
         .filter(|(_, m)| m.ty != Type::Bool)
         .map(|(i, m)| {
@@ -97,31 +107,26 @@ pub fn add_runs(report: &mut Json, plan: &Plan, outcome: &Outcome) {
                     _ => None,
                 })
                 .collect();
-            let stats: Map<String, Json> =
-                [RunStat::Min, RunStat::Max, RunStat::Mean, RunStat::Std]
-                    .into_iter()
-                    .map(|stat| {
-                        let value = stat.of(&values).map_or(Value::Null, Value::Number);
-                        (
-                            stat.keyword().to_string(),
-                            format_typed(&value, &Type::Float),
-                        )
-                    })
-                    .collect();
-            (m.name.clone(), Json::Object(stats))
+            let spread = Spread {
+                min: RunStat::Min.of(&values),
+                max: RunStat::Max.of(&values),
+                mean: RunStat::Mean.of(&values),
+                std: RunStat::Std.of(&values),
+            };
+            (m.name.clone(), spread)
         })
         .collect();
-    report["spread"] = Json::Object(spread);
-    report["stability"] = outcome
+    report.spread = Some(spread);
+    let stability = outcome
         .stability
         .iter()
         .map(|s| {
             let aggregate = &plan.aggregates[s.aggregate];
-            let flips: Vec<Json> = s
+            let flips: Vec<Flip> = s
                 .flips
                 .iter()
                 .map(|flip| {
-                    let values: Map<String, Json> = outcome
+                    let values: NameMap<Json> = outcome
                         .runs
                         .iter()
                         .zip(&flip.values)
@@ -132,45 +137,51 @@ pub fn add_runs(report: &mut Json, plan: &Plan, outcome: &Outcome) {
                             (run.name.to_string(), value)
                         })
                         .collect();
-                    json!({ "key": flip.key.to_string(), "values": values })
+                    Flip {
+                        key: flip.key.to_string(),
+                        values,
+                    }
                 })
                 .collect();
-            json!({
-                "expr": aggregate.text,
-                "subject": aggregate.subject,
-                "items": s.items,
-                "stable": s.stable,
-                "flipped": s.items - s.stable,
-                "flips": flips,
-            })
+            Stability {
+                expr: aggregate.text.clone(),
+                subject: aggregate.subject.clone(),
+                items: s.items as u64,
+                stable: s.stable as u64,
+                flipped: (s.items - s.stable) as u64,
+                flips,
+            }
         })
         .collect();
+    report.stability = Some(stability);
     if let Some(tradeoff) = &plan.tradeoff {
         let name = |i: MetricId| plan.metrics[i.index()].name.clone();
-        let mut points: Vec<(Option<f64>, Json)> = outcome
+        let mut points: Vec<(Option<f64>, TradeoffPoint)> = outcome
             .runs
             .iter()
             .map(|run| {
                 let latency = &run.metrics[tradeoff.latency.index()];
-                let accuracy: Map<String, Json> = tradeoff
+                let accuracy: NameMap<MetricValue> = tradeoff
                     .accuracy
                     .iter()
                     .map(|&a| {
-                        (
-                            name(a),
-                            format_typed(&run.metrics[a.index()], &plan.metrics[a.index()].ty),
-                        )
+                        let value =
+                            format_typed(&run.metrics[a.index()], &plan.metrics[a.index()].ty);
+                        (name(a), MetricValue::from_typed(value))
                     })
                     .collect();
                 let x = match latency {
                     Value::Number(x) => Some(*x),
                     _ => None,
                 };
-                let point = json!({
-                    "run": run.name.as_ref(),
-                    "latency": format_typed(latency, &plan.metrics[tradeoff.latency.index()].ty),
-                    "accuracy": accuracy,
-                });
+                let point = TradeoffPoint {
+                    run: run.name.to_string(),
+                    latency: MetricValue::from_typed(format_typed(
+                        latency,
+                        &plan.metrics[tradeoff.latency.index()].ty,
+                    )),
+                    accuracy,
+                };
                 (x, point)
             })
             .collect();
@@ -179,17 +190,17 @@ pub fn add_runs(report: &mut Json, plan: &Plan, outcome: &Outcome) {
             (Some(a), Some(b)) => a.total_cmp(b),
             (a, b) => b.is_some().cmp(&a.is_some()),
         });
-        report["tradeoff"] = json!({
-            "latency": name(tradeoff.latency),
-            "accuracy": tradeoff.accuracy.iter().map(|&a| name(a)).collect::<Vec<_>>(),
-            "points": points.into_iter().map(|(_, p)| p).collect::<Vec<_>>(),
+        report.tradeoff = Some(Tradeoff {
+            latency: name(tradeoff.latency),
+            accuracy: tradeoff.accuracy.iter().map(|&a| name(a)).collect(),
+            points: points.into_iter().map(|(_, p)| p).collect(),
         });
     }
 }
 
 /// One confusion table per `kappa`/`agreement` subject (and run): rows are the
 /// first labels, columns the second, both in natural order.
-pub fn agreements(plan: &Plan, outcome: &Outcome) -> Json {
+pub fn agreements(plan: &Plan, outcome: &Outcome) -> Vec<Agreement> {
     outcome
         .agreements
         .iter()
@@ -205,25 +216,24 @@ pub fn agreements(plan: &Plan, outcome: &Outcome) -> Json {
                         .collect()
                 })
                 .collect();
-            let number =
-                |v: Option<f64>| format_typed(&v.map_or(Value::Null, Value::Number), &Type::Float);
             let (first, second) = split_pair(&aggregate.subject);
-            json!({
-                "subject": aggregate.subject,
-                "first": first,
-                "second": second,
-                "run": a.run.as_deref(),
-                "labels": labels.iter().map(|l| l.as_ref()).collect::<Vec<_>>(),
-                "table": table,
-                "items": a.confusion.total(),
-                "observed": number(a.confusion.agreement()),
-                "expected": number(a.confusion.expected()),
-                "kappa": number(a.confusion.kappa()),
-                "function": match aggregate.function {
+            Agreement {
+                subject: aggregate.subject.clone(),
+                first,
+                second,
+                run: a.run.as_deref().map(str::to_string),
+                labels: labels.iter().map(|l| l.to_string()).collect(),
+                table,
+                items: a.confusion.total(),
+                observed: a.confusion.agreement(),
+                expected: a.confusion.expected(),
+                kappa: a.confusion.kappa(),
+                function: match aggregate.function {
                     AggregateFn::Kappa => "kappa",
                     _ => "agreement",
-                },
-            })
+                }
+                .to_string(),
+            }
         })
         .collect()
 }

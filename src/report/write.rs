@@ -11,6 +11,7 @@ use crate::inputs::{ReportPlanKind, Templates};
 use crate::lock::LockStamp;
 use crate::plan::Plan;
 use crate::report::{item_json, items_jsonl, report_json};
+use crate::report_model::Report;
 
 /// Renders every report of the plan, then writes them; returns the files written.
 /// Nothing is written when any report fails to render.
@@ -28,7 +29,7 @@ pub fn write_reports(
         let bytes = match &output.kind {
             ReportPlanKind::Json => {
                 let mut bytes =
-                    serde_json::to_vec_pretty(&report).expect("a JSON value always serialises");
+                    serde_json::to_vec_pretty(&report).expect("a report always serialises");
                 bytes.push(b'\n');
                 bytes
             }
@@ -54,14 +55,14 @@ pub fn write_reports(
 /// them. Otherwise `items` is left undefined, so that a template reading it where
 /// the compiler could not see (inside an include) fails loudly instead of
 /// rendering an empty list.
-fn template_context(plan: &Plan, outcome: &Outcome, report: &Json) -> minijinja::Value {
-    let mut context = report.clone();
+fn template_context(plan: &Plan, outcome: &Outcome, report: &Report) -> minijinja::Value {
+    let mut context = serde_json::to_value(report).expect("a report always serialises");
     if plan.keep_items {
         context["items"] = Json::Array(
             outcome
                 .rows
                 .iter()
-                .map(|row| item_json(plan, row))
+                .map(|row| serde_json::to_value(item_json(plan, row)).expect("items serialise"))
                 .collect(),
         );
     }

@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use crate::inputs::{PriorRun, ReportFiles};
+use crate::inputs::{PriorReport, ReportFiles};
 use crate::ir::{DatasetId, DerivedId, Linked, MetricId, Op, Relink, Slot};
 use crate::plan::compile::datasets::DatasetDraft;
 use crate::plan::compile::declared::{
@@ -35,7 +35,7 @@ pub struct Parts<'s> {
     pub tradeoff: Option<(DeclaredMetric, Vec<DeclaredMetric>)>,
     pub datasets: Vec<DatasetDraft>,
     pub reports: ReportFiles,
-    pub baseline: Option<PriorRun>,
+    pub baseline: Option<PriorReport>,
 }
 
 /// Every declared reference and where it goes in the plan.
