@@ -1,14 +1,14 @@
 //! Checking a record against its dataset's schema rules (the data contract).
 
 use crate::base::diagnostic::{Diagnostic, Location};
-use crate::base::value::Value;
+use crate::base::value::{Value, ValueError};
 use crate::ir::evaluate_on_record;
 use crate::ir::{DatasetId, Record};
 use crate::plan::{DatasetPlan, FieldPath, Rule};
 use crate::spec::DataType;
 
 /// The value at a projected path of a record.
-pub fn read_path(record: &Record, path: &FieldPath) -> Result<Value, String> {
+pub fn read_path(record: &Record, path: &FieldPath) -> Result<Value, ValueError> {
     let mut value = record.slots[path.slot.index()].clone();
     for name in &path.rest {
         value = value.field(name)?;
@@ -27,7 +27,7 @@ pub fn validate(
     let at = || Location::in_data(&dataset.display_path, record.line as usize, None);
     for rule in &dataset.rules {
         let problem = match read_path(record, &rule.path) {
-            Err(message) => Some((rule.field.clone(), message)),
+            Err(error) => Some((rule.field.clone(), error.to_string())),
             Ok(value) => match &rule.each {
                 None => check(rule, &value).map(|p| (rule.field.clone(), p)),
                 Some(each) => check_each(rule, each, &value),
@@ -49,7 +49,7 @@ pub fn validate(
         match evaluate_on_record(&check.op, dataset_id, record) {
             Ok(Value::Bool(true)) => {}
             Ok(_) => return Err(failed(dataset, &check.message, &text(), at())),
-            Err(message) => return Err(unevaluated(dataset, &text(), &message, at())),
+            Err(error) => return Err(unevaluated(dataset, &text(), &error.to_string(), at())),
         }
     }
     // Every record of a run named from its records repeats the run's name.
@@ -65,7 +65,7 @@ pub fn validate(
                 );
                 return Err(failed(dataset, &message, &text(), at()));
             }
-            Err(message) => return Err(unevaluated(dataset, &text(), &message, at())),
+            Err(error) => return Err(unevaluated(dataset, &text(), &error.to_string(), at())),
         }
     }
     Ok(())
@@ -97,7 +97,7 @@ fn check_each(rule: &Rule, each: &[String], list: &Value) -> Option<(String, Str
         for name in each {
             value = match value.field(name) {
                 Ok(v) => v,
-                Err(message) => return Some((format!("{base}[{i}]"), message)),
+                Err(error) => return Some((format!("{base}[{i}]"), error.to_string())),
             };
         }
         if let Some(problem) = check(rule, &value) {

@@ -15,7 +15,7 @@ use crate::eval::outcome::{
     MAX_FLIPS,
 };
 use crate::eval::pass::{data_warnings, Pass};
-use crate::ir::{evaluate, Frame};
+use crate::ir::{evaluate, Frame, RuntimeError};
 use crate::library::aggregates::AggregateFn;
 use crate::plan::{GatePlan, Plan};
 use crate::spec::GateRuns;
@@ -242,7 +242,7 @@ pub(super) fn per_run_metrics(
 /// A metric's value: `empty` for null, null for a non-finite number.
 pub(super) fn metric_value(
     metric: &crate::plan::MetricPlan,
-    value: Result<Value, String>,
+    value: Result<Value, RuntimeError>,
 ) -> Result<Value, Vec<Diagnostic>> {
     let value =
         value.map_err(|e| vec![Diagnostic::error(format!("metric `{}`: {e}", metric.name))])?;

@@ -9,8 +9,9 @@ use crate::eval::aggregate::Accumulator;
 use crate::eval::keys::{duplicate_error, key_of, FastMap};
 use crate::eval::lookup::Lookup;
 use crate::eval::outcome::{ItemRow, OffenderRow};
-use crate::ir::{evaluate, Frame, Record};
+use crate::ir::{evaluate, Frame, Record, RuntimeError};
 use crate::library::aggregates::AggregateFn;
+use crate::library::error::RuntimeErrorKind;
 use crate::plan::{DatasetPlan, Plan};
 use crate::spec::{Duplicates, Join};
 
@@ -186,7 +187,7 @@ impl<'p> ItemChunk<'p> {
             ..Frame::default()
         };
         for (aggregate, accumulator) in plan.aggregates.iter().zip(&mut self.accumulators) {
-            let fail = |e: String| {
+            let fail = |e: RuntimeError| {
                 Box::new((
                     aggregate.at.clone(),
                     format!("in `{}`: {e}", aggregate.text),
@@ -196,12 +197,9 @@ impl<'p> ItemChunk<'p> {
                 match evaluate(filter, &frame).map_err(fail)? {
                     Value::Bool(true) => {}
                     Value::Bool(false) | Value::Null => continue,
-                    other => {
-                        return Err(fail(format!(
-                            "`where` needs a bool, found {} {}",
-                            other.type_name(),
-                            other.preview()
-                        )))
+                    found => {
+                        let kind = RuntimeErrorKind::WhereNeedsBool { found };
+                        return Err(fail(RuntimeError::from(kind).or_at(aggregate.filter_at)));
                     }
                 }
             }
@@ -213,7 +211,9 @@ impl<'p> ItemChunk<'p> {
                 accumulator.track(key, value.unwrap_or(Value::Null));
                 continue;
             }
-            accumulator.add(value).map_err(fail)?;
+            accumulator
+                .add(value)
+                .map_err(|kind| fail(RuntimeError::from(kind).or_at(aggregate.arg_at)))?;
         }
         let offender = match &plan.offenders {
             Some(offenders) => {

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::value::Key;
-use crate::ir::{evaluate_on_record, DatasetId, Record};
+use crate::ir::{evaluate_on_record, DatasetId, Record, RuntimeError};
 use crate::plan::DatasetPlan;
 
 /// Join tables hash millions of keys; foldhash is several times faster than SipHash,
@@ -17,7 +17,8 @@ pub(super) fn key_of(
     dataset_id: DatasetId,
     record: &Record,
 ) -> Result<Option<Key>, Diagnostic> {
-    let value = evaluate_on_record(&dataset.key, dataset_id, record).and_then(|v| Key::of(&v));
+    let value = evaluate_on_record(&dataset.key, dataset_id, record)
+        .and_then(|v| Key::of(&v).map_err(|e| RuntimeError::from(e).or_at(Some(dataset.key_at))));
     value.map_err(|message| {
         Diagnostic::error(format!(
             "{}: cannot compute the key `{}`: {message}",
