@@ -8,5 +8,5 @@ mod reader;
 mod trec;
 mod validate;
 
-pub use reader::{read_chunked, Chunk, ReadStats};
+pub use reader::{read_chunked, Chunk, Flow, ReadStats};
 pub use validate::validate;

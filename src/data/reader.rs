@@ -9,7 +9,7 @@
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
-use std::ops::Range;
+use std::ops::{ControlFlow, Range};
 
 use sha2::{Digest, Sha256};
 
@@ -38,6 +38,11 @@ pub struct ReadStats {
     pub bytes: u64,
 }
 
+/// What a record's sink tells the reader: read on (`Continue`), stop because
+/// nothing more is needed (`Break`), or stop at an error, which becomes the
+/// chunk's [`Chunk::stop`].
+pub type Flow = Result<ControlFlow<()>, Diagnostic>;
+
 /// One chunk's result: the caller's state, and the error that stopped it, if any.
 pub struct Chunk<S> {
     pub state: S,
@@ -46,13 +51,14 @@ pub struct Chunk<S> {
 
 /// Reads every record of `dataset` into per-chunk states made by `make`, handing each
 /// record (in file order within its chunk) to `sink`. A chunk stops at its first
-/// error: a malformed record, or an error returned by `sink`. Chunks come back in
-/// file order; a missing or unreadable file is an error of its own.
+/// error (a malformed record, or an error returned by `sink`) and when `sink`
+/// breaks. Chunks come back in file order; a missing or unreadable file is an
+/// error of its own.
 pub fn read_chunked<S: Send>(
     dataset: &DatasetPlan,
     threads: usize,
     make: impl Fn() -> S + Sync,
-    sink: impl Fn(&mut S, Record) -> Result<(), Diagnostic> + Sync,
+    sink: impl Fn(&mut S, Record) -> Flow + Sync,
 ) -> Result<(Vec<Chunk<S>>, ReadStats), Diagnostic> {
     let size = std::fs::metadata(&dataset.path)
         .map_err(|e| open_error(dataset, &e))?
@@ -78,7 +84,7 @@ fn read_jsonl<S: Send>(
     size: u64,
     chunks: usize,
     make: &(impl Fn() -> S + Sync),
-    sink: &(impl Fn(&mut S, Record) -> Result<(), Diagnostic> + Sync),
+    sink: &(impl Fn(&mut S, Record) -> Flow + Sync),
 ) -> Result<(Vec<Chunk<S>>, ReadStats), Diagnostic> {
     let ranges = chunk_ranges(dataset, size, chunks)?;
     let (results, sha256) = read_ranges(
@@ -342,7 +348,7 @@ fn read_jsonl_range<S>(
     range: Range<u64>,
     first_line: usize,
     state: &mut S,
-    sink: &(impl Fn(&mut S, Record) -> Result<(), Diagnostic> + Sync),
+    sink: &(impl Fn(&mut S, Record) -> Flow + Sync),
     mut hasher: Option<&mut Sha256>,
     progress: &Progress,
 ) -> Result<(usize, Option<Diagnostic>), Diagnostic> {
@@ -395,8 +401,10 @@ fn read_jsonl_range<S>(
                 Err(d) => return Ok((records, Some(d))),
             };
             records += 1;
-            if let Err(d) = sink(state, record) {
-                return Ok((records, Some(d)));
+            match sink(state, record) {
+                Ok(ControlFlow::Continue(())) => {}
+                Ok(ControlFlow::Break(())) => return Ok((records, None)),
+                Err(d) => return Ok((records, Some(d))),
             }
         }
     }
@@ -433,7 +441,7 @@ fn read_trec<S: Send>(
     size: u64,
     chunks: usize,
     make: &(impl Fn() -> S + Sync),
-    sink: &(impl Fn(&mut S, Record) -> Result<(), Diagnostic> + Sync),
+    sink: &(impl Fn(&mut S, Record) -> Flow + Sync),
 ) -> Result<(Vec<Chunk<S>>, ReadStats), Diagnostic> {
     let ranges = trec_ranges(dataset, size, chunks)?;
     let read = |range: Range<u64>,
@@ -523,7 +531,7 @@ fn trec_ranges(
 fn read_json_array<S>(
     dataset: &DatasetPlan,
     state: &mut S,
-    sink: &(impl Fn(&mut S, Record) -> Result<(), Diagnostic> + Sync),
+    sink: &(impl Fn(&mut S, Record) -> Flow + Sync),
 ) -> Result<(Option<Diagnostic>, ReadStats), Diagnostic> {
     let (bytes, mut stats) = read_whole(dataset)?;
     let text = match std::str::from_utf8(&bytes) {
@@ -548,8 +556,10 @@ fn read_json_array<S>(
             Err(d) => return Ok((Some(d), stats)),
         };
         stats.records += 1;
-        if let Err(d) = sink(state, record) {
-            return Ok((Some(d), stats));
+        match sink(state, record) {
+            Ok(ControlFlow::Continue(())) => {}
+            Ok(ControlFlow::Break(())) => return Ok((None, stats)),
+            Err(d) => return Ok((Some(d), stats)),
         }
     }
     Ok((None, stats))

@@ -13,6 +13,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io::BufRead;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
@@ -20,6 +21,7 @@ use sha2::{Digest, Sha256};
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::value::Value;
 use crate::data::progress::Progress;
+use crate::data::reader::Flow;
 use crate::ir::Record;
 use crate::plan::{DatasetPlan, ProjectedField};
 use crate::spec::Format;
@@ -106,7 +108,7 @@ pub fn read<S, R: BufRead>(
     mut lines: Lines<'_, R>,
     mode: Mode,
     state: &mut S,
-    sink: &(impl Fn(&mut S, Record) -> Result<(), Diagnostic> + Sync),
+    sink: &(impl Fn(&mut S, Record) -> Flow + Sync),
 ) -> Result<Outcome, std::io::Error> {
     let mut outcome = Outcome {
         records: 0,
@@ -124,7 +126,8 @@ pub fn read<S, R: BufRead>(
     let emit = |group: Group, state: &mut S, outcome: &mut Outcome| -> bool {
         outcome.records += 1;
         match sink(state, record(dataset, group)) {
-            Ok(()) => true,
+            Ok(ControlFlow::Continue(())) => true,
+            Ok(ControlFlow::Break(())) => false,
             Err(d) => {
                 outcome.stop = Some(d);
                 false

@@ -5,6 +5,7 @@
 //! the last run (`across_runs`).
 
 use std::borrow::Cow;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use crate::base::diagnostic::{Diagnostic, Location};
@@ -194,8 +195,8 @@ pub(super) fn first_run_name(
         || None::<Record>,
         |first, record| {
             *first = Some(record);
-            // Stop at once: only the first record is needed.
-            Err(Diagnostic::error("first record read"))
+            // Only the first record is needed.
+            Ok(ControlFlow::Break(()))
         },
     )
     .map_err(|d| vec![d])?;

@@ -1,10 +1,11 @@
 //! Items: what one chunk of the items dataset contributes, item by item.
 
 use std::collections::hash_map::Entry;
+use std::ops::ControlFlow;
 
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::value::{Key, Value};
-use crate::data::validate;
+use crate::data::{validate, Flow};
 use crate::eval::aggregate::Accumulator;
 use crate::eval::keys::{duplicate_error, key_of, FastMap};
 use crate::eval::lookup::Lookup;
@@ -75,8 +76,9 @@ impl<'p> ItemChunk<'p> {
         }
     }
 
-    /// Reads one record of the items dataset.
-    pub(super) fn record(&mut self, lookups: &[&Lookup], record: Record) -> Result<(), Diagnostic> {
+    /// Reads one record of the items dataset; breaks once this chunk has as many
+    /// evaluation errors as are shown.
+    pub(super) fn record(&mut self, lookups: &[&Lookup], record: Record) -> Flow {
         let dataset = self.dataset;
         validate(dataset, self.plan.items_dataset, &record)?;
         let key = key_of(dataset, self.plan.items_dataset, &record)?;
@@ -101,20 +103,21 @@ impl<'p> ItemChunk<'p> {
                         if dataset.duplicates == Duplicates::Last {
                             self.buffered[slot.get().1].1 = record;
                         }
-                        return Ok(());
+                        return Ok(ControlFlow::Continue(()));
                     }
                 },
             },
         }
         if dataset.duplicates == Duplicates::Last {
             self.buffered.push((key, record));
-            return Ok(());
+            return Ok(ControlFlow::Continue(()));
         }
         self.item(lookups, key.as_ref(), &record);
-        if self.errors.len() >= MAX_ITEM_ERRORS {
-            return Err(Diagnostic::error("too many errors"));
-        }
-        Ok(())
+        Ok(if self.errors.len() >= MAX_ITEM_ERRORS {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        })
     }
 
     pub(super) fn item(&mut self, lookups: &[&Lookup], key: Option<&Key>, record: &Record) {

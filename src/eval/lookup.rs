@@ -1,6 +1,7 @@
 //! Looked-up datasets: read into a keyed table, one record per key.
 
 use std::collections::hash_map::Entry;
+use std::ops::ControlFlow;
 
 use crate::base::diagnostic::Diagnostic;
 use crate::base::value::Key;
@@ -66,12 +67,10 @@ pub(super) fn load_lookup(
     let (chunks, read) = read_chunked(dataset, threads, Lookup::default, |table, record| {
         validate(dataset, dataset_id, &record)?;
         match key_of(dataset, dataset_id, &record)? {
-            Some(key) => table.add(dataset, key, record),
-            None => {
-                table.keyless += 1;
-                Ok(())
-            }
+            Some(key) => table.add(dataset, key, record)?,
+            None => table.keyless += 1,
         }
+        Ok(ControlFlow::Continue(()))
     })?;
     let mut chunks = chunks.into_iter();
     let Chunk {
