@@ -1,6 +1,7 @@
 //! Reading datasets: JSONL or JSON-array files into projected records, validated
 //! against the spec's schema rules, with file:line:column errors.
 
+pub mod error;
 mod json_array;
 mod progress;
 mod project;

@@ -15,6 +15,7 @@ use sha2::{Digest, Sha256};
 
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::value::{is_python_space, python_strip, Value};
+use crate::data::error::DataError;
 use crate::data::progress::Progress;
 use crate::data::{json_array, project, trec};
 use crate::ir::Record;
@@ -190,15 +191,12 @@ fn read_ranges<S: Send, R: Send>(
 }
 
 fn open_error(dataset: &DatasetPlan, error: &std::io::Error) -> Diagnostic {
-    Diagnostic::error(format!(
-        "cannot read dataset `{}` from `{}`: {error}",
-        dataset.name, dataset.display_path
-    ))
-    .at(dataset.declared_at.clone())
-    .help(format!(
-        "fix `path:` in the spec or pass `--dataset {}=PATH`",
-        dataset.name
-    ))
+    let kind = DataError::CannotRead {
+        dataset: dataset.name.clone(),
+        path: dataset.display_path.clone(),
+        error: error.to_string(),
+    };
+    Diagnostic::of(&kind).at(dataset.declared_at.clone())
 }
 
 fn open(dataset: &DatasetPlan) -> Result<File, Diagnostic> {
@@ -320,19 +318,20 @@ fn parse_record(
             .next()
             .unwrap_or(&message)
             .to_string();
-        let what = match error.classify() {
-            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
-                "invalid JSON"
-            }
-            _ => "invalid record",
+        let syntax = matches!(
+            error.classify(),
+            serde_json::error::Category::Syntax | serde_json::error::Category::Eof
+        );
+        let kind = DataError::InvalidRecord {
+            dataset: dataset.name.clone(),
+            syntax,
+            message,
         };
-        Diagnostic::error(format!("{}: {what}: {message}", dataset.name))
-            .at(Location::in_data(
-                &dataset.display_path,
-                line + error.line() - 1,
-                Some(column),
-            ))
-            .help("each record must be one JSON object")
+        Diagnostic::of(&kind).at(Location::in_data(
+            &dataset.display_path,
+            line + error.line() - 1,
+            Some(column),
+        ))
     })?;
     Ok(Record {
         slots,
@@ -379,8 +378,14 @@ fn read_jsonl_range<S>(
                     .chars()
                     .count()
                     + 1;
-                let d = Diagnostic::error(format!("{}: the file is not valid UTF-8", dataset.name))
-                    .at(Location::in_data(&dataset.display_path, line, Some(column)));
+                let kind = DataError::NotUtf8 {
+                    dataset: dataset.name.clone(),
+                };
+                let d = Diagnostic::of(&kind).at(Location::in_data(
+                    &dataset.display_path,
+                    line,
+                    Some(column),
+                ));
                 return Ok((records, Some(d)));
             }
         };
@@ -429,8 +434,10 @@ fn utf8_error(dataset: &DatasetPlan, bytes: &[u8], e: &std::str::Utf8Error) -> D
         &String::from_utf8_lossy(&bytes[..e.valid_up_to()]),
         e.valid_up_to(),
     );
-    Diagnostic::error(format!("{}: the file is not valid UTF-8", dataset.name))
-        .at(Location::in_data(&dataset.display_path, line, Some(column)))
+    let kind = DataError::NotUtf8 {
+        dataset: dataset.name.clone(),
+    };
+    Diagnostic::of(&kind).at(Location::in_data(&dataset.display_path, line, Some(column)))
 }
 
 /// A TREC file, streamed query by query in ranges that each hold whole queries;
@@ -540,11 +547,17 @@ fn read_json_array<S>(
     };
     let elements = match json_array::split(text) {
         Ok(elements) => elements,
-        Err((offset, message)) => {
+        Err((offset, problem)) => {
             let (line, column) = line_col(text, offset);
-            let d = Diagnostic::error(format!("{}: invalid JSON: {message}", dataset.name))
-                .at(Location::in_data(&dataset.display_path, line, Some(column)))
-                .help("a `json` dataset is one JSON array of objects");
+            let kind = DataError::InvalidArray {
+                dataset: dataset.name.clone(),
+                problem,
+            };
+            let d = Diagnostic::of(&kind).at(Location::in_data(
+                &dataset.display_path,
+                line,
+                Some(column),
+            ));
             return Ok((Some(d), stats));
         }
     };

@@ -1,8 +1,8 @@
 //! Gates: each decides pass, warn or fail from the metrics (and the baseline),
 //! and says why when it does not pass.
 
-use crate::base::diagnostic::Diagnostic;
 use crate::base::value::{format_number, Value};
+use crate::eval::error::EvalError;
 use crate::ir::{evaluate, Frame, RuntimeError};
 use crate::plan::{GatePlan, GateRule, Severity, ShapePlan};
 use crate::spec::{Better, Change, NoBaseline};
@@ -52,14 +52,17 @@ pub fn evaluate_gate(
     aggregates: &[Value],
     baseline: &[Value],
     has_baseline: bool,
-) -> Result<GateOutcome, Vec<Diagnostic>> {
+) -> Result<GateOutcome, EvalError> {
     let frame = Frame {
         metrics,
         aggregates,
         baseline,
         ..Frame::default()
     };
-    let fail = |e: RuntimeError| vec![Diagnostic::error(format!("gate `{}`: {e}", gate.name))];
+    let fail = |error| EvalError::GateNotEvaluated {
+        gate: gate.name.clone(),
+        error,
+    };
     let on_failure = match gate.severity {
         Severity::Fail => GateStatus::Fail,
         Severity::Warn => GateStatus::Warn,

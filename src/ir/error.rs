@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use crate::base::diagnostic::Location;
+use crate::base::diagnostic::{Cause, Location};
 use crate::base::value::ValueError;
 use crate::ir::ids::{ExprAt, ExprLocations};
 use crate::library::error::RuntimeErrorKind;
@@ -48,6 +48,14 @@ impl RuntimeError {
     /// Where the failing expression is written, from the plan's table.
     pub fn location<'a>(&self, locations: &'a ExprLocations) -> Option<&'a Location> {
         self.at.map(|at| locations.get(at))
+    }
+
+    /// The error as a diagnostic's [`Cause`]: its code and its place.
+    pub fn cause(&self, locations: &ExprLocations) -> Cause {
+        Cause {
+            code: self.code(),
+            at: self.location(locations).cloned(),
+        }
     }
 }
 
