@@ -80,12 +80,4 @@ impl ExprLocations {
     pub fn get(&self, at: ExprAt) -> &Location {
         &self.0[at.index()]
     }
-
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
 }

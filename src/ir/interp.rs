@@ -274,6 +274,36 @@ mod tests {
     }
 
     #[test]
+    fn an_error_is_placed_at_the_innermost_failing_op_and_stays_small() {
+        let mut locations = ExprLocations::default();
+        let [outer, call] = [1, 2].map(|line| locations.add(Location::in_data("t", line, None)));
+        let len = crate::library::builtins::lookup("len").unwrap();
+        let failing = Op::Call(len, vec![Op::Const(3.0.into())], call);
+        let op = Op::Not(
+            Box::new(Op::Binary(B::Gt, Box::new(failing), c(0.0.into()), outer)),
+            outer,
+        );
+        let error = evaluate(&op, &Frame::default()).unwrap_err();
+        assert_eq!(error.at, Some(call));
+        assert_eq!(error.location(&locations).unwrap().line, 2);
+        assert!(matches!(
+            *error.kind,
+            K::ArgumentType {
+                position: 1,
+                function: "len",
+                ..
+            }
+        ));
+        assert_eq!(error.code(), "argument_type");
+        assert_eq!(
+            error.to_string(),
+            "argument 1 of `len` must be a list or a string, found number 3"
+        );
+        // The error path is boxed: a result is no larger than a value and an id.
+        assert!(std::mem::size_of::<Result<Value, RuntimeError>>() <= 24);
+    }
+
+    #[test]
     fn logic_is_three_valued_and_short_circuits() {
         let frame = Frame::default();
         let and =
