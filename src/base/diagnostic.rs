@@ -128,6 +128,16 @@ impl Words {
     }
 }
 
+/// What failed while an expression was evaluated, and where the failing
+/// sub-expression is written. Carried as data, not rendered: the message names
+/// the declaration that failed, as it always has.
+#[derive(Debug, Clone)]
+pub struct Cause {
+    /// The runtime kind's code, e.g. `not_needs_bool`.
+    pub code: &'static str,
+    pub at: Option<Location>,
+}
+
 #[derive(Debug, Clone)]
 pub struct Diagnostic {
     pub level: Level,
@@ -141,6 +151,8 @@ pub struct Diagnostic {
     /// Lines shown under the location, as they are (a diff, a list of changes).
     pub note: Option<Box<str>>,
     pub help: Option<String>,
+    /// For an evaluation error: what failed, and where (not rendered).
+    pub cause: Option<Box<Cause>>,
 }
 
 impl Diagnostic {
@@ -153,6 +165,7 @@ impl Diagnostic {
             label: None,
             note: None,
             help: None,
+            cause: None,
         }
     }
 
@@ -174,6 +187,14 @@ impl Diagnostic {
         }
     }
 
+    /// A warning of a kind: its words, and its code.
+    pub fn warning_of(kind: &impl Kind) -> Self {
+        Self {
+            level: Level::Warning,
+            ..Self::of(kind)
+        }
+    }
+
     pub fn at(mut self, location: Location) -> Self {
         self.location = Some(Box::new(location));
         self
@@ -192,6 +213,11 @@ impl Diagnostic {
 
     pub fn help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
+        self
+    }
+
+    pub fn caused_by(mut self, cause: Cause) -> Self {
+        self.cause = Some(Box::new(cause));
         self
     }
 

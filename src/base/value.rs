@@ -82,7 +82,7 @@ impl Value {
     }
 
     /// The field `name` of an object; null for null (absent stays absent).
-    pub fn field(&self, name: &str) -> Result<Value, String> {
+    pub fn field(&self, name: &str) -> Result<Value, ValueError> {
         match self {
             Value::Null => Ok(Value::Null),
             Value::Object(fields) => Ok(fields
@@ -91,10 +91,10 @@ impl Value {
                 .find(|(k, _)| &**k == name)
                 .map(|(_, v)| v.clone())
                 .unwrap_or_default()),
-            other => Err(format!(
-                "cannot read field `{name}` of a {}",
-                other.type_name()
-            )),
+            other => Err(ValueError::FieldOfNonObject {
+                field: name.into(),
+                found: other.clone(),
+            }),
         }
     }
 
@@ -182,6 +182,36 @@ pub fn format_number(n: f64) -> String {
     }
 }
 
+/// What reading a value can fail on; its words are written here and nowhere else.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ValueError {
+    /// `x.name` where `x` is neither an object nor null.
+    FieldOfNonObject { field: Arc<str>, found: Value },
+    /// A list or an object used as a key.
+    NotAKey { found: Value },
+}
+
+impl ValueError {
+    /// A stable name for the kind, e.g. `field_of_non_object`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ValueError::FieldOfNonObject { .. } => "field_of_non_object",
+            ValueError::NotAKey { .. } => "not_a_key",
+        }
+    }
+}
+
+impl fmt::Display for ValueError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ValueError::FieldOfNonObject { field, found } => {
+                write!(f, "cannot read field `{field}` of a {}", found.type_name())
+            }
+            ValueError::NotAKey { found } => write!(f, "a {} cannot be a key", found.type_name()),
+        }
+    }
+}
+
 /// A join key: a hashable scalar with Python's dict-key equality
 /// (`1`, `1.0` and `true` are the same key; `"1"` is not).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -194,13 +224,17 @@ pub enum Key {
 impl Key {
     /// The key of a value; `None` for null (the record has no key) or for lists and
     /// objects, which cannot be keys.
-    pub fn of(value: &Value) -> Result<Option<Key>, String> {
+    pub fn of(value: &Value) -> Result<Option<Key>, ValueError> {
         Ok(match value {
             Value::Null => None,
             Value::String(s) => Some(Key::Str(s.clone())),
             Value::Number(n) => Some(Key::Num(if *n == 0.0 { 0 } else { n.to_bits() })),
             Value::Bool(b) => Some(Key::Num(if *b { 1f64.to_bits() } else { 0 })),
-            other => return Err(format!("a {} cannot be a key", other.type_name())),
+            other => {
+                return Err(ValueError::NotAKey {
+                    found: other.clone(),
+                })
+            }
         })
     }
 }

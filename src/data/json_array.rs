@@ -3,20 +3,22 @@
 
 use std::ops::Range;
 
-/// The element ranges of the top-level array in `text`, or the byte offset and a
-/// description of the first structural error.
-pub fn split(text: &str) -> Result<Vec<Range<usize>>, (usize, String)> {
+use crate::data::error::ArrayProblem;
+
+/// The element ranges of the top-level array in `text`, or the byte offset and
+/// the kind of the first structural error.
+pub fn split(text: &str) -> Result<Vec<Range<usize>>, (usize, ArrayProblem)> {
     let bytes = text.as_bytes();
     let mut i = skip_ws(bytes, 0);
     if bytes.get(i) != Some(&b'[') {
-        return Err((i, "expected `[` to start the array".into()));
+        return Err((i, ArrayProblem::NoOpeningBracket));
     }
     i += 1;
     let mut elements = Vec::new();
     loop {
         i = skip_ws(bytes, i);
         match bytes.get(i) {
-            None => return Err((i, "the array is not closed with `]`".into())),
+            None => return Err((i, ArrayProblem::NotClosed)),
             Some(b']') if elements.is_empty() => {
                 i += 1;
                 break;
@@ -33,13 +35,13 @@ pub fn split(text: &str) -> Result<Vec<Range<usize>>, (usize, String)> {
                 i += 1;
                 break;
             }
-            Some(_) => return Err((i, "expected `,` or `]` after an array element".into())),
-            None => return Err((i, "the array is not closed with `]`".into())),
+            Some(_) => return Err((i, ArrayProblem::NoSeparator)),
+            None => return Err((i, ArrayProblem::NotClosed)),
         }
     }
     let end = skip_ws(bytes, i);
     if end < bytes.len() {
-        return Err((end, "unexpected text after the array".into()));
+        return Err((end, ArrayProblem::TextAfter));
     }
     Ok(elements)
 }
@@ -53,7 +55,7 @@ fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
 
 /// The end of the value starting at `i`: brackets are balanced and strings skipped;
 /// the value itself is validated later by the JSON parser.
-fn skip_value(bytes: &[u8], mut i: usize) -> Result<usize, (usize, String)> {
+fn skip_value(bytes: &[u8], mut i: usize) -> Result<usize, (usize, ArrayProblem)> {
     let start = i;
     let mut depth = 0usize;
     while i < bytes.len() {
@@ -64,7 +66,7 @@ fn skip_value(bytes: &[u8], mut i: usize) -> Result<usize, (usize, String)> {
                     i += if bytes[i] == b'\\' { 2 } else { 1 };
                 }
                 if i >= bytes.len() {
-                    return Err((start, "a string is not closed".into()));
+                    return Err((start, ArrayProblem::StringNotClosed));
                 }
             }
             b'{' | b'[' => depth += 1,
@@ -82,7 +84,7 @@ fn skip_value(bytes: &[u8], mut i: usize) -> Result<usize, (usize, String)> {
         i += 1;
     }
     if depth > 0 {
-        return Err((start, "an element is not closed".into()));
+        return Err((start, ArrayProblem::ElementNotClosed));
     }
     Ok(i)
 }
@@ -102,17 +104,14 @@ mod tests {
     #[test]
     fn reports_structural_errors() {
         assert_eq!(
-            split("{}").unwrap_err().1,
+            split("{}").unwrap_err().1.to_string(),
             "expected `[` to start the array"
         );
         assert_eq!(
-            split("[{}, {}").unwrap_err().1,
+            split("[{}, {}").unwrap_err().1.to_string(),
             "the array is not closed with `]`"
         );
-        assert_eq!(
-            split("[{} {}]").unwrap_err().1,
-            "expected `,` or `]` after an array element"
-        );
+        assert_eq!(split("[{} {}]").unwrap_err().1, ArrayProblem::NoSeparator);
         assert_eq!(split("[{}] x").unwrap_err().0, 5);
     }
 }

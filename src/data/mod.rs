@@ -1,6 +1,7 @@
 //! Reading datasets: JSONL or JSON-array files into projected records, validated
 //! against the spec's schema rules, with file:line:column errors.
 
+pub mod error;
 mod json_array;
 mod progress;
 mod project;
@@ -8,5 +9,5 @@ mod reader;
 mod trec;
 mod validate;
 
-pub use reader::{read_chunked, Chunk, ReadStats};
+pub use reader::{read_chunked, Chunk, Flow, ReadStats};
 pub use validate::validate;

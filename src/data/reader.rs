@@ -9,12 +9,13 @@
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
-use std::ops::Range;
+use std::ops::{ControlFlow, Range};
 
 use sha2::{Digest, Sha256};
 
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::value::{is_python_space, python_strip, Value};
+use crate::data::error::DataError;
 use crate::data::progress::Progress;
 use crate::data::{json_array, project, trec};
 use crate::ir::Record;
@@ -38,6 +39,11 @@ pub struct ReadStats {
     pub bytes: u64,
 }
 
+/// What a record's sink tells the reader: read on (`Continue`), stop because
+/// nothing more is needed (`Break`), or stop at an error, which becomes the
+/// chunk's [`Chunk::stop`].
+pub type Flow = Result<ControlFlow<()>, Diagnostic>;
+
 /// One chunk's result: the caller's state, and the error that stopped it, if any.
 pub struct Chunk<S> {
     pub state: S,
@@ -46,13 +52,14 @@ pub struct Chunk<S> {
 
 /// Reads every record of `dataset` into per-chunk states made by `make`, handing each
 /// record (in file order within its chunk) to `sink`. A chunk stops at its first
-/// error: a malformed record, or an error returned by `sink`. Chunks come back in
-/// file order; a missing or unreadable file is an error of its own.
+/// error (a malformed record, or an error returned by `sink`) and when `sink`
+/// breaks. Chunks come back in file order; a missing or unreadable file is an
+/// error of its own.
 pub fn read_chunked<S: Send>(
     dataset: &DatasetPlan,
     threads: usize,
     make: impl Fn() -> S + Sync,
-    sink: impl Fn(&mut S, Record) -> Result<(), Diagnostic> + Sync,
+    sink: impl Fn(&mut S, Record) -> Flow + Sync,
 ) -> Result<(Vec<Chunk<S>>, ReadStats), Diagnostic> {
     let size = std::fs::metadata(&dataset.path)
         .map_err(|e| open_error(dataset, &e))?
@@ -78,7 +85,7 @@ fn read_jsonl<S: Send>(
     size: u64,
     chunks: usize,
     make: &(impl Fn() -> S + Sync),
-    sink: &(impl Fn(&mut S, Record) -> Result<(), Diagnostic> + Sync),
+    sink: &(impl Fn(&mut S, Record) -> Flow + Sync),
 ) -> Result<(Vec<Chunk<S>>, ReadStats), Diagnostic> {
     let ranges = chunk_ranges(dataset, size, chunks)?;
     let (results, sha256) = read_ranges(
@@ -184,15 +191,12 @@ fn read_ranges<S: Send, R: Send>(
 }
 
 fn open_error(dataset: &DatasetPlan, error: &std::io::Error) -> Diagnostic {
-    Diagnostic::error(format!(
-        "cannot read dataset `{}` from `{}`: {error}",
-        dataset.name, dataset.display_path
-    ))
-    .at(dataset.declared_at.clone())
-    .help(format!(
-        "fix `path:` in the spec or pass `--dataset {}=PATH`",
-        dataset.name
-    ))
+    let kind = DataError::CannotRead {
+        dataset: dataset.name.clone(),
+        path: dataset.display_path.clone(),
+        error: error.to_string(),
+    };
+    Diagnostic::of(&kind).at(dataset.declared_at.clone())
 }
 
 fn open(dataset: &DatasetPlan) -> Result<File, Diagnostic> {
@@ -314,19 +318,20 @@ fn parse_record(
             .next()
             .unwrap_or(&message)
             .to_string();
-        let what = match error.classify() {
-            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
-                "invalid JSON"
-            }
-            _ => "invalid record",
+        let syntax = matches!(
+            error.classify(),
+            serde_json::error::Category::Syntax | serde_json::error::Category::Eof
+        );
+        let kind = DataError::InvalidRecord {
+            dataset: dataset.name.clone(),
+            syntax,
+            message,
         };
-        Diagnostic::error(format!("{}: {what}: {message}", dataset.name))
-            .at(Location::in_data(
-                &dataset.display_path,
-                line + error.line() - 1,
-                Some(column),
-            ))
-            .help("each record must be one JSON object")
+        Diagnostic::of(&kind).at(Location::in_data(
+            &dataset.display_path,
+            line + error.line() - 1,
+            Some(column),
+        ))
     })?;
     Ok(Record {
         slots,
@@ -342,7 +347,7 @@ fn read_jsonl_range<S>(
     range: Range<u64>,
     first_line: usize,
     state: &mut S,
-    sink: &(impl Fn(&mut S, Record) -> Result<(), Diagnostic> + Sync),
+    sink: &(impl Fn(&mut S, Record) -> Flow + Sync),
     mut hasher: Option<&mut Sha256>,
     progress: &Progress,
 ) -> Result<(usize, Option<Diagnostic>), Diagnostic> {
@@ -373,8 +378,14 @@ fn read_jsonl_range<S>(
                     .chars()
                     .count()
                     + 1;
-                let d = Diagnostic::error(format!("{}: the file is not valid UTF-8", dataset.name))
-                    .at(Location::in_data(&dataset.display_path, line, Some(column)));
+                let kind = DataError::NotUtf8 {
+                    dataset: dataset.name.clone(),
+                };
+                let d = Diagnostic::of(&kind).at(Location::in_data(
+                    &dataset.display_path,
+                    line,
+                    Some(column),
+                ));
                 return Ok((records, Some(d)));
             }
         };
@@ -395,8 +406,10 @@ fn read_jsonl_range<S>(
                 Err(d) => return Ok((records, Some(d))),
             };
             records += 1;
-            if let Err(d) = sink(state, record) {
-                return Ok((records, Some(d)));
+            match sink(state, record) {
+                Ok(ControlFlow::Continue(())) => {}
+                Ok(ControlFlow::Break(())) => return Ok((records, None)),
+                Err(d) => return Ok((records, Some(d))),
             }
         }
     }
@@ -421,8 +434,10 @@ fn utf8_error(dataset: &DatasetPlan, bytes: &[u8], e: &std::str::Utf8Error) -> D
         &String::from_utf8_lossy(&bytes[..e.valid_up_to()]),
         e.valid_up_to(),
     );
-    Diagnostic::error(format!("{}: the file is not valid UTF-8", dataset.name))
-        .at(Location::in_data(&dataset.display_path, line, Some(column)))
+    let kind = DataError::NotUtf8 {
+        dataset: dataset.name.clone(),
+    };
+    Diagnostic::of(&kind).at(Location::in_data(&dataset.display_path, line, Some(column)))
 }
 
 /// A TREC file, streamed query by query in ranges that each hold whole queries;
@@ -433,7 +448,7 @@ fn read_trec<S: Send>(
     size: u64,
     chunks: usize,
     make: &(impl Fn() -> S + Sync),
-    sink: &(impl Fn(&mut S, Record) -> Result<(), Diagnostic> + Sync),
+    sink: &(impl Fn(&mut S, Record) -> Flow + Sync),
 ) -> Result<(Vec<Chunk<S>>, ReadStats), Diagnostic> {
     let ranges = trec_ranges(dataset, size, chunks)?;
     let read = |range: Range<u64>,
@@ -523,7 +538,7 @@ fn trec_ranges(
 fn read_json_array<S>(
     dataset: &DatasetPlan,
     state: &mut S,
-    sink: &(impl Fn(&mut S, Record) -> Result<(), Diagnostic> + Sync),
+    sink: &(impl Fn(&mut S, Record) -> Flow + Sync),
 ) -> Result<(Option<Diagnostic>, ReadStats), Diagnostic> {
     let (bytes, mut stats) = read_whole(dataset)?;
     let text = match std::str::from_utf8(&bytes) {
@@ -532,11 +547,17 @@ fn read_json_array<S>(
     };
     let elements = match json_array::split(text) {
         Ok(elements) => elements,
-        Err((offset, message)) => {
+        Err((offset, problem)) => {
             let (line, column) = line_col(text, offset);
-            let d = Diagnostic::error(format!("{}: invalid JSON: {message}", dataset.name))
-                .at(Location::in_data(&dataset.display_path, line, Some(column)))
-                .help("a `json` dataset is one JSON array of objects");
+            let kind = DataError::InvalidArray {
+                dataset: dataset.name.clone(),
+                problem,
+            };
+            let d = Diagnostic::of(&kind).at(Location::in_data(
+                &dataset.display_path,
+                line,
+                Some(column),
+            ));
             return Ok((Some(d), stats));
         }
     };
@@ -548,8 +569,10 @@ fn read_json_array<S>(
             Err(d) => return Ok((Some(d), stats)),
         };
         stats.records += 1;
-        if let Err(d) = sink(state, record) {
-            return Ok((Some(d), stats));
+        match sink(state, record) {
+            Ok(ControlFlow::Continue(())) => {}
+            Ok(ControlFlow::Break(())) => return Ok((None, stats)),
+            Err(d) => return Ok((Some(d), stats)),
         }
     }
     Ok((None, stats))

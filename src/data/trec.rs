@@ -13,13 +13,16 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io::BufRead;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::value::Value;
+use crate::data::error::DataError;
 use crate::data::progress::Progress;
+use crate::data::reader::Flow;
 use crate::ir::Record;
 use crate::plan::{DatasetPlan, ProjectedField};
 use crate::spec::Format;
@@ -106,7 +109,7 @@ pub fn read<S, R: BufRead>(
     mut lines: Lines<'_, R>,
     mode: Mode,
     state: &mut S,
-    sink: &(impl Fn(&mut S, Record) -> Result<(), Diagnostic> + Sync),
+    sink: &(impl Fn(&mut S, Record) -> Flow + Sync),
 ) -> Result<Outcome, std::io::Error> {
     let mut outcome = Outcome {
         records: 0,
@@ -124,7 +127,8 @@ pub fn read<S, R: BufRead>(
     let emit = |group: Group, state: &mut S, outcome: &mut Outcome| -> bool {
         outcome.records += 1;
         match sink(state, record(dataset, group)) {
-            Ok(()) => true,
+            Ok(ControlFlow::Continue(())) => true,
+            Ok(ControlFlow::Break(())) => false,
             Err(d) => {
                 outcome.stop = Some(d);
                 false
@@ -145,17 +149,12 @@ pub fn read<S, R: BufRead>(
             lines.progress.add(std::mem::take(&mut unreported), 4096);
         }
         line += 1;
-        let error = |column: usize, message: String, help: &str| {
-            Diagnostic::error(format!("{}: {message}", dataset.name))
-                .at(Location::in_data(&dataset.display_path, line, Some(column)))
-                .help(help.to_string())
+        let error = |column: usize, kind: DataError| {
+            Diagnostic::of(&kind).at(Location::in_data(&dataset.display_path, line, Some(column)))
         };
+        let name = || dataset.name.clone();
         let Ok(line_text) = std::str::from_utf8(&buffer) else {
-            outcome.stop = Some(error(
-                1,
-                "the line is not valid UTF-8".into(),
-                "save the file as UTF-8",
-            ));
+            outcome.stop = Some(error(1, DataError::TrecLineNotUtf8 { dataset: name() }));
             return Ok(outcome);
         };
         let mut fields = [(0usize, ""); 6];
@@ -164,41 +163,28 @@ pub fn read<S, R: BufRead>(
             continue;
         }
         if found != columns {
-            let shape = if qrels {
-                "`qid iter docno rel`"
-            } else {
-                "`qid Q0 docno rank score tag`"
+            let kind = DataError::TrecColumns {
+                dataset: name(),
+                qrels,
+                found,
             };
-            outcome.stop = Some(error(
-                1,
-                format!("expected {columns} columns, found {found}"),
-                &format!("each line is {shape}"),
-            ));
+            outcome.stop = Some(error(1, kind));
             return Ok(outcome);
         }
         let (value_column, value_text) = fields[if qrels { 3 } else { 4 }];
         let value = if qrels {
-            value_text
-                .parse::<i64>()
-                .map(|v| v as f64)
-                .map_err(|_| "a relevance level must be a whole number")
+            value_text.parse::<i64>().ok().map(|v| v as f64)
         } else {
-            value_text
-                .parse::<f64>()
-                .ok()
-                .filter(|s| s.is_finite())
-                .ok_or("a score must be a finite number")
+            value_text.parse::<f64>().ok().filter(|s| s.is_finite())
         };
-        let value = match value {
-            Ok(value) => value,
-            Err(message) => {
-                outcome.stop = Some(error(
-                    char_column(line_text, value_column),
-                    format!("{message}, found `{value_text}`"),
-                    "fix the line",
-                ));
-                return Ok(outcome);
-            }
+        let Some(value) = value else {
+            let kind = DataError::TrecValue {
+                dataset: name(),
+                qrels,
+                text: value_text.to_string(),
+            };
+            outcome.stop = Some(error(char_column(line_text, value_column), kind));
+            return Ok(outcome);
         };
         let (qid, (doc_column, docno)) = (fields[0].1, fields[2]);
         let group = match mode {
@@ -238,15 +224,14 @@ pub fn read<S, R: BufRead>(
         // Not interned: a streamed query is dropped once scored, and a table of all
         // document ids would cost more than it saves.
         let docno: Arc<str> = Arc::from(docno);
-        if let Some(first) = group.seen.insert(docno.clone(), line) {
-            outcome.stop = Some(error(
-                char_column(line_text, doc_column),
-                format!(
-                    "document `{docno}` is listed twice for query `{}` (first on line {first})",
-                    group.qid
-                ),
-                "each document may appear once per query",
-            ));
+        if let Some(first_line) = group.seen.insert(docno.clone(), line) {
+            let kind = DataError::TrecDuplicateDocument {
+                dataset: name(),
+                document: docno,
+                query: group.qid.clone(),
+                first_line,
+            };
+            outcome.stop = Some(error(char_column(line_text, doc_column), kind));
             return Ok(outcome);
         }
         group.entries.push((docno, value, line));

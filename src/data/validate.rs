@@ -1,14 +1,14 @@
 //! Checking a record against its dataset's schema rules (the data contract).
 
 use crate::base::diagnostic::{Diagnostic, Location};
-use crate::base::value::Value;
-use crate::ir::evaluate_on_record;
-use crate::ir::{DatasetId, Record};
+use crate::base::value::{Value, ValueError};
+use crate::data::error::{DataError, SchemaProblem};
+use crate::ir::{evaluate_on_record, DatasetId, ExprLocations, Record};
 use crate::plan::{DatasetPlan, FieldPath, Rule};
 use crate::spec::DataType;
 
 /// The value at a projected path of a record.
-pub fn read_path(record: &Record, path: &FieldPath) -> Result<Value, String> {
+pub fn read_path(record: &Record, path: &FieldPath) -> Result<Value, ValueError> {
     let mut value = record.slots[path.slot.index()].clone();
     for name in &path.rest {
         value = value.field(name)?;
@@ -18,76 +18,72 @@ pub fn read_path(record: &Record, path: &FieldPath) -> Result<Value, String> {
 
 /// Checks every schema rule, then every check, then the run's name; the first
 /// violation becomes a located error. `dataset_id` is the dataset's place in the
-/// plan (checks read its slots).
+/// plan (checks read its slots); `locations` is the plan's table, which places a
+/// check that fails to evaluate.
 pub fn validate(
     dataset: &DatasetPlan,
     dataset_id: DatasetId,
     record: &Record,
+    locations: &ExprLocations,
 ) -> Result<(), Diagnostic> {
     let at = || Location::in_data(&dataset.display_path, record.line as usize, None);
+    let name = || dataset.name.clone();
     for rule in &dataset.rules {
         let problem = match read_path(record, &rule.path) {
-            Err(message) => Some((rule.field.clone(), message)),
+            Err(error) => Some((rule.field.clone(), SchemaProblem::Unreadable(error))),
             Ok(value) => match &rule.each {
                 None => check(rule, &value).map(|p| (rule.field.clone(), p)),
                 Some(each) => check_each(rule, each, &value),
             },
         };
         if let Some((field, problem)) = problem {
-            return Err(
-                Diagnostic::error(format!("{}: field `{field}` {problem}", dataset.name))
-                    .at(at())
-                    .help(format!(
-                        "fix the record, or the rule in `datasets.{}.schema`",
-                        dataset.name
-                    )),
-            );
+            let kind = DataError::Schema {
+                dataset: name(),
+                field,
+                problem,
+            };
+            return Err(Diagnostic::of(&kind).at(at()));
         }
     }
     for check in &dataset.checks {
-        let text = || check.text.clone();
-        match evaluate_on_record(&check.op, dataset_id, record) {
-            Ok(Value::Bool(true)) => {}
-            Ok(_) => return Err(failed(dataset, &check.message, &text(), at())),
-            Err(message) => return Err(unevaluated(dataset, &text(), &message, at())),
-        }
+        let kind = match evaluate_on_record(&check.op, dataset_id, record) {
+            Ok(Value::Bool(true)) => continue,
+            Ok(_) => DataError::CheckFailed {
+                dataset: name(),
+                message: check.message.clone(),
+                check: check.text.clone(),
+            },
+            Err(error) => DataError::CheckNotEvaluated {
+                dataset: name(),
+                check: check.text.clone(),
+                error,
+            },
+        };
+        return Err(kind.report(locations).at(at()));
     }
     // Every record of a run named from its records repeats the run's name.
-    if let (Some(check), Some(name)) = (&dataset.run_name, &dataset.expected_run_name) {
-        let text = || format!("{} == {}", check.text, name.preview());
-        match evaluate_on_record(&check.op, dataset_id, record) {
-            Ok(value) if value == *name => {}
-            Ok(_) => {
-                let message = format!(
-                    "this record's `{}` differs from the run's first record ({})",
-                    check.text,
-                    name.preview()
-                );
-                return Err(failed(dataset, &message, &text(), at()));
-            }
-            Err(message) => return Err(unevaluated(dataset, &text(), &message, at())),
-        }
+    if let (Some(check), Some(expected)) = (&dataset.run_name, &dataset.expected_run_name) {
+        let kind = match evaluate_on_record(&check.op, dataset_id, record) {
+            Ok(value) if value == *expected => return Ok(()),
+            Ok(_) => DataError::RunNameDiffers {
+                dataset: name(),
+                run_name: check.text.clone(),
+                expected: expected.clone(),
+            },
+            Err(error) => DataError::CheckNotEvaluated {
+                dataset: name(),
+                check: format!("{} == {}", check.text, expected.preview()),
+                error,
+            },
+        };
+        return Err(kind.report(locations).at(at()));
     }
     Ok(())
 }
 
-fn failed(dataset: &DatasetPlan, message: &str, check: &str, at: Location) -> Diagnostic {
-    Diagnostic::error(format!("{}: {message}", dataset.name))
-        .at(at)
-        .help(format!("the record fails the check `{check}`"))
-}
-
-fn unevaluated(dataset: &DatasetPlan, check: &str, message: &str, at: Location) -> Diagnostic {
-    Diagnostic::error(format!(
-        "{}: cannot evaluate the check `{check}`: {message}",
-        dataset.name
-    ))
-    .at(at)
-}
-
 /// A `list[].field` rule: the list itself is checked by its own rule; each element's
 /// field here, naming the element that fails (`gold[1].start_page`).
-fn check_each(rule: &Rule, each: &[String], list: &Value) -> Option<(String, String)> {
+fn check_each(rule: &Rule, each: &[String], list: &Value) -> Option<(String, SchemaProblem)> {
     let Value::List(items) = list else {
         return None;
     };
@@ -97,7 +93,9 @@ fn check_each(rule: &Rule, each: &[String], list: &Value) -> Option<(String, Str
         for name in each {
             value = match value.field(name) {
                 Ok(v) => v,
-                Err(message) => return Some((format!("{base}[{i}]"), message)),
+                Err(error) => {
+                    return Some((format!("{base}[{i}]"), SchemaProblem::Unreadable(error)))
+                }
             };
         }
         if let Some(problem) = check(rule, &value) {
@@ -112,26 +110,22 @@ fn check_each(rule: &Rule, each: &[String], list: &Value) -> Option<(String, Str
     None
 }
 
-fn check(rule: &Rule, value: &Value) -> Option<String> {
+fn check(rule: &Rule, value: &Value) -> Option<SchemaProblem> {
     if value.is_null() {
-        return (!rule.optional)
-            .then(|| "is missing or null, but the schema requires it".to_string());
+        return (!rule.optional).then_some(SchemaProblem::Missing);
     }
     if !matches_type(&rule.ty, value) {
-        return Some(format!(
-            "must be {}, found {} {}",
-            describe(&rule.ty),
-            value.type_name(),
-            value.preview()
-        ));
+        return Some(SchemaProblem::WrongType {
+            expected: rule.ty.clone(),
+            found: value.clone(),
+        });
     }
     if let (Some(min), Value::Number(n)) = (rule.min, value) {
         if *n < min {
-            return Some(format!(
-                "must be at least {}, found {}",
-                crate::base::value::format_number(min),
-                value.preview()
-            ));
+            return Some(SchemaProblem::BelowMin {
+                min,
+                found: value.clone(),
+            });
         }
     }
     let empty = match value {
@@ -139,7 +133,7 @@ fn check(rule: &Rule, value: &Value) -> Option<String> {
         Value::List(items) => items.is_empty(),
         _ => false,
     };
-    (rule.nonempty && empty).then(|| "must not be empty".to_string())
+    (rule.nonempty && empty).then_some(SchemaProblem::Empty)
 }
 
 fn matches_type(ty: &DataType, value: &Value) -> bool {
@@ -155,16 +149,6 @@ fn matches_type(ty: &DataType, value: &Value) -> bool {
             items.iter().all(|item| matches_type(element, item))
         }
         _ => false,
-    }
-}
-
-fn describe(ty: &DataType) -> String {
-    match ty {
-        DataType::List(Some(element)) => format!("a list of {element} values"),
-        DataType::Integer => "an integer".into(),
-        DataType::Any => "any value".into(),
-        DataType::Object => "an object".into(),
-        other => format!("a {other}"),
     }
 }
 
@@ -191,15 +175,15 @@ mod tests {
     fn rules_check_presence_type_and_emptiness() {
         let string = rule(DataType::String, false, true);
         assert_eq!(
-            check(&string, &Value::Null).unwrap(),
+            check(&string, &Value::Null).unwrap().to_string(),
             "is missing or null, but the schema requires it"
         );
         assert_eq!(
-            check(&string, &Value::from("")).unwrap(),
+            check(&string, &Value::from("")).unwrap().to_string(),
             "must not be empty"
         );
         assert_eq!(
-            check(&string, &Value::Bool(true)).unwrap(),
+            check(&string, &Value::Bool(true)).unwrap().to_string(),
             "must be a string, found bool true"
         );
         assert!(check(&rule(DataType::Bool, true, false), &Value::Null).is_none());
@@ -210,7 +194,9 @@ mod tests {
         );
         assert!(check(&list, &Value::list(vec!["a".into()])).is_none());
         assert_eq!(
-            check(&list, &Value::list(vec![1.0.into()])).unwrap(),
+            check(&list, &Value::list(vec![1.0.into()]))
+                .unwrap()
+                .to_string(),
             "must be a list of string values, found list [1]"
         );
     }

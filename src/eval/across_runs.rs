@@ -9,13 +9,14 @@ use crate::base::diagnostic::Diagnostic;
 use crate::base::natural::key_order;
 use crate::base::value::{Key, Value};
 use crate::eval::aggregate::Accumulator;
+use crate::eval::error::EvalError;
 use crate::eval::gates::{evaluate_gate, GateOutcome};
 use crate::eval::outcome::{
     AgreementOutcome, DatasetOutcome, Flip, ItemRow, Outcome, RunOutcome, StabilityOutcome,
     MAX_FLIPS,
 };
 use crate::eval::pass::{data_warnings, Pass};
-use crate::ir::{evaluate, Frame};
+use crate::ir::{evaluate, Frame, RuntimeError};
 use crate::library::aggregates::AggregateFn;
 use crate::plan::{GatePlan, Plan};
 use crate::spec::GateRuns;
@@ -97,7 +98,7 @@ pub(super) fn combine(
             run_metrics: &run_metrics,
             ..Frame::default()
         };
-        metrics[i] = metric_value(metric, evaluate(&metric.op, &frame))?;
+        metrics[i] = metric_value(plan, metric, evaluate(&metric.op, &frame))?;
     }
     for run in &mut run_metrics {
         for (i, metric) in plan.metrics.iter().enumerate() {
@@ -126,13 +127,9 @@ pub(super) fn combine(
                 let has_baseline = plan.baseline.is_some();
                 evaluate_gate(gate, &metrics, aggregates, &baseline, has_baseline)
             })
-            .collect::<Result<_, _>>()?;
-        for warning in data_warnings(plan, &pass.datasets) {
-            warnings.push(match name {
-                Some(name) => Diagnostic::warning(format!("run `{name}`: {}", warning.message)),
-                None => warning,
-            });
-        }
+            .collect::<Result<_, EvalError>>()
+            .map_err(|e| vec![e.report(&plan.locations)])?;
+        warnings.extend(data_warnings(plan, &pass.datasets, name.as_ref()));
         if datasets.is_empty() {
             datasets = pass.datasets.clone();
         } else {
@@ -234,18 +231,24 @@ pub(super) fn per_run_metrics(
             dataset_records,
             ..Frame::default()
         };
-        metrics.push(metric_value(metric, evaluate(&metric.op, &frame))?);
+        metrics.push(metric_value(plan, metric, evaluate(&metric.op, &frame))?);
     }
     Ok(metrics)
 }
 
 /// A metric's value: `empty` for null, null for a non-finite number.
 pub(super) fn metric_value(
+    plan: &Plan,
     metric: &crate::plan::MetricPlan,
-    value: Result<Value, String>,
+    value: Result<Value, RuntimeError>,
 ) -> Result<Value, Vec<Diagnostic>> {
-    let value =
-        value.map_err(|e| vec![Diagnostic::error(format!("metric `{}`: {e}", metric.name))])?;
+    let value = value.map_err(|error| {
+        let kind = EvalError::MetricNotEvaluated {
+            metric: metric.name.clone(),
+            error,
+        };
+        vec![kind.report(&plan.locations)]
+    })?;
     Ok(match (value, metric.empty) {
         (Value::Null, Some(empty)) => Value::Number(empty),
         (Value::Number(n), _) if !n.is_finite() => Value::Null,

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use crate::base::exact_sum::ExactSum;
 use crate::base::value::{format_number, Key, Value};
 use crate::library::aggregates::AggregateFn;
+use crate::library::error::RuntimeErrorKind;
 
 #[derive(Debug, Clone)]
 pub enum Accumulator {
@@ -64,7 +65,7 @@ impl Accumulator {
 
     /// Adds one item that passed the `where` filter. `value` is the argument's value
     /// (`None` for `count()`). Null numbers are skipped, as in SQL.
-    pub fn add(&mut self, value: Option<Value>) -> Result<(), String> {
+    pub fn add(&mut self, value: Option<Value>) -> Result<(), RuntimeErrorKind> {
         match self {
             Accumulator::Count(n) => {
                 if condition(value)? {
@@ -264,41 +265,31 @@ impl Confusion {
 
 /// A label for `kappa` and `agreement`: a string, number or bool; null leaves
 /// the item out.
-fn label(value: &Value) -> Result<Option<Arc<str>>, String> {
+fn label(value: &Value) -> Result<Option<Arc<str>>, RuntimeErrorKind> {
     match value {
         Value::Null => Ok(None),
         Value::String(s) => Ok(Some(s.clone())),
         Value::Bool(b) => Ok(Some(Arc::from(if *b { "true" } else { "false" }))),
         Value::Number(n) => Ok(Some(Arc::from(format_number(*n).as_str()))),
-        other => Err(format!(
-            "a label must be a string, number or bool, found {} {}",
-            other.type_name(),
-            other.preview()
-        )),
+        other => Err(RuntimeErrorKind::LabelNotScalar {
+            found: other.clone(),
+        }),
     }
 }
 
-fn condition(value: Option<Value>) -> Result<bool, String> {
+fn condition(value: Option<Value>) -> Result<bool, RuntimeErrorKind> {
     match value {
         None | Some(Value::Bool(true)) => Ok(true),
         Some(Value::Bool(false) | Value::Null) => Ok(false),
-        Some(other) => Err(format!(
-            "expected a bool, found {} {}",
-            other.type_name(),
-            other.preview()
-        )),
+        Some(found) => Err(RuntimeErrorKind::AggregateNeedsBool { found }),
     }
 }
 
-fn number(value: Option<Value>) -> Result<Option<f64>, String> {
+fn number(value: Option<Value>) -> Result<Option<f64>, RuntimeErrorKind> {
     match value {
         Some(Value::Number(x)) => Ok(Some(x)),
         Some(Value::Null) | None => Ok(None),
-        Some(other) => Err(format!(
-            "expected a number, found {} {}",
-            other.type_name(),
-            other.preview()
-        )),
+        Some(found) => Err(RuntimeErrorKind::AggregateNeedsNumber { found }),
     }
 }
 
@@ -429,7 +420,11 @@ mod tests {
         let error = acc
             .add(pair(Value::list(vec![]), Value::from("x")))
             .unwrap_err();
-        assert!(error.starts_with("a label must be"), "{error}");
+        assert!(
+            matches!(error, RuntimeErrorKind::LabelNotScalar { .. }),
+            "{error}"
+        );
+        assert!(error.to_string().starts_with("a label must be"), "{error}");
     }
 
     #[test]

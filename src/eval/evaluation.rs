@@ -5,17 +5,19 @@
 //! the last run (`across_runs`).
 
 use std::borrow::Cow;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::value::Value;
 use crate::data::read_chunked;
 use crate::eval::across_runs::{combine, RunSource};
+use crate::eval::error::EvalError;
 use crate::eval::lookup::{load_lookup, Lookup};
 use crate::eval::outcome::{DatasetOutcome, Outcome};
 use crate::eval::pass::pass;
 use crate::inputs::run_files::run_name_of_file;
-use crate::ir::{evaluate_on_record, DatasetId, Record};
+use crate::ir::{evaluate_on_record, DatasetId, ExprLocations, Record};
 use crate::plan::{Check, DatasetPlan, Plan};
 
 /// Runs the plan with up to `threads` threads per dataset read.
@@ -45,6 +47,7 @@ pub fn evaluate(plan: &Plan, threads: usize) -> Result<Outcome, Vec<Diagnostic>>
             };
             let mut outcome = DatasetOutcome::default();
             let table = load_lookup(
+                plan,
                 &datasets[index],
                 DatasetId::new(index),
                 threads,
@@ -109,8 +112,12 @@ pub(super) fn run_sources(plan: &Plan) -> Result<Vec<RunSource>, Vec<Diagnostic>
             let name = match &dataset.run_name {
                 None => (run_name_of_file(&file.path), None),
                 Some(check) => {
-                    let value =
-                        first_run_name(&dataset.for_run(file, None), DatasetId::new(index), check)?;
+                    let value = first_run_name(
+                        &dataset.for_run(file, None),
+                        DatasetId::new(index),
+                        check,
+                        &plan.locations,
+                    )?;
                     let text = match &value {
                         Value::String(s) => s.to_string(),
                         other => other.preview(),
@@ -119,15 +126,14 @@ pub(super) fn run_sources(plan: &Plan) -> Result<Vec<RunSource>, Vec<Diagnostic>
                 }
             };
             if let Some(earlier) = names.iter().position(|(n, _)| *n == name.0) {
-                return Err(vec![Diagnostic::error(format!(
-                    "{}: two files are the run `{}`: {} and {}",
-                    dataset.name, name.0, dataset.runs[earlier].display_path, file.display_path
-                ))
-                .at(dataset.declared_at.clone())
-                .help(match dataset.run_name {
-                    None => "runs are named by their file names; rename one, or set `run_name`",
-                    Some(_) => "each file must be a run of its own: check its `run_name` field",
-                })]);
+                let kind = EvalError::RunNamedTwice {
+                    dataset: dataset.name.clone(),
+                    run: name.0,
+                    first: dataset.runs[earlier].display_path.clone(),
+                    second: file.display_path.clone(),
+                    from_records: dataset.run_name.is_some(),
+                };
+                return Err(vec![Diagnostic::of(&kind).at(dataset.declared_at.clone())]);
             }
             names.push(name);
         }
@@ -141,25 +147,13 @@ pub(super) fn run_sources(plan: &Plan) -> Result<Vec<RunSource>, Vec<Diagnostic>
         found.sort_unstable();
         if expected != found {
             let (a, b) = (&plan.datasets[*first], &plan.datasets[*index]);
-            return Err(vec![Diagnostic::error(format!(
-                "datasets `{}` and `{}` have different runs: [{}] and [{}]",
-                a.name,
-                b.name,
-                order
-                    .iter()
-                    .map(|(n, _)| n.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                names
-                    .iter()
-                    .map(|(n, _)| n.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            ))
-            .at(b.declared_at.clone())
-            .help(
-                "datasets read as runs are paired by run name; give each the same runs",
-            )]);
+            let kind = EvalError::RunsDiffer {
+                first: a.name.clone(),
+                second: b.name.clone(),
+                first_runs: order.iter().map(|(n, _)| n.clone()).collect(),
+                second_runs: names.iter().map(|(n, _)| n.clone()).collect(),
+            };
+            return Err(vec![Diagnostic::of(&kind).at(b.declared_at.clone())]);
         }
     }
     Ok(order
@@ -186,6 +180,7 @@ pub(super) fn first_run_name(
     dataset: &DatasetPlan,
     dataset_id: DatasetId,
     check: &Check,
+    locations: &ExprLocations,
 ) -> Result<Value, Vec<Diagnostic>> {
     // One reader hashes as it reads, so stopping at the first record reads no further.
     let read = read_chunked(
@@ -194,8 +189,8 @@ pub(super) fn first_run_name(
         || None::<Record>,
         |first, record| {
             *first = Some(record);
-            // Stop at once: only the first record is needed.
-            Err(Diagnostic::error("first record read"))
+            // Only the first record is needed.
+            Ok(ControlFlow::Break(()))
         },
     )
     .map_err(|d| vec![d])?;
@@ -212,31 +207,25 @@ pub(super) fn first_run_name(
         Some(Ok(record)) => record,
         Some(Err(error)) => return Err(vec![error]),
         None => {
-            return Err(vec![Diagnostic::error(format!(
-                "{}: `{}` has no records, so its run has no name",
-                dataset.name, dataset.display_path
-            ))
-            .at(dataset.declared_at.clone())
-            .help(
-                "name runs by file (`run_name: file`), or give the file its records",
-            )])
+            let kind = EvalError::RunWithoutRecords {
+                dataset: dataset.name.clone(),
+                path: dataset.display_path.clone(),
+            };
+            return Err(vec![Diagnostic::of(&kind).at(dataset.declared_at.clone())]);
         }
     };
-    match evaluate_on_record(&check.op, dataset_id, &record) {
-        Ok(value @ (Value::String(_) | Value::Number(_))) => Ok(value),
-        Ok(other) => Err(vec![Diagnostic::error(format!(
-            "{}: the run name `{}` is {} {}",
-            dataset.name,
-            check.text,
-            other.type_name(),
-            other.preview()
-        ))
-        .at(at(record.line as usize))
-        .help("a run's name must be a string or a number")]),
-        Err(message) => Err(vec![Diagnostic::error(format!(
-            "{}: cannot compute the run name `{}`: {message}",
-            dataset.name, check.text
-        ))
-        .at(at(record.line as usize))]),
-    }
+    let kind = match evaluate_on_record(&check.op, dataset_id, &record) {
+        Ok(value @ (Value::String(_) | Value::Number(_))) => return Ok(value),
+        Ok(found) => EvalError::RunNameNotScalar {
+            dataset: dataset.name.clone(),
+            run_name: check.text.clone(),
+            found,
+        },
+        Err(error) => EvalError::RunNameNotEvaluated {
+            dataset: dataset.name.clone(),
+            run_name: check.text.clone(),
+            error,
+        },
+    };
+    Err(vec![kind.report(locations).at(at(record.line as usize))])
 }

@@ -1,9 +1,9 @@
 //! Gates: each decides pass, warn or fail from the metrics (and the baseline),
 //! and says why when it does not pass.
 
-use crate::base::diagnostic::Diagnostic;
 use crate::base::value::{format_number, Value};
-use crate::ir::{evaluate, Frame};
+use crate::eval::error::EvalError;
+use crate::ir::{evaluate, Frame, RuntimeError};
 use crate::plan::{GatePlan, GateRule, Severity, ShapePlan};
 use crate::spec::{Better, Change, NoBaseline};
 
@@ -52,14 +52,17 @@ pub fn evaluate_gate(
     aggregates: &[Value],
     baseline: &[Value],
     has_baseline: bool,
-) -> Result<GateOutcome, Vec<Diagnostic>> {
+) -> Result<GateOutcome, EvalError> {
     let frame = Frame {
         metrics,
         aggregates,
         baseline,
         ..Frame::default()
     };
-    let fail = |e: String| vec![Diagnostic::error(format!("gate `{}`: {e}", gate.name))];
+    let fail = |error| EvalError::GateNotEvaluated {
+        gate: gate.name.clone(),
+        error,
+    };
     let on_failure = match gate.severity {
         Severity::Fail => GateStatus::Fail,
         Severity::Warn => GateStatus::Warn,
@@ -105,7 +108,7 @@ pub fn evaluate_gate(
     }
 }
 
-fn number(op: &crate::ir::Op, frame: &Frame<'_>) -> Result<Option<f64>, String> {
+fn number(op: &crate::ir::Op, frame: &Frame<'_>) -> Result<Option<f64>, RuntimeError> {
     Ok(match evaluate(op, frame)? {
         Value::Number(n) => Some(n),
         Value::Bool(b) => Some(f64::from(u8::from(b))),
@@ -132,7 +135,7 @@ fn shaped_gate(
     frame: &Frame<'_>,
     on_failure: GateStatus,
     has_baseline: bool,
-) -> Result<GateOutcome, String> {
+) -> Result<GateOutcome, RuntimeError> {
     let index = shape.metric.index();
     let metric_value = frame.metrics[index].clone();
     let baseline = frame.baseline.get(index).cloned().unwrap_or(Value::Null);
@@ -227,7 +230,7 @@ fn check_changes(
     on_failure: GateStatus,
     has_baseline: bool,
     verdict: &mut Verdict,
-) -> Result<(), String> {
+) -> Result<(), RuntimeError> {
     let name = &shape.metric_name;
     let Value::Number(b) = *baseline else {
         let missing = if has_baseline {

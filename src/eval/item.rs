@@ -1,16 +1,19 @@
 //! Items: what one chunk of the items dataset contributes, item by item.
 
 use std::collections::hash_map::Entry;
+use std::ops::ControlFlow;
 
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::value::{Key, Value};
-use crate::data::validate;
+use crate::data::{validate, Flow};
 use crate::eval::aggregate::Accumulator;
+use crate::eval::error::{EvalError, Within};
 use crate::eval::keys::{duplicate_error, key_of, FastMap};
 use crate::eval::lookup::Lookup;
 use crate::eval::outcome::{ItemRow, OffenderRow};
-use crate::ir::{evaluate, Frame, Record};
+use crate::ir::{evaluate, Frame, Record, RuntimeError};
 use crate::library::aggregates::AggregateFn;
+use crate::library::error::RuntimeErrorKind;
 use crate::plan::{DatasetPlan, Plan};
 use crate::spec::{Duplicates, Join};
 
@@ -74,11 +77,22 @@ impl<'p> ItemChunk<'p> {
         }
     }
 
-    /// Reads one record of the items dataset.
-    pub(super) fn record(&mut self, lookups: &[&Lookup], record: Record) -> Result<(), Diagnostic> {
+    /// Reads one record of the items dataset; breaks once this chunk has as many
+    /// evaluation errors as are shown.
+    pub(super) fn record(&mut self, lookups: &[&Lookup], record: Record) -> Flow {
         let dataset = self.dataset;
-        validate(dataset, self.plan.items_dataset, &record)?;
-        let key = key_of(dataset, self.plan.items_dataset, &record)?;
+        validate(
+            dataset,
+            self.plan.items_dataset,
+            &record,
+            &self.plan.locations,
+        )?;
+        let key = key_of(
+            dataset,
+            self.plan.items_dataset,
+            &record,
+            &self.plan.locations,
+        )?;
         match &key {
             None => self.keyless += 1,
             Some(key) => match dataset.duplicates {
@@ -100,20 +114,21 @@ impl<'p> ItemChunk<'p> {
                         if dataset.duplicates == Duplicates::Last {
                             self.buffered[slot.get().1].1 = record;
                         }
-                        return Ok(());
+                        return Ok(ControlFlow::Continue(()));
                     }
                 },
             },
         }
         if dataset.duplicates == Duplicates::Last {
             self.buffered.push((key, record));
-            return Ok(());
+            return Ok(ControlFlow::Continue(()));
         }
         self.item(lookups, key.as_ref(), &record);
-        if self.errors.len() >= MAX_ITEM_ERRORS {
-            return Err(Diagnostic::error("too many errors"));
-        }
-        Ok(())
+        Ok(if self.errors.len() >= MAX_ITEM_ERRORS {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        })
     }
 
     pub(super) fn item(&mut self, lookups: &[&Lookup], key: Option<&Key>, record: &Record) {
@@ -145,19 +160,21 @@ impl<'p> ItemChunk<'p> {
             .collect();
         records.push(Some(record));
         self.count += 1;
-        if let Err(error) = self.evaluate(&records, key, record.line) {
-            let (at, message) = *error;
+        if let Err(failure) = self.evaluate(&records, key, record.line) {
+            let (at, within, error) = *failure;
             let sources: Vec<String> = plan
                 .datasets
                 .iter()
                 .zip(&records)
                 .filter_map(|(d, r)| r.map(|r| format!("{}:{}", d.display_path, r.line)))
                 .collect();
-            let item = key.map_or_else(|| "(no key)".to_string(), |k| format!("`{k}`"));
-            let diagnostic =
-                Diagnostic::error(format!("item {item} ({}): {message}", sources.join(", ")))
-                    .at(at)
-                    .help("fix the data, or guard the expression (`??`, `if`, `is_list`, …)");
+            let kind = EvalError::ItemNotEvaluated {
+                item: key.cloned(),
+                sources,
+                within,
+                error,
+            };
+            let diagnostic = kind.report(&plan.locations).at(at);
             self.errors.push((record.line as usize, diagnostic));
         }
     }
@@ -167,7 +184,7 @@ impl<'p> ItemChunk<'p> {
         records: &[Option<&Record>],
         key: Option<&Key>,
         line: u32,
-    ) -> Result<(), Box<(Location, String)>> {
+    ) -> Result<(), Box<(Location, Within, RuntimeError)>> {
         let plan = self.plan;
         for (i, derived) in plan.derived.iter().enumerate() {
             let frame = Frame {
@@ -176,7 +193,8 @@ impl<'p> ItemChunk<'p> {
                 ..Frame::default()
             };
             let value = evaluate(&derived.op, &frame).map_err(|e| {
-                Box::new((derived.at.clone(), format!("in `{}`: {e}", derived.name)))
+                let within = Within::Derived(derived.name.clone());
+                Box::new((derived.at.clone(), within, e))
             })?;
             self.derived[i] = value;
         }
@@ -186,22 +204,17 @@ impl<'p> ItemChunk<'p> {
             ..Frame::default()
         };
         for (aggregate, accumulator) in plan.aggregates.iter().zip(&mut self.accumulators) {
-            let fail = |e: String| {
-                Box::new((
-                    aggregate.at.clone(),
-                    format!("in `{}`: {e}", aggregate.text),
-                ))
+            let fail = |e: RuntimeError| {
+                let within = Within::Aggregate(aggregate.text.clone());
+                Box::new((aggregate.at.clone(), within, e))
             };
             if let Some(filter) = &aggregate.filter {
                 match evaluate(filter, &frame).map_err(fail)? {
                     Value::Bool(true) => {}
                     Value::Bool(false) | Value::Null => continue,
-                    other => {
-                        return Err(fail(format!(
-                            "`where` needs a bool, found {} {}",
-                            other.type_name(),
-                            other.preview()
-                        )))
+                    found => {
+                        let kind = RuntimeErrorKind::WhereNeedsBool { found };
+                        return Err(fail(RuntimeError::from(kind).or_at(aggregate.filter_at)));
                     }
                 }
             }
@@ -213,15 +226,15 @@ impl<'p> ItemChunk<'p> {
                 accumulator.track(key, value.unwrap_or(Value::Null));
                 continue;
             }
-            accumulator.add(value).map_err(fail)?;
+            accumulator
+                .add(value)
+                .map_err(|kind| fail(RuntimeError::from(kind).or_at(aggregate.arg_at)))?;
         }
         let offender = match &plan.offenders {
             Some(offenders) => {
                 let picked = evaluate(&offenders.when, &frame).map_err(|e| {
-                    Box::new((
-                        offenders.at.clone(),
-                        format!("in `offenders.when` (`{}`): {e}", offenders.text),
-                    ))
+                    let within = Within::OffendersWhen(offenders.text.clone());
+                    Box::new((offenders.at.clone(), within, e))
                 })?;
                 picked == Value::Bool(true)
             }

@@ -5,30 +5,34 @@ use std::collections::HashMap;
 
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::value::Key;
-use crate::ir::{evaluate_on_record, DatasetId, Record};
+use crate::eval::error::EvalError;
+use crate::ir::{evaluate_on_record, DatasetId, ExprLocations, Record, RuntimeError};
 use crate::plan::DatasetPlan;
 
 /// Join tables hash millions of keys; foldhash is several times faster than SipHash,
 /// and a fixed seed keeps runs reproducible (no output depends on table order).
 pub(super) type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
+/// A record's key; `locations` (the plan's) places a key that fails.
 pub(super) fn key_of(
     dataset: &DatasetPlan,
     dataset_id: DatasetId,
     record: &Record,
+    locations: &ExprLocations,
 ) -> Result<Option<Key>, Diagnostic> {
-    let value = evaluate_on_record(&dataset.key, dataset_id, record).and_then(|v| Key::of(&v));
-    value.map_err(|message| {
-        Diagnostic::error(format!(
-            "{}: cannot compute the key `{}`: {message}",
-            dataset.name, dataset.key_text
-        ))
-        .at(Location::in_data(
+    let value = evaluate_on_record(&dataset.key, dataset_id, record)
+        .and_then(|v| Key::of(&v).map_err(|e| RuntimeError::from(e).or_at(Some(dataset.key_at))));
+    value.map_err(|error| {
+        let kind = EvalError::KeyNotEvaluated {
+            dataset: dataset.name.clone(),
+            key: dataset.key_text.clone(),
+            error,
+        };
+        kind.report(locations).at(Location::in_data(
             &dataset.display_path,
             record.line as usize,
             None,
         ))
-        .help("a key must be a string or a number")
     })
 }
 
@@ -38,18 +42,15 @@ pub(super) fn duplicate_error(
     first: u32,
     again: u32,
 ) -> Diagnostic {
-    Diagnostic::error(format!(
-        "{}: duplicate key `{key}` (first on line {first})",
-        dataset.name
-    ))
-    .at(Location::in_data(
+    let kind = EvalError::DuplicateKey {
+        dataset: dataset.name.clone(),
+        key: key.clone(),
+        first_line: first,
+    };
+    Diagnostic::of(&kind).at(Location::in_data(
         &dataset.display_path,
         again as usize,
         None,
-    ))
-    .help(format!(
-        "keys must be unique; or set `duplicates: first` or `last` on dataset `{}` to keep one",
-        dataset.name
     ))
 }
 

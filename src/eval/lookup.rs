@@ -1,6 +1,7 @@
 //! Looked-up datasets: read into a keyed table, one record per key.
 
 use std::collections::hash_map::Entry;
+use std::ops::ControlFlow;
 
 use crate::base::diagnostic::Diagnostic;
 use crate::base::value::Key;
@@ -8,7 +9,7 @@ use crate::data::{read_chunked, validate, Chunk};
 use crate::eval::keys::{duplicate_error, key_of, stop_line, FastMap};
 use crate::eval::outcome::DatasetOutcome;
 use crate::ir::{DatasetId, Record};
-use crate::plan::DatasetPlan;
+use crate::plan::{DatasetPlan, Plan};
 use crate::spec::Duplicates;
 
 /// A keyed table: one record per key, in first-occurrence order.
@@ -56,22 +57,22 @@ impl Lookup {
     }
 }
 
-/// Reads a looked-up dataset (`dataset_id` in the plan) into its keyed table.
+/// Reads a looked-up dataset (`dataset_id` in `plan`; read from its own file
+/// in a run) into its keyed table.
 pub(super) fn load_lookup(
+    plan: &Plan,
     dataset: &DatasetPlan,
     dataset_id: DatasetId,
     threads: usize,
     outcome: &mut DatasetOutcome,
 ) -> Result<Lookup, Diagnostic> {
     let (chunks, read) = read_chunked(dataset, threads, Lookup::default, |table, record| {
-        validate(dataset, dataset_id, &record)?;
-        match key_of(dataset, dataset_id, &record)? {
-            Some(key) => table.add(dataset, key, record),
-            None => {
-                table.keyless += 1;
-                Ok(())
-            }
+        validate(dataset, dataset_id, &record, &plan.locations)?;
+        match key_of(dataset, dataset_id, &record, &plan.locations)? {
+            Some(key) => table.add(dataset, key, record)?,
+            None => table.keyless += 1,
         }
+        Ok(ControlFlow::Continue(()))
     })?;
     let mut chunks = chunks.into_iter();
     let Chunk {

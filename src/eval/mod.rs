@@ -3,10 +3,12 @@
 //!
 //! `evaluation` drives it; `pass` is one pass over the datasets (with `lookup`
 //! tables and `item` chunks); `aggregate` folds items; `gates` decides gates;
-//! `across_runs` combines the runs; `outcome` is what it all gives.
+//! `across_runs` combines the runs; `outcome` is what it all gives; `error`
+//! holds the words of every error and warning they report.
 
 mod across_runs;
 mod aggregate;
+pub mod error;
 mod evaluation;
 mod gates;
 mod item;

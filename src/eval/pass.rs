@@ -4,10 +4,13 @@
 //! chunks and merged in file order, so that the outcome (numbers, counts, and which
 //! errors are reported) does not depend on the number of threads.
 
+use std::sync::Arc;
+
 use crate::base::diagnostic::Diagnostic;
 use crate::base::value::{Key, Value};
 use crate::data::{read_chunked, Chunk};
 use crate::eval::aggregate::Accumulator;
+use crate::eval::error::{EvalError, EvalWarning};
 use crate::eval::item::{ItemChunk, MAX_ITEM_ERRORS};
 use crate::eval::keys::{duplicate_error, stop_line};
 use crate::eval::lookup::Lookup;
@@ -115,9 +118,10 @@ pub(super) fn stream_items(
             }
             errors.push(error);
             if errors.len() == MAX_ITEM_ERRORS {
-                errors.push(Diagnostic::error(format!(
-                    "stopped after {MAX_ITEM_ERRORS} items could not be evaluated"
-                )));
+                let kind = EvalError::TooManyItemErrors {
+                    shown: MAX_ITEM_ERRORS,
+                };
+                errors.push(Diagnostic::of(&kind));
                 return Err(errors);
             }
         }
@@ -202,45 +206,50 @@ pub(super) fn first_duplicate(
     None
 }
 
-/// What a pass noticed about its datasets that does not stop it.
-pub(super) fn data_warnings(plan: &Plan, outcomes: &[DatasetOutcome]) -> Vec<Diagnostic> {
+/// What a pass (of the run `run`, when there are several) noticed about its
+/// datasets that does not stop it.
+pub(super) fn data_warnings(
+    plan: &Plan,
+    outcomes: &[DatasetOutcome],
+    run: Option<&Arc<str>>,
+) -> Vec<Diagnostic> {
     let mut warnings = Vec::new();
     let items = &plan.datasets[plan.items_dataset.index()].name;
     for (dataset, outcome) in plan.datasets.iter().zip(outcomes) {
-        let mut say = |text: String| warnings.push(Diagnostic::warning(text));
+        let mut say = |kind: EvalWarning| warnings.push(Diagnostic::warning_of(&kind));
+        let (run, name) = (run.cloned(), dataset.name.clone());
         if outcome.keyless > 0 {
-            say(format!(
-                "{}: {} record(s) have no key (`{}` is null) and join nothing",
-                dataset.name, outcome.keyless, dataset.key_text
-            ));
+            say(EvalWarning::Keyless {
+                run: run.clone(),
+                dataset: name.clone(),
+                records: outcome.keyless,
+                key: dataset.key_text.clone(),
+            });
         }
         if outcome.unmatched > 0 {
-            say(format!(
-                "{}: {} record(s) match no {items} item",
-                dataset.name, outcome.unmatched
-            ));
+            say(EvalWarning::Unmatched {
+                run: run.clone(),
+                dataset: name.clone(),
+                records: outcome.unmatched,
+                items: items.clone(),
+            });
         }
         if outcome.missing > 0 {
-            let fate = match dataset.join {
-                Join::Left => "scored with it missing",
-                Join::Inner => "skipped",
-            };
-            say(format!(
-                "{}: {} {items} item(s) have no record here ({fate})",
-                dataset.name, outcome.missing
-            ));
+            say(EvalWarning::Missing {
+                run: run.clone(),
+                dataset: name.clone(),
+                items: outcome.missing,
+                items_dataset: items.clone(),
+                skipped: dataset.join == Join::Inner,
+            });
         }
         if outcome.duplicates > 0 && dataset.duplicates != Duplicates::Keep {
-            say(format!(
-                "{}: {} record(s) repeat an earlier key (kept the {} one)",
-                dataset.name,
-                outcome.duplicates,
-                if dataset.duplicates == Duplicates::Last {
-                    "last"
-                } else {
-                    "first"
-                }
-            ));
+            say(EvalWarning::Duplicates {
+                run,
+                dataset: name,
+                records: outcome.duplicates,
+                kept_last: dataset.duplicates == Duplicates::Last,
+            });
         }
     }
     warnings

@@ -2,6 +2,8 @@
 //! be used for another. These are the ids of a linked plan; the compiler refers to
 //! declarations with ids of its own until it links them (see `plan::compile`).
 
+use crate::base::diagnostic::Location;
+
 macro_rules! id {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
@@ -48,4 +50,34 @@ id!(
 pub struct Slot {
     pub dataset: DatasetId,
     pub slot: SlotId,
+}
+
+/// Where an expression, or a part of one, is written: its place in the plan's
+/// table of locations ([`crate::ir::ExprLocations`]). The ops that can fail carry
+/// one, so an error can name the failing sub-expression; it is looked up only
+/// when an error is reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ExprAt(u32);
+
+impl ExprAt {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// The table [`ExprAt`] indexes: filled by the compiler, kept in the plan.
+#[derive(Debug, Clone, Default)]
+pub struct ExprLocations(Vec<Location>);
+
+impl ExprLocations {
+    /// Adds a location and returns its id.
+    pub fn add(&mut self, location: Location) -> ExprAt {
+        let id = u32::try_from(self.0.len()).expect("fewer than 2^32 expressions");
+        self.0.push(location);
+        ExprAt(id)
+    }
+
+    pub fn get(&self, at: ExprAt) -> &Location {
+        &self.0[at.index()]
+    }
 }

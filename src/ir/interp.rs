@@ -3,8 +3,8 @@
 use std::cmp::Ordering;
 
 use crate::base::value::Value;
-use crate::ir::Op;
-use crate::ir::{DatasetId, Record, Slot};
+use crate::ir::{DatasetId, ExprAt, Op, Record, RuntimeError, Slot};
+use crate::library::error::RuntimeErrorKind as K;
 use crate::syntax::BinaryOp;
 
 /// Everything an op can read. Per-item evaluation fills `records` and `derived`;
@@ -25,7 +25,11 @@ pub struct Frame<'a> {
 
 /// Evaluates `op` with only `record` in scope, at its dataset's place `index` in the
 /// plan (keys and record checks). Small plans need no allocation per record.
-pub fn evaluate_on_record(op: &Op, dataset: DatasetId, record: &Record) -> Result<Value, String> {
+pub fn evaluate_on_record(
+    op: &Op,
+    dataset: DatasetId,
+    record: &Record,
+) -> Result<Value, RuntimeError> {
     let mut inline: [Option<&Record>; 8] = [None; 8];
     let spilled: Vec<Option<&Record>>;
     let index = dataset.index();
@@ -47,11 +51,13 @@ pub fn evaluate_on_record(op: &Op, dataset: DatasetId, record: &Record) -> Resul
     )
 }
 
-pub fn evaluate_constant(op: &Op) -> Result<Value, String> {
+pub fn evaluate_constant(op: &Op) -> Result<Value, RuntimeError> {
     evaluate(op, &Frame::default())
 }
 
-pub fn evaluate(op: &Op, frame: &Frame<'_>) -> Result<Value, String> {
+/// Evaluates `op`. An error names the innermost op that failed: each fallible op
+/// places the errors it makes, and passes on those of its operands as they are.
+pub fn evaluate(op: &Op, frame: &Frame<'_>) -> Result<Value, RuntimeError> {
     Ok(match op {
         Op::Const(value) => value.clone(),
         Op::Input(Slot { dataset, slot }) => {
@@ -80,82 +86,78 @@ pub fn evaluate(op: &Op, frame: &Frame<'_>) -> Result<Value, String> {
                 .collect();
             stat.of(&values).map_or(Value::Null, Value::Number)
         }
-        Op::Field(base, name) => evaluate(base, frame)?.field(name)?,
-        Op::Index(base, index) => index_value(&evaluate(base, frame)?, &evaluate(index, frame)?)?,
-        Op::Not(operand) => match evaluate(operand, frame)? {
+        Op::Field(base, name, at) => evaluate(base, frame)?
+            .field(name)
+            .map_err(|e| RuntimeError::located(e, *at))?,
+        Op::Index(base, index, at) => {
+            index_value(&evaluate(base, frame)?, &evaluate(index, frame)?)
+                .map_err(|e| RuntimeError::located(e, *at))?
+        }
+        Op::Not(operand, at) => match evaluate(operand, frame)? {
             Value::Bool(b) => Value::Bool(!b),
             Value::Null => Value::Null,
-            other => {
-                return Err(format!(
-                    "`not` needs a bool, found {} {}",
-                    other.type_name(),
-                    other.preview()
-                ))
-            }
+            found => return Err(RuntimeError::located(K::NotNeedsBool { found }, *at)),
         },
-        Op::Neg(operand) => match evaluate(operand, frame)? {
+        Op::Neg(operand, at) => match evaluate(operand, frame)? {
             Value::Number(n) => Value::Number(-n),
             Value::Null => Value::Null,
-            other => {
-                return Err(format!(
-                    "`-` needs a number, found {} {}",
-                    other.type_name(),
-                    other.preview()
-                ))
-            }
+            found => return Err(RuntimeError::located(K::NegNeedsNumber { found }, *at)),
         },
-        Op::Binary(BinaryOp::And, l, r) => logic(true, l, r, frame)?,
-        Op::Binary(BinaryOp::Or, l, r) => logic(false, l, r, frame)?,
-        Op::Binary(BinaryOp::Coalesce, l, r) => match evaluate(l, frame)? {
+        Op::Binary(BinaryOp::And, l, r, at) => logic(true, l, r, *at, frame)?,
+        Op::Binary(BinaryOp::Or, l, r, at) => logic(false, l, r, *at, frame)?,
+        Op::Binary(BinaryOp::Coalesce, l, r, _) => match evaluate(l, frame)? {
             Value::Null => evaluate(r, frame)?,
             value => value,
         },
-        Op::Binary(op, l, r) => binary(*op, evaluate(l, frame)?, evaluate(r, frame)?)?,
+        Op::Binary(op, l, r, at) => binary(*op, evaluate(l, frame)?, evaluate(r, frame)?)
+            .map_err(|e| RuntimeError::located(e, *at))?,
         Op::List(items) => Value::list(
             items
                 .iter()
                 .map(|op| evaluate(op, frame))
                 .collect::<Result<_, _>>()?,
         ),
-        Op::Call(builtin, args) => {
+        Op::Call(builtin, args, at) => {
             let args: Vec<Value> = args
                 .iter()
                 .map(|op| evaluate(op, frame))
                 .collect::<Result<_, _>>()?;
-            builtin.call(&args)?
+            builtin
+                .call(&args)
+                .map_err(|e| RuntimeError::located(e, *at))?
         }
-        Op::If(condition, then, otherwise) => match evaluate(condition, frame)? {
+        Op::If(condition, then, otherwise, at) => match evaluate(condition, frame)? {
             Value::Bool(true) => evaluate(then, frame)?,
             Value::Bool(false) | Value::Null => evaluate(otherwise, frame)?,
-            other => {
-                return Err(format!(
-                    "the condition of `if` must be a bool, found {} {}",
-                    other.type_name(),
-                    other.preview()
-                ))
-            }
+            found => return Err(RuntimeError::located(K::IfConditionNotBool { found }, *at)),
         },
-        Op::Matcher(matcher, inputs) => {
+        Op::Matcher(matcher, inputs, at) => {
             let inputs: Vec<Value> = inputs
                 .iter()
                 .map(|op| evaluate(op, frame))
                 .collect::<Result<_, _>>()?;
-            matcher.apply(&inputs)?
+            matcher
+                .apply(&inputs)
+                .map_err(|e| RuntimeError::located(e, *at))?
         }
     })
 }
 
 /// `and` / `or` with short-circuit and SQL's three-valued logic for null.
-fn logic(is_and: bool, l: &Op, r: &Op, frame: &Frame<'_>) -> Result<Value, String> {
-    let word = if is_and { "and" } else { "or" };
+fn logic(
+    is_and: bool,
+    l: &Op,
+    r: &Op,
+    at: ExprAt,
+    frame: &Frame<'_>,
+) -> Result<Value, RuntimeError> {
     let as_bool = |v: Value| match v {
         Value::Bool(b) => Ok(Some(b)),
         Value::Null => Ok(None),
-        other => Err(format!(
-            "`{word}` needs bools, found {} {}",
-            other.type_name(),
-            other.preview()
-        )),
+        found => {
+            let op = if is_and { "and" } else { "or" };
+            Err(RuntimeError::located(K::LogicNeedsBools { op, found }, at))
+        }
     };
     let decisive = !is_and; // false decides `and`, true decides `or`
     let left = as_bool(evaluate(l, frame)?)?;
@@ -170,17 +172,14 @@ fn logic(is_and: bool, l: &Op, r: &Op, frame: &Frame<'_>) -> Result<Value, Strin
     })
 }
 
-fn binary(op: BinaryOp, l: Value, r: Value) -> Result<Value, String> {
+fn binary(op: BinaryOp, l: Value, r: Value) -> Result<Value, K> {
     use BinaryOp as B;
     let mismatch = |l: &Value, r: &Value| {
-        Err(format!(
-            "cannot apply `{}` to {} {} and {} {}",
-            op.symbol(),
-            l.type_name(),
-            l.preview(),
-            r.type_name(),
-            r.preview()
-        ))
+        Err(K::CannotApply {
+            op: op.symbol(),
+            left: l.clone(),
+            right: r.clone(),
+        })
     };
     Ok(match op {
         B::Eq => Value::Bool(l == r),
@@ -238,7 +237,7 @@ fn binary(op: BinaryOp, l: Value, r: Value) -> Result<Value, String> {
     })
 }
 
-fn index_value(base: &Value, index: &Value) -> Result<Value, String> {
+fn index_value(base: &Value, index: &Value) -> Result<Value, K> {
     Ok(match (base, index) {
         (Value::Null, _) | (_, Value::Null) => Value::Null,
         (Value::List(items), Value::Number(n)) if n.fract() == 0.0 => {
@@ -251,13 +250,10 @@ fn index_value(base: &Value, index: &Value) -> Result<Value, String> {
         }
         (Value::Object(_), Value::String(name)) => base.field(name)?,
         _ => {
-            return Err(format!(
-                "cannot index {} {} with {} {}",
-                base.type_name(),
-                base.preview(),
-                index.type_name(),
-                index.preview()
-            ))
+            return Err(K::CannotIndex {
+                base: base.clone(),
+                index: index.clone(),
+            })
         }
     })
 }
@@ -265,16 +261,53 @@ fn index_value(base: &Value, index: &Value) -> Result<Value, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::diagnostic::Location;
+    use crate::ir::ExprLocations;
     use crate::syntax::BinaryOp as B;
 
     fn c(v: Value) -> Box<Op> {
         Box::new(Op::Const(v))
     }
 
+    fn at() -> ExprAt {
+        ExprLocations::default().add(Location::in_data("t", 1, None))
+    }
+
+    #[test]
+    fn an_error_is_placed_at_the_innermost_failing_op_and_stays_small() {
+        let mut locations = ExprLocations::default();
+        let [outer, call] = [1, 2].map(|line| locations.add(Location::in_data("t", line, None)));
+        let len = crate::library::builtins::lookup("len").unwrap();
+        let failing = Op::Call(len, vec![Op::Const(3.0.into())], call);
+        let op = Op::Not(
+            Box::new(Op::Binary(B::Gt, Box::new(failing), c(0.0.into()), outer)),
+            outer,
+        );
+        let error = evaluate(&op, &Frame::default()).unwrap_err();
+        assert_eq!(error.at, Some(call));
+        assert_eq!(error.location(&locations).unwrap().line, 2);
+        assert!(matches!(
+            *error.kind,
+            K::ArgumentType {
+                position: 1,
+                function: "len",
+                ..
+            }
+        ));
+        assert_eq!(error.code(), "argument_type");
+        assert_eq!(
+            error.to_string(),
+            "argument 1 of `len` must be a list or a string, found number 3"
+        );
+        // The error path is boxed: a result is no larger than a value and an id.
+        assert!(std::mem::size_of::<Result<Value, RuntimeError>>() <= 24);
+    }
+
     #[test]
     fn logic_is_three_valued_and_short_circuits() {
         let frame = Frame::default();
-        let and = |a: Value, b: Value| evaluate(&Op::Binary(B::And, c(a), c(b)), &frame).unwrap();
+        let and =
+            |a: Value, b: Value| evaluate(&Op::Binary(B::And, c(a), c(b), at()), &frame).unwrap();
         assert_eq!(and(Value::Null, false.into()), Value::Bool(false));
         assert_eq!(and(Value::Null, true.into()), Value::Null);
         // The right side is not evaluated once the left decides.
@@ -283,7 +316,7 @@ mod tests {
             Value::Bool(false)
         );
         assert!(evaluate(
-            &Op::Binary(B::Or, c(Value::from("x")), c(true.into())),
+            &Op::Binary(B::Or, c(Value::from("x")), c(true.into()), at()),
             &frame
         )
         .is_err());

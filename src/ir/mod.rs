@@ -1,12 +1,14 @@
 //! The evaluation IR: typed operations over resolved slots, and the interpreter
 //! that evaluates them against a frame. No names and no syntax survive here.
 
+mod error;
 pub mod ids;
 mod interp;
 mod op;
 mod record;
 
-pub use ids::{AggregateId, DatasetId, DerivedId, MetricId, Slot, SlotId};
+pub use error::RuntimeError;
+pub use ids::{AggregateId, DatasetId, DerivedId, ExprAt, ExprLocations, MetricId, Slot, SlotId};
 pub use interp::{evaluate, evaluate_constant, evaluate_on_record, Frame};
 pub use op::{Linked, Op, Relink, Stage};
 pub use record::Record;

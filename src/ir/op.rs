@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::base::value::Value;
-use crate::ir::ids::{AggregateId, DatasetId, DerivedId, MetricId, Slot};
+use crate::ir::ids::{AggregateId, DatasetId, DerivedId, ExprAt, MetricId, Slot};
 use crate::library::builtins::Builtin;
 use crate::library::matchers::Matcher;
 use crate::library::run_stats::RunStat;
@@ -51,17 +51,18 @@ pub enum Op<S: Stage = Linked> {
     DatasetRecords(S::Dataset),
     /// `run_min(metric)` and kin: a per-run metric summarised over the runs.
     RunStat(RunStat, S::Metric),
+    // The ops below can fail; each carries where its expression is written.
     /// `base.name` on a value read whole.
-    Field(Box<Op<S>>, Arc<str>),
-    Index(Box<Op<S>>, Box<Op<S>>),
-    Not(Box<Op<S>>),
-    Neg(Box<Op<S>>),
-    Binary(BinaryOp, Box<Op<S>>, Box<Op<S>>),
+    Field(Box<Op<S>>, Arc<str>, ExprAt),
+    Index(Box<Op<S>>, Box<Op<S>>, ExprAt),
+    Not(Box<Op<S>>, ExprAt),
+    Neg(Box<Op<S>>, ExprAt),
+    Binary(BinaryOp, Box<Op<S>>, Box<Op<S>>, ExprAt),
     List(Vec<Op<S>>),
-    Call(&'static Builtin, Vec<Op<S>>),
+    Call(&'static Builtin, Vec<Op<S>>, ExprAt),
     /// `if(condition, then, else)`, evaluated lazily.
-    If(Box<Op<S>>, Box<Op<S>>, Box<Op<S>>),
-    Matcher(Arc<Matcher>, Vec<Op<S>>),
+    If(Box<Op<S>>, Box<Op<S>>, Box<Op<S>>, ExprAt),
+    Matcher(Arc<Matcher>, Vec<Op<S>>, ExprAt),
 }
 
 impl<S: Stage> Op<S> {
@@ -69,17 +70,17 @@ impl<S: Stage> Op<S> {
     pub fn walk(&self, f: &mut impl FnMut(&Op<S>)) {
         f(self);
         match self {
-            Op::Field(a, _) | Op::Not(a) | Op::Neg(a) => a.walk(f),
-            Op::Index(a, b) | Op::Binary(_, a, b) => {
+            Op::Field(a, ..) | Op::Not(a, _) | Op::Neg(a, _) => a.walk(f),
+            Op::Index(a, b, _) | Op::Binary(_, a, b, _) => {
                 a.walk(f);
                 b.walk(f);
             }
-            Op::If(a, b, c) => {
+            Op::If(a, b, c, _) => {
                 a.walk(f);
                 b.walk(f);
                 c.walk(f);
             }
-            Op::List(items) | Op::Call(_, items) | Op::Matcher(_, items) => {
+            Op::List(items) | Op::Call(_, items, _) | Op::Matcher(_, items, _) => {
                 items.iter().for_each(|op| op.walk(f));
             }
             Op::Const(_)
@@ -106,15 +107,15 @@ impl<S: Stage> Op<S> {
             Op::Baseline(m) => Op::Baseline(refs.metric(m)),
             Op::DatasetRecords(d) => Op::DatasetRecords(refs.dataset(d)),
             Op::RunStat(stat, m) => Op::RunStat(stat, refs.metric(m)),
-            Op::Field(base, name) => Op::Field(map(base), name),
-            Op::Index(base, index) => Op::Index(map(base), map(index)),
-            Op::Not(a) => Op::Not(map(a)),
-            Op::Neg(a) => Op::Neg(map(a)),
-            Op::Binary(op, a, b) => Op::Binary(op, map(a), map(b)),
+            Op::Field(base, name, at) => Op::Field(map(base), name, at),
+            Op::Index(base, index, at) => Op::Index(map(base), map(index), at),
+            Op::Not(a, at) => Op::Not(map(a), at),
+            Op::Neg(a, at) => Op::Neg(map(a), at),
+            Op::Binary(op, a, b, at) => Op::Binary(op, map(a), map(b), at),
             Op::List(items) => Op::List(map_all(items)),
-            Op::Call(builtin, args) => Op::Call(builtin, map_all(args)),
-            Op::If(a, b, c) => Op::If(map(a), map(b), map(c)),
-            Op::Matcher(matcher, inputs) => Op::Matcher(matcher, map_all(inputs)),
+            Op::Call(builtin, args, at) => Op::Call(builtin, map_all(args), at),
+            Op::If(a, b, c, at) => Op::If(map(a), map(b), map(c), at),
+            Op::Matcher(matcher, inputs, at) => Op::Matcher(matcher, map_all(inputs), at),
         }
     }
 }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::base::types::Type;
 use crate::base::value::{python_strip, SetItem, Value};
+use crate::library::error::RuntimeErrorKind;
 use crate::library::page_spans;
 use crate::library::ranking;
 
@@ -90,7 +91,7 @@ pub struct Builtin {
     /// How many trailing params may be left out.
     pub optional: usize,
     pub returns: Returns,
-    pub eval: fn(&[Value]) -> Result<Value, String>,
+    pub eval: fn(&[Value]) -> Result<Value, RuntimeErrorKind>,
     pub summary: &'static str,
     pub example: &'static str,
 }
@@ -122,17 +123,15 @@ impl Builtin {
     }
 
     /// Checks the arguments' run-time types, then applies the function.
-    pub fn call(&self, args: &[Value]) -> Result<Value, String> {
+    pub fn call(&self, args: &[Value]) -> Result<Value, RuntimeErrorKind> {
         for (i, (param, value)) in self.params.iter().zip(args).enumerate() {
             if !param.check(value) {
-                return Err(format!(
-                    "argument {} of `{}` must be {}, found {} {}",
-                    i + 1,
-                    self.name,
-                    param.describe(),
-                    value.type_name(),
-                    value.preview()
-                ));
+                return Err(RuntimeErrorKind::ArgumentType {
+                    position: i + 1,
+                    function: self.name,
+                    expected: param.describe(),
+                    found: value.clone(),
+                });
             }
         }
         (self.eval)(args)
@@ -227,25 +226,25 @@ fn number(value: &Value) -> Option<f64> {
     }
 }
 
-fn lower(a: &[Value]) -> Result<Value, String> {
+fn lower(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(null_or(&a[0], |s| Value::from(s.to_lowercase().as_str())))
 }
-fn upper(a: &[Value]) -> Result<Value, String> {
+fn upper(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(null_or(&a[0], |s| Value::from(s.to_uppercase().as_str())))
 }
-fn trim(a: &[Value]) -> Result<Value, String> {
+fn trim(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(match &a[0] {
         Value::String(s) if python_strip(s).len() == s.len() => a[0].clone(),
         other => null_or(other, |s| Value::from(python_strip(s))),
     })
 }
-fn len(a: &[Value]) -> Result<Value, String> {
+fn len(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::Number(match &a[0] {
         Value::String(s) => s.chars().count() as f64,
         other => list(other).len() as f64,
     }))
 }
-fn take(a: &[Value]) -> Result<Value, String> {
+fn take(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     let items = list(&a[0]);
     let n = number(&a[1]).unwrap_or(0.0);
     let end = if n >= 0.0 {
@@ -276,70 +275,68 @@ fn distinct(items: impl Iterator<Item = Value>) -> Vec<Value> {
     out
 }
 
-fn subset(a: &[Value]) -> Result<Value, String> {
+fn subset(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     let within = member_test(list(&a[1]));
     Ok(Value::Bool(list(&a[0]).iter().all(within)))
 }
-fn overlap(a: &[Value]) -> Result<Value, String> {
+fn overlap(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     let within = member_test(list(&a[1]));
     Ok(Value::Bool(list(&a[0]).iter().any(within)))
 }
-fn intersect(a: &[Value]) -> Result<Value, String> {
+fn intersect(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     let within = member_test(list(&a[1]));
     Ok(Value::list(distinct(
         list(&a[0]).iter().filter(|v| within(v)).cloned(),
     )))
 }
-fn union(a: &[Value]) -> Result<Value, String> {
+fn union(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::list(distinct(
         list(&a[0]).iter().chain(list(&a[1])).cloned(),
     )))
 }
-fn unique(a: &[Value]) -> Result<Value, String> {
+fn unique(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::list(distinct(list(&a[0]).iter().cloned())))
 }
-fn set_equal(a: &[Value]) -> Result<Value, String> {
+fn set_equal(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     let (x, y) = (list(&a[0]), list(&a[1]));
     Ok(Value::Bool(
         x.iter().all(member_test(y)) && y.iter().all(member_test(x)),
     ))
 }
-fn contains(a: &[Value]) -> Result<Value, String> {
+fn contains(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::Bool(string(&a[0]).contains(string(&a[1]))))
 }
-fn starts_with(a: &[Value]) -> Result<Value, String> {
+fn starts_with(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::Bool(string(&a[0]).starts_with(string(&a[1]))))
 }
-fn ends_with(a: &[Value]) -> Result<Value, String> {
+fn ends_with(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::Bool(string(&a[0]).ends_with(string(&a[1]))))
 }
-fn split(a: &[Value]) -> Result<Value, String> {
+fn split(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     if a[0].is_null() {
         return Ok(Value::list(Vec::new()));
     }
     let separator = string(&a[1]);
     if separator.is_empty() {
-        return Err("`split` needs a non-empty separator".into());
+        return Err(RuntimeErrorKind::SplitEmptySeparator);
     }
     Ok(Value::list(
         string(&a[0]).split(separator).map(Value::from).collect(),
     ))
 }
-fn join(a: &[Value]) -> Result<Value, String> {
-    let parts: Result<Vec<&str>, String> = list(&a[0])
+fn join(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
+    let parts: Result<Vec<&str>, RuntimeErrorKind> = list(&a[0])
         .iter()
         .map(|v| match v {
             Value::String(s) => Ok(&**s),
-            other => Err(format!(
-                "`join` needs a list of strings, found {} {}",
-                other.type_name(),
-                other.preview()
-            )),
+            other => Err(RuntimeErrorKind::JoinNeedsStrings {
+                found: other.clone(),
+            }),
         })
         .collect();
     Ok(Value::from(parts?.join(string(&a[1])).as_str()))
 }
-fn to_str(a: &[Value]) -> Result<Value, String> {
+fn to_str(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(match &a[0] {
         Value::String(_) => a[0].clone(),
         other => Value::from(other.to_string().as_str()),
@@ -358,35 +355,39 @@ fn each(value: &Value, f: impl Fn(&Value) -> Value) -> Value {
         other => Value::list(list(other).iter().map(f).collect()),
     }
 }
-fn pystr(a: &[Value]) -> Result<Value, String> {
+fn pystr(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(python_text(&a[0]))
 }
-fn pystr_each(a: &[Value]) -> Result<Value, String> {
+fn pystr_each(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(each(&a[0], python_text))
 }
-fn trim_each(a: &[Value]) -> Result<Value, String> {
+fn trim_each(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(each(&a[0], |v| match v {
         Value::String(s) => Value::from(python_strip(s)),
         other => other.clone(),
     }))
 }
-fn to_num(a: &[Value]) -> Result<Value, String> {
+fn to_num(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(match &a[0] {
         Value::Null => Value::Null,
         Value::Number(_) => a[0].clone(),
         Value::Bool(b) => Value::Number(f64::from(u8::from(*b))),
-        Value::String(s) => s
-            .trim()
-            .parse::<f64>()
-            .map(Value::Number)
-            .map_err(|_| format!("`num` cannot read {} as a number", a[0].preview()))?,
-        other => return Err(format!("`num` cannot convert a {}", other.type_name())),
+        Value::String(s) => s.trim().parse::<f64>().map(Value::Number).map_err(|_| {
+            RuntimeErrorKind::NumCannotRead {
+                found: a[0].clone(),
+            }
+        })?,
+        other => {
+            return Err(RuntimeErrorKind::NumCannotConvert {
+                found: other.clone(),
+            })
+        }
     })
 }
-fn abs(a: &[Value]) -> Result<Value, String> {
+fn abs(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(number(&a[0]).map_or(Value::Null, |n| Value::Number(n.abs())))
 }
-fn round(a: &[Value]) -> Result<Value, String> {
+fn round(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     let digits = a.get(1).and_then(number).unwrap_or(0.0) as i32;
     Ok(number(&a[0]).map_or(Value::Null, |n| Value::Number(round_half_even(n, digits))))
 }
@@ -404,39 +405,37 @@ pub fn round_half_even(x: f64, digits: i32) -> f64 {
     format!("{:.*}", digits as usize, x).parse().unwrap_or(x)
 }
 
-fn least(a: &[Value]) -> Result<Value, String> {
+fn least(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(match (number(&a[0]), number(&a[1])) {
         (Some(x), Some(y)) => Value::Number(x.min(y)),
         _ => Value::Null,
     })
 }
-fn greatest(a: &[Value]) -> Result<Value, String> {
+fn greatest(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(match (number(&a[0]), number(&a[1])) {
         (Some(x), Some(y)) => Value::Number(x.max(y)),
         _ => Value::Null,
     })
 }
-fn order_by(a: &[Value]) -> Result<Value, String> {
+fn order_by(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     let keys: Vec<(bool, &str)> = list(&a[1])
         .iter()
         .map(|k| match k {
             Value::String(k) => Ok(k
                 .strip_prefix('-')
                 .map_or((false, &**k), |name| (true, name))),
-            other => Err(format!(
-                "`order_by` keys must be field names, found {}",
-                other.preview()
-            )),
+            other => Err(RuntimeErrorKind::OrderByKeyNotName {
+                found: other.clone(),
+            }),
         })
         .collect::<Result<_, _>>()?;
     let items = list(&a[0]);
     let mut rows: Vec<(Vec<Value>, &Value)> = Vec::with_capacity(items.len());
     for item in items {
         let Value::Object(_) = item else {
-            return Err(format!(
-                "`order_by` sorts objects, found {}",
-                item.preview()
-            ));
+            return Err(RuntimeErrorKind::OrderByNotObject {
+                found: item.clone(),
+            });
         };
         rows.push((
             keys.iter()
@@ -452,9 +451,9 @@ fn order_by(a: &[Value]) -> Result<Value, String> {
             .map(|(values, _)| values[column].type_name())
             .collect();
         if kinds.len() > 1 || kinds.iter().any(|k| !matches!(*k, "number" | "string")) {
-            return Err(format!(
-                "`order_by`: field `{name}` must be all numbers or all strings"
-            ));
+            return Err(RuntimeErrorKind::OrderByMixedField {
+                field: name.to_string(),
+            });
         }
     }
     rows.sort_by(|(x, _), (y, _)| {
@@ -480,7 +479,7 @@ fn order_by(a: &[Value]) -> Result<Value, String> {
         rows.into_iter().map(|(_, item)| item.clone()).collect(),
     ))
 }
-fn pluck(a: &[Value]) -> Result<Value, String> {
+fn pluck(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     let name = string(&a[1]);
     Ok(Value::list(
         list(&a[0])
@@ -489,11 +488,11 @@ fn pluck(a: &[Value]) -> Result<Value, String> {
             .collect::<Result<_, _>>()?,
     ))
 }
-fn repeat(a: &[Value]) -> Result<Value, String> {
+fn repeat(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     let n = number(&a[1]).unwrap_or(0.0).max(0.0) as usize;
     Ok(Value::list(vec![a[0].clone(); n]))
 }
-fn ranks_where(a: &[Value]) -> Result<Value, String> {
+fn ranks_where(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     let hit =
         |v: &Value| matches!(v, Value::Bool(true)) || matches!(v, Value::Number(n) if *n >= 1.0);
     Ok(Value::list(
@@ -505,25 +504,25 @@ fn ranks_where(a: &[Value]) -> Result<Value, String> {
             .collect(),
     ))
 }
-fn is_list(a: &[Value]) -> Result<Value, String> {
+fn is_list(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::Bool(matches!(a[0], Value::List(_))))
 }
-fn is_string(a: &[Value]) -> Result<Value, String> {
+fn is_string(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::Bool(matches!(a[0], Value::String(_))))
 }
-fn is_number(a: &[Value]) -> Result<Value, String> {
+fn is_number(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::Bool(matches!(a[0], Value::Number(_))))
 }
-fn is_bool(a: &[Value]) -> Result<Value, String> {
+fn is_bool(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::Bool(matches!(a[0], Value::Bool(_))))
 }
-fn is_null(a: &[Value]) -> Result<Value, String> {
+fn is_null(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::Bool(a[0].is_null()))
 }
-fn truthy(a: &[Value]) -> Result<Value, String> {
+fn truthy(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::Bool(a[0].truthy()))
 }
-fn truthy_or(a: &[Value]) -> Result<Value, String> {
+fn truthy_or(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(if a[0].truthy() {
         a[0].clone()
     } else {
@@ -640,7 +639,10 @@ mod tests {
             .unwrap()
             .call(&[Value::Number(5.0)])
             .unwrap_err();
-        assert_eq!(err, "argument 1 of `trim` must be a string, found number 5");
+        assert_eq!(
+            err.to_string(),
+            "argument 1 of `trim` must be a string, found number 5"
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@ use regex::Regex;
 use crate::base::types::Type;
 use crate::base::value::{python_strip, Value};
 use crate::library::builtins::Param;
+use crate::library::error::RuntimeErrorKind;
 
 pub struct MatcherKind {
     pub name: &'static str,
@@ -239,7 +240,7 @@ impl Matcher {
         })
     }
 
-    pub fn apply(&self, inputs: &[Value]) -> Result<Value, String> {
+    pub fn apply(&self, inputs: &[Value]) -> Result<Value, RuntimeErrorKind> {
         match self {
             Matcher::Containment {
                 min_chars,
@@ -282,17 +283,15 @@ fn containment(
     min_chars: usize,
     when_empty: bool,
     when_missing: bool,
-) -> Result<bool, String> {
+) -> Result<bool, RuntimeErrorKind> {
     let needles = match needles {
         Value::Null => return Ok(when_missing),
         Value::List(needles) if needles.is_empty() => return Ok(when_empty),
         Value::List(needles) => needles,
         other => {
-            return Err(format!(
-                "`needles` must be a list of strings, found {} {}",
-                other.type_name(),
-                other.preview()
-            ))
+            return Err(RuntimeErrorKind::NeedlesNotList {
+                found: other.clone(),
+            })
         }
     };
     let haystack = match text {
@@ -301,11 +300,9 @@ fn containment(
     };
     for needle in needles.iter() {
         let Value::String(needle) = needle else {
-            return Err(format!(
-                "`needles` must hold strings, found {} {}",
-                needle.type_name(),
-                needle.preview()
-            ));
+            return Err(RuntimeErrorKind::NeedleNotString {
+                found: needle.clone(),
+            });
         };
         let needle = needle.to_lowercase();
         if needle.chars().count() >= min_chars && haystack.contains(&needle) {
@@ -320,7 +317,7 @@ fn citation_scope(
     scope: &Value,
     gold: &Value,
     when_gold_empty: GoldEmpty,
-) -> Result<bool, String> {
+) -> Result<bool, RuntimeErrorKind> {
     let Value::List(cited) = cited else {
         return Ok(false);
     };

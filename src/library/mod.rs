@@ -5,6 +5,7 @@
 pub mod aggregates;
 pub mod builtins;
 pub mod callables;
+pub mod error;
 pub mod matchers;
 pub mod page_spans;
 pub mod ranking;

@@ -5,6 +5,7 @@
 //! hits never inflate recall or nDCG.
 
 use crate::base::value::Value;
+use crate::library::error::RuntimeErrorKind;
 
 struct Span<'a> {
     doc: &'a str,
@@ -12,12 +13,12 @@ struct Span<'a> {
     end: f64,
 }
 
-fn span<'a>(value: &'a Value, what: &str) -> Result<Span<'a>, String> {
+fn span<'a>(value: &'a Value, what: &'static str) -> Result<Span<'a>, RuntimeErrorKind> {
     let Value::Object(fields) = value else {
-        return Err(format!(
-            "a {what} must be an object with doc_id, start_page and end_page, found {}",
-            value.preview()
-        ));
+        return Err(RuntimeErrorKind::SpanNotObject {
+            what,
+            found: value.clone(),
+        });
     };
     let get = |name: &str| {
         fields
@@ -34,21 +35,21 @@ fn span<'a>(value: &'a Value, what: &str) -> Result<Span<'a>, String> {
                 end: *end,
             })
         }
-        _ => Err(format!(
-            "a {what} needs a string doc_id and numeric start_page and end_page, found {}",
-            value.preview()
-        )),
+        _ => Err(RuntimeErrorKind::SpanFields {
+            what,
+            found: value.clone(),
+        }),
     }
 }
 
-fn spans<'a>(value: &'a Value, what: &str) -> Result<Vec<Span<'a>>, String> {
+fn spans<'a>(value: &'a Value, what: &'static str) -> Result<Vec<Span<'a>>, RuntimeErrorKind> {
     match value {
         Value::Null => Ok(Vec::new()),
         Value::List(items) => items.iter().map(|v| span(v, what)).collect(),
-        other => Err(format!(
-            "expected a list of {what}s, found {}",
-            other.type_name()
-        )),
+        other => Err(RuntimeErrorKind::SpansNotList {
+            what,
+            found: other.clone(),
+        }),
     }
 }
 
@@ -58,14 +59,13 @@ fn matches(hit: &Span<'_>, gold: &Span<'_>, tolerance: Option<f64>) -> bool {
         && tolerance.is_none_or(|t| hit.start <= gold.end + t && gold.start - t <= hit.end)
 }
 
-fn tolerance(value: &Value) -> Result<Option<f64>, String> {
+fn tolerance(value: &Value) -> Result<Option<f64>, RuntimeErrorKind> {
     match value {
         Value::Null => Ok(None),
         Value::Number(t) if *t >= 0.0 => Ok(Some(*t)),
-        other => Err(format!(
-            "a page tolerance must be a number ≥ 0 (or null for doc-only), found {}",
-            other.preview()
-        )),
+        other => Err(RuntimeErrorKind::BadTolerance {
+            found: other.clone(),
+        }),
     }
 }
 
@@ -79,7 +79,7 @@ fn flags(values: impl Iterator<Item = bool>) -> Value {
 
 /// `span_relevance(hits, gold, tolerance)`: per rank, 1 when the hit matches any gold
 /// span (tolerance 0: overlapping pages; n: within n pages; null: same document).
-pub fn span_relevance(a: &[Value]) -> Result<Value, String> {
+pub fn span_relevance(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     let (hits, gold, tol) = (
         spans(&a[0], "hit")?,
         spans(&a[1], "gold span")?,
@@ -93,7 +93,7 @@ pub fn span_relevance(a: &[Value]) -> Result<Value, String> {
 /// `span_credit(hits, gold, tolerance)`: per rank, 1 when the hit is credited to a gold
 /// span: walking the hits in rank order, each hit takes the first gold span, in
 /// `(doc_id, start_page, end_page)` order, that it matches and that is not yet taken.
-pub fn span_credit(a: &[Value]) -> Result<Value, String> {
+pub fn span_credit(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     let (hits, mut gold, tol) = (
         spans(&a[0], "hit")?,
         spans(&a[1], "gold span")?,
@@ -113,7 +113,7 @@ pub fn span_credit(a: &[Value]) -> Result<Value, String> {
 }
 
 /// `spans_ordered(spans)`: every span has `start_page <= end_page`.
-pub fn spans_ordered(a: &[Value]) -> Result<Value, String> {
+pub fn spans_ordered(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::Bool(
         spans(&a[0], "span")?.iter().all(|s| s.start <= s.end),
     ))

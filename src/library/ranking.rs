@@ -6,33 +6,33 @@
 use std::collections::HashMap;
 
 use crate::base::value::Value;
+use crate::library::error::RuntimeErrorKind;
 
-fn gains(value: &Value) -> Result<Vec<f64>, String> {
+fn gains(value: &Value) -> Result<Vec<f64>, RuntimeErrorKind> {
     match value {
         Value::Null => Ok(Vec::new()),
         Value::List(items) => items
             .iter()
             .map(|v| match v {
                 Value::Number(n) => Ok(*n),
-                other => Err(format!(
-                    "gains must be numbers, found {} {}",
-                    other.type_name(),
-                    other.preview()
-                )),
+                other => Err(RuntimeErrorKind::GainNotNumber {
+                    found: other.clone(),
+                }),
             })
             .collect(),
-        other => Err(format!("gains must be a list, found {}", other.type_name())),
+        other => Err(RuntimeErrorKind::GainsNotList {
+            found: other.clone(),
+        }),
     }
 }
 
 /// A cutoff: a whole number ≥ 1.
-fn cutoff(value: &Value) -> Result<usize, String> {
+fn cutoff(value: &Value) -> Result<usize, RuntimeErrorKind> {
     match value {
         Value::Number(k) if *k >= 1.0 && k.fract() == 0.0 => Ok(*k as usize),
-        other => Err(format!(
-            "a cutoff must be a whole number ≥ 1, found {}",
-            other.preview()
-        )),
+        other => Err(RuntimeErrorKind::BadCutoff {
+            found: other.clone(),
+        }),
     }
 }
 
@@ -49,25 +49,23 @@ fn relevant(gain: f64) -> bool {
 
 /// `relevance(docs, judgements)`: the judged level of each ranked document; a
 /// document repeated in the ranking gains only at its first rank.
-pub fn relevance(a: &[Value]) -> Result<Value, String> {
+pub fn relevance(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     let judged: HashMap<&str, f64, foldhash::fast::FixedState> = match &a[1] {
         Value::Null => HashMap::default(),
         Value::Object(fields) => fields.iter().map(|(k, v)| (&**k, number(v))).collect(),
         other => {
-            return Err(format!(
-                "judgements must be an object of document → level, found {}",
-                other.type_name()
-            ))
+            return Err(RuntimeErrorKind::JudgementsNotLevels {
+                found: other.clone(),
+            })
         }
     };
     let docs: &[Value] = match &a[0] {
         Value::Null => &[],
         Value::List(docs) => docs,
         other => {
-            return Err(format!(
-                "the ranking must be a list of ids, found {}",
-                other.type_name()
-            ))
+            return Err(RuntimeErrorKind::RankingNotList {
+                found: other.clone(),
+            })
         }
     };
     let mut seen: std::collections::HashSet<&str, foldhash::fast::FixedState> =
@@ -75,11 +73,7 @@ pub fn relevance(a: &[Value]) -> Result<Value, String> {
     let mut out = Vec::with_capacity(docs.len());
     for doc in docs {
         let Value::String(id) = doc else {
-            return Err(format!(
-                "the ranking must hold string ids, found {} {}",
-                doc.type_name(),
-                doc.preview()
-            ));
+            return Err(RuntimeErrorKind::RankingIdNotString { found: doc.clone() });
         };
         let gain = if seen.insert(id) {
             judged.get(&**id).copied().unwrap_or(0.0)
@@ -92,22 +86,21 @@ pub fn relevance(a: &[Value]) -> Result<Value, String> {
 }
 
 /// `count_relevant(judgements)`: judged documents with level ≥ 1.
-pub fn count_relevant(a: &[Value]) -> Result<Value, String> {
+pub fn count_relevant(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     let count = match &a[0] {
         Value::Null => 0,
         Value::Object(fields) => fields.iter().filter(|(_, v)| relevant(number(v))).count(),
         other => {
-            return Err(format!(
-                "judgements must be an object, found {}",
-                other.type_name()
-            ))
+            return Err(RuntimeErrorKind::JudgementsNotObject {
+                found: other.clone(),
+            })
         }
     };
     Ok(Value::Number(count as f64))
 }
 
 /// `ideal_gains(judgements)`: the positive levels, best first: the ideal ranking.
-pub fn ideal_gains(a: &[Value]) -> Result<Value, String> {
+pub fn ideal_gains(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     let mut levels: Vec<f64> = match &a[0] {
         Value::Null => Vec::new(),
         Value::Object(fields) => fields
@@ -116,10 +109,9 @@ pub fn ideal_gains(a: &[Value]) -> Result<Value, String> {
             .filter(|g| *g > 0.0)
             .collect(),
         other => {
-            return Err(format!(
-                "judgements must be an object, found {}",
-                other.type_name()
-            ))
+            return Err(RuntimeErrorKind::JudgementsNotObject {
+                found: other.clone(),
+            })
         }
     };
     levels.sort_by(|x, y| y.total_cmp(x));
@@ -131,13 +123,13 @@ fn hits_in_top(g: &[f64], k: usize) -> usize {
 }
 
 /// `precision_at(gains, k)`: relevant in the top k, over k (even if fewer were retrieved).
-pub fn precision_at(a: &[Value]) -> Result<Value, String> {
+pub fn precision_at(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     let (g, k) = (gains(&a[0])?, cutoff(&a[1])?);
     Ok(Value::Number(hits_in_top(&g, k) as f64 / k as f64))
 }
 
 /// `recall_at(gains, relevant, k)`: relevant in the top k over all relevant; 0 when none are.
-pub fn recall_at(a: &[Value]) -> Result<Value, String> {
+pub fn recall_at(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     let (g, total, k) = (gains(&a[0])?, number(&a[1]), cutoff(&a[2])?);
     Ok(Value::Number(if total > 0.0 {
         hits_in_top(&g, k) as f64 / total
@@ -147,7 +139,7 @@ pub fn recall_at(a: &[Value]) -> Result<Value, String> {
 }
 
 /// `success_at(gains, k)`: 1 when any of the top k is relevant, else 0.
-pub fn success_at(a: &[Value]) -> Result<Value, String> {
+pub fn success_at(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     let (g, k) = (gains(&a[0])?, cutoff(&a[1])?);
     Ok(Value::Number(f64::from(u8::from(hits_in_top(&g, k) > 0))))
 }
@@ -160,7 +152,7 @@ fn reciprocal_rank_of(g: &[f64], k: usize) -> f64 {
 }
 
 /// `reciprocal_rank(gains)`: 1 / rank of the first relevant document, else 0.
-pub fn reciprocal_rank(a: &[Value]) -> Result<Value, String> {
+pub fn reciprocal_rank(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::Number(reciprocal_rank_of(
         &gains(&a[0])?,
         usize::MAX,
@@ -168,7 +160,7 @@ pub fn reciprocal_rank(a: &[Value]) -> Result<Value, String> {
 }
 
 /// `reciprocal_rank_at(gains, k)`: as `reciprocal_rank`, looking at the top k only.
-pub fn reciprocal_rank_at(a: &[Value]) -> Result<Value, String> {
+pub fn reciprocal_rank_at(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::Number(reciprocal_rank_of(
         &gains(&a[0])?,
         cutoff(&a[1])?,
@@ -192,7 +184,7 @@ fn average_precision_of(g: &[f64], total: f64, k: usize) -> f64 {
 
 /// `average_precision(gains, relevant)`: the mean of precision at each relevant
 /// document's rank, over all relevant documents (retrieved or not); 0 when none are.
-pub fn average_precision(a: &[Value]) -> Result<Value, String> {
+pub fn average_precision(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::Number(average_precision_of(
         &gains(&a[0])?,
         number(&a[1]),
@@ -201,7 +193,7 @@ pub fn average_precision(a: &[Value]) -> Result<Value, String> {
 }
 
 /// `average_precision_at(gains, relevant, k)`: as `average_precision`, top k only.
-pub fn average_precision_at(a: &[Value]) -> Result<Value, String> {
+pub fn average_precision_at(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::Number(average_precision_of(
         &gains(&a[0])?,
         number(&a[1]),
@@ -224,7 +216,7 @@ fn dcg(g: &[f64], k: usize, exponential: bool) -> f64 {
         .sum()
 }
 
-fn ndcg(a: &[Value], exponential: bool) -> Result<Value, String> {
+fn ndcg(a: &[Value], exponential: bool) -> Result<Value, RuntimeErrorKind> {
     let (g, ideal, k) = (gains(&a[0])?, gains(&a[1])?, cutoff(&a[2])?);
     let best = dcg(&ideal, k, exponential);
     Ok(Value::Number(if best > 0.0 {
@@ -236,12 +228,12 @@ fn ndcg(a: &[Value], exponential: bool) -> Result<Value, String> {
 
 /// `ndcg_at(gains, ideal, k)`: DCG of the top k (gain = level, discount log2(rank + 1))
 /// over the DCG of the ideal gains' top k; 0 when nothing is relevant.
-pub fn ndcg_at(a: &[Value]) -> Result<Value, String> {
+pub fn ndcg_at(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     ndcg(a, false)
 }
 
 /// `ndcg_exp_at(gains, ideal, k)`: as `ndcg_at` with gain 2^level − 1.
-pub fn ndcg_exp_at(a: &[Value]) -> Result<Value, String> {
+pub fn ndcg_exp_at(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     ndcg(a, true)
 }
 
@@ -253,7 +245,7 @@ mod tests {
         Value::list(xs.iter().map(|x| Value::Number(*x)).collect())
     }
 
-    fn n(v: Result<Value, String>) -> f64 {
+    fn n(v: Result<Value, RuntimeErrorKind>) -> f64 {
         match v.unwrap() {
             Value::Number(x) => x,
             other => panic!("{other}"),

@@ -20,7 +20,7 @@ use crate::base::source::SourceFile;
 use crate::base::types::Type;
 use crate::base::value::Value;
 use crate::inputs::{PriorReport, ReportPlan, RunFile};
-use crate::ir::{DatasetId, DerivedId, Linked, MetricId, Op, Stage};
+use crate::ir::{DatasetId, DerivedId, ExprAt, ExprLocations, Linked, MetricId, Op, Stage};
 use crate::library::aggregates::AggregateFn;
 use crate::spec::{
     Better, Change, DataType, Duplicates, Format, GateRuns, Join, NoBaseline, ParamType,
@@ -63,6 +63,8 @@ pub struct Plan {
     pub baseline: Option<PriorReport>,
     /// The latency metric and the accuracy metrics plotted against it, per run.
     pub tradeoff: Option<Tradeoff>,
+    /// Where each expression the ops' [`ExprAt`]s name is written.
+    pub locations: ExprLocations,
 }
 
 /// `tradeoff:` resolved to metric slots.
@@ -110,6 +112,8 @@ pub struct DatasetPlan {
     /// Evaluated with only this dataset's record in scope.
     pub key: Op,
     pub key_text: String,
+    /// Where the key is written (a key that is a list or an object fails there).
+    pub key_at: ExprAt,
     pub duplicates: Duplicates,
     pub join: Join,
     pub projection: Projection,
@@ -192,6 +196,10 @@ pub struct Aggregate<S: Stage = Linked> {
     /// What is aggregated, as written: the text inside the parentheses.
     pub subject: String,
     pub at: Location,
+    /// Where the arguments are written (an argument of the wrong type fails there).
+    pub arg_at: Option<ExprAt>,
+    /// Where `where` is written (a filter that is not a bool fails there).
+    pub filter_at: Option<ExprAt>,
 }
 
 #[derive(Debug)]

@@ -10,7 +10,7 @@ use crate::plan::compile::calls::Call;
 use crate::plan::compile::error::CompileError as E;
 use crate::plan::compile::expr::{DeclaredOp, ExprCtx, Lowering, Scope};
 use crate::plan::Aggregate;
-use crate::syntax::ExprKind;
+use crate::syntax::{ExprKind, Span};
 
 impl Lowering<'_> {
     pub(super) fn aggregate(
@@ -107,6 +107,16 @@ impl Lowering<'_> {
             })
             .trim()
             .to_string();
+        // The argument the accumulator is fed: both labels, or the first argument.
+        let fed = match (def.takes, args.first(), args.last()) {
+            (Takes::TwoLabels, Some(first), Some(last)) => Some(Span {
+                start: first.span.start,
+                end: last.span.end,
+            }),
+            (_, first, _) => first.map(|a| a.span),
+        };
+        let arg_at = fed.map(|span| self.at(ctx, span));
+        let filter_at = filter.map(|f| self.at(ctx, f.span));
         let id = AggregateId::new(self.aggregates.len());
         self.aggregates.push(Aggregate {
             function,
@@ -115,6 +125,8 @@ impl Lowering<'_> {
             subject,
             text: text.to_string(),
             at: ctx.text.location(expr.span.start, expr.span.end),
+            arg_at,
+            filter_at,
         });
         Some((Op::Aggregate(id), result_ty))
     }

@@ -69,8 +69,9 @@ impl Lowering<'_> {
         self.check_builtin_args(builtin, args, &lowered, expr, ctx)?;
         let types: Vec<Type> = lowered.iter().map(|(_, t)| t.clone()).collect();
         let ty = builtin.return_type(&types);
+        let at = self.at(ctx, expr.span);
         Some((
-            Op::Call(builtin, lowered.into_iter().map(|(op, _)| op).collect()),
+            Op::Call(builtin, lowered.into_iter().map(|(op, _)| op).collect(), at),
             ty,
         ))
     }
@@ -98,8 +99,9 @@ impl Lowering<'_> {
         let (otherwise, else_ty) = lowered.pop()?;
         let (then, then_ty) = lowered.pop()?;
         let (condition, _) = lowered.pop()?;
+        let at = self.at(ctx, expr.span);
         Some((
-            Op::If(Box::new(condition), Box::new(then), Box::new(otherwise)),
+            Op::If(Box::new(condition), Box::new(then), Box::new(otherwise), at),
             then_ty.join(&else_ty),
         ))
     }

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use crate::base::diagnostic::Location;
 use crate::base::types::Type;
 use crate::inputs::{Inputs, RunFile};
+use crate::ir::ExprAt;
 use crate::plan::compile::declared::{Declared, DeclaredDataset};
 use crate::plan::compile::error::CompileError as E;
 use crate::plan::compile::expr::{DeclaredOp, Lowering, Scope};
@@ -24,6 +25,7 @@ pub struct DatasetDraft {
     pub display_path: String,
     pub key: DeclaredOp,
     pub key_text: String,
+    pub key_at: ExprAt,
     pub duplicates: Duplicates,
     pub join: Join,
     pub rules: Vec<RuleDraft>,
@@ -70,6 +72,7 @@ pub fn compile(lowering: &mut Lowering<'_>, inputs: &Inputs) -> Vec<DatasetDraft
         let Some(key) = lowering.compile_expr(&decl.key, record) else {
             continue;
         };
+        let key_at = lowering.locate(decl.key.whole());
         let run_name = match decl.runs.as_ref().map(|r| &r.name) {
             Some(RunName::Expr(expr)) => {
                 let Some(lowered) = lowering.compile_expr(expr, record) else {
@@ -128,6 +131,7 @@ pub fn compile(lowering: &mut Lowering<'_>, inputs: &Inputs) -> Vec<DatasetDraft
             display_path: files.display_path.clone(),
             key: key.op,
             key_text: decl.key.text.clone(),
+            key_at,
             duplicates: decl.duplicates,
             join: decl.join,
             rules,

@@ -3,7 +3,7 @@
 //! their own ([`Declared`]), so an op before linking cannot be mistaken for one
 //! the evaluator runs; `link` maps every one to its id in the plan.
 
-use crate::ir::Stage;
+use crate::ir::{ExprAt, Stage};
 
 macro_rules! declared {
     ($(#[$doc:meta])* $name:ident) => {
@@ -32,6 +32,9 @@ declared!(
 pub struct DatasetPath {
     pub dataset: DeclaredDataset,
     pub path: Vec<String>,
+    /// Where the path is written: linking may read its last fields from a value
+    /// read whole, which fails when that value is not an object.
+    pub at: ExprAt,
 }
 
 /// Ops as the compiler builds them.

@@ -99,22 +99,24 @@ fn labels(lowering: &mut Lowering<'_>) -> Option<WithDeps> {
             continue;
         }
         deps.extend(lowered.deps);
-        rules.push((lowered.op, rule.label.text.clone()));
+        // A condition that is not a bool at run time fails as the rule's condition.
+        let at = lowering.locate(rule.expr.whole());
+        rules.push((lowered.op, rule.label.text.clone(), at));
     }
     if rules.len() != spec.labels.len() {
         return None;
     }
-    let op =
-        rules
-            .into_iter()
-            .rev()
-            .fold(Op::Const(Value::Null), |otherwise, (condition, label)| {
-                Op::If(
-                    Box::new(condition),
-                    Box::new(Op::Const(Value::from(label.as_str()))),
-                    Box::new(otherwise),
-                )
-            });
+    let op = rules.into_iter().rev().fold(
+        Op::Const(Value::Null),
+        |otherwise, (condition, label, at)| {
+            Op::If(
+                Box::new(condition),
+                Box::new(Op::Const(Value::from(label.as_str()))),
+                Box::new(otherwise),
+                at,
+            )
+        },
+    );
     let text = spec
         .labels
         .iter()
@@ -195,7 +197,12 @@ fn matcher(lowering: &mut Lowering<'_>, decl: &MatcherDecl) -> Option<WithDeps> 
             derived: Derived {
                 name: decl.name.text.clone(),
                 kind: DerivedKind::Matcher,
-                op: Op::Matcher(Arc::new(matcher), inputs),
+                // The matcher fails (its inputs are checked) where it is declared.
+                op: Op::Matcher(
+                    Arc::new(matcher),
+                    inputs,
+                    lowering.locate(decl.name.location()),
+                ),
                 ty: (kind.returns)(),
                 text: format!("{}({})", kind.name, texts.join(", ")),
                 at: decl.name.location(),

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::types::Type;
 use crate::base::value::Value;
-use crate::ir::Op;
+use crate::ir::{ExprAt, ExprLocations, Op};
 use crate::plan::compile::calls;
 use crate::plan::compile::declared::{Declared, DeclaredDataset, DeclaredMetric};
 use crate::plan::compile::error::CompileError;
@@ -92,6 +92,8 @@ pub struct Lowering<'a> {
     pub names: &'a Names<'a>,
     pub(super) errors: Vec<Diagnostic>,
     pub(super) aggregates: Vec<Aggregate<Declared>>,
+    /// Where each expression an op can fail in is written, for runtime errors.
+    pub(super) locations: ExprLocations,
 }
 
 impl<'a> Lowering<'a> {
@@ -100,12 +102,23 @@ impl<'a> Lowering<'a> {
             names,
             errors,
             aggregates: Vec::new(),
+            locations: ExprLocations::default(),
         }
     }
 
-    /// The aggregates found, and every error so far.
-    pub fn finish(self) -> (Vec<Aggregate<Declared>>, Vec<Diagnostic>) {
-        (self.aggregates, self.errors)
+    /// The aggregates found, the locations of the expressions, and every error so far.
+    pub fn finish(self) -> (Vec<Aggregate<Declared>>, ExprLocations, Vec<Diagnostic>) {
+        (self.aggregates, self.locations, self.errors)
+    }
+
+    /// An id for `location`, which an op that can fail carries into the plan.
+    pub(super) fn locate(&mut self, location: Location) -> ExprAt {
+        self.locations.add(location)
+    }
+
+    /// An id for `span` of the expression being lowered.
+    pub(super) fn at(&mut self, ctx: &ExprCtx<'_>, span: Span) -> ExprAt {
+        self.locate(ctx.text.location(span.start, span.end))
     }
 
     /// Reports `kind` at `at`.
@@ -205,8 +218,9 @@ impl<'a> Lowering<'a> {
                     self.error_at(ctx, expr.span, kind);
                     return None;
                 }
+                let at = self.at(ctx, expr.span);
                 Some((
-                    Op::Field(Box::new(base_op), Arc::from(name.as_str())),
+                    Op::Field(Box::new(base_op), Arc::from(name.as_str()), at),
                     Type::Any,
                 ))
             }
@@ -233,16 +247,21 @@ impl<'a> Lowering<'a> {
                         return None;
                     }
                 };
-                Some((Op::Index(Box::new(base_op), Box::new(index_op)), element))
+                let at = self.at(ctx, expr.span);
+                Some((
+                    Op::Index(Box::new(base_op), Box::new(index_op), at),
+                    element,
+                ))
             }
             ExprKind::Unary(op, operand) => {
                 let (inner, ty) = self.lower(operand, scope, ctx)?;
                 match op {
-                    UnaryOp::Not if Type::Bool.accepts(&ty) => {
-                        Some((Op::Not(Box::new(inner)), Type::Bool))
-                    }
+                    UnaryOp::Not if Type::Bool.accepts(&ty) => Some((
+                        Op::Not(Box::new(inner), self.at(ctx, expr.span)),
+                        Type::Bool,
+                    )),
                     UnaryOp::Neg if Type::Float.accepts(&ty) => Some((
-                        Op::Neg(Box::new(inner)),
+                        Op::Neg(Box::new(inner), self.at(ctx, expr.span)),
                         if ty == Type::Int {
                             Type::Int
                         } else {
@@ -268,7 +287,8 @@ impl<'a> Lowering<'a> {
                 let r = self.lower(right, scope, ctx);
                 let ((lop, lty), (rop, rty)) = (l?, r?);
                 let ty = self.binary_type(*op, (&lty, &rty), expr, (left, right), ctx)?;
-                Some((Op::Binary(*op, Box::new(lop), Box::new(rop)), ty))
+                let at = self.at(ctx, expr.span);
+                Some((Op::Binary(*op, Box::new(lop), Box::new(rop), at), ty))
             }
             ExprKind::Call {
                 name,

@@ -187,7 +187,7 @@ fn severity(lowering: &mut Lowering<'_>, expr: &ExprText) -> Option<Severity> {
     let lowered = lowering.compile_expr(expr, Scope::Params)?;
     // Params are constants, so the op reads nothing to link.
     let value = match constant(lowered.op) {
-        Some(op) => crate::ir::evaluate_constant(&op),
+        Some(op) => crate::ir::evaluate_constant(&op).map_err(|e| e.to_string()),
         None => Err("a value that is not a constant".to_string()),
     };
     match value {
@@ -214,8 +214,8 @@ fn constant(op: DeclaredOp) -> Option<Op> {
             Op::Const(_)
                 | Op::Field(..)
                 | Op::Index(..)
-                | Op::Not(_)
-                | Op::Neg(_)
+                | Op::Not(..)
+                | Op::Neg(..)
                 | Op::Binary(..)
                 | Op::List(_)
                 | Op::Call(..)

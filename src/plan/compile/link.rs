@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use crate::inputs::{PriorReport, ReportFiles};
-use crate::ir::{DatasetId, DerivedId, Linked, MetricId, Op, Relink, Slot};
+use crate::ir::{DatasetId, DerivedId, ExprLocations, Linked, MetricId, Op, Relink, Slot};
 use crate::plan::compile::datasets::DatasetDraft;
 use crate::plan::compile::declared::{
     DatasetPath, Declared, DeclaredDataset, DeclaredDerived, DeclaredMetric,
@@ -34,6 +34,7 @@ pub struct Parts<'s> {
     pub offenders: Option<OffendersPlan<Declared>>,
     pub tradeoff: Option<(DeclaredMetric, Vec<DeclaredMetric>)>,
     pub datasets: Vec<DatasetDraft>,
+    pub locations: ExprLocations,
     pub reports: ReportFiles,
     pub baseline: Option<PriorReport>,
 }
@@ -57,7 +58,7 @@ impl Relink<Declared, Linked> for Linker {
             slot: resolved.slot,
         });
         for name in resolved.rest {
-            op = Op::Field(Box::new(op), Arc::from(name.as_str()));
+            op = Op::Field(Box::new(op), Arc::from(name.as_str()), input.at);
         }
         op
     }
@@ -205,6 +206,7 @@ pub fn link(parts: Parts<'_>) -> Plan {
         keep_items: parts.reports.keep_items,
         baseline: parts.baseline,
         tradeoff,
+        locations: parts.locations,
     }
 }
 
@@ -251,6 +253,7 @@ fn dataset(draft: DatasetDraft, linker: &Linker) -> DatasetPlan {
         display_path: draft.display_path,
         key: draft.key.map(linker),
         key_text: draft.key_text,
+        key_at: draft.key_at,
         duplicates: draft.duplicates,
         join: draft.join,
         rules: draft
@@ -284,6 +287,8 @@ fn aggregate(a: Aggregate<Declared>, linker: &Linker) -> Aggregate {
         text: a.text,
         subject: a.subject,
         at: a.at,
+        arg_at: a.arg_at,
+        filter_at: a.filter_at,
     }
 }
 

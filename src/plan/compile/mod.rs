@@ -57,7 +57,7 @@ pub fn compile(
     let tradeoff = metrics::tradeoff(&mut lowering, &metrics);
     let datasets = datasets::compile(&mut lowering, &inputs);
 
-    let (aggregates, mut errors) = lowering.finish();
+    let (aggregates, locations, mut errors) = lowering.finish();
     errors.extend(inputs.reports.errors.iter().cloned());
     let baseline = match inputs.baseline {
         Some(Ok(prior)) => Some(prior),
@@ -81,6 +81,7 @@ pub fn compile(
         offenders,
         tradeoff,
         datasets,
+        locations,
         reports: inputs.reports,
         baseline,
     }))

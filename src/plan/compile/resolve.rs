@@ -29,7 +29,7 @@ impl Lowering<'_> {
         if let Some(result) = self.baseline_metric(expr, scope, ctx) {
             return Some(result);
         }
-        self.dataset_path(expr, scope)
+        self.dataset_path(expr, scope, ctx)
             .map(|op| Some((op, Type::Any)))
     }
 
@@ -84,7 +84,12 @@ impl Lowering<'_> {
     }
 
     /// `gold.answer_json.claim` (or, in a key, `answer_json.claim`) as a static path.
-    pub(super) fn dataset_path(&mut self, expr: &Expr, scope: Scope<'_>) -> Option<DeclaredOp> {
+    pub(super) fn dataset_path(
+        &mut self,
+        expr: &Expr,
+        scope: Scope<'_>,
+        ctx: &ExprCtx<'_>,
+    ) -> Option<DeclaredOp> {
         let mut segments = Vec::new();
         let mut cursor = expr;
         loop {
@@ -113,6 +118,7 @@ impl Lowering<'_> {
                     return Some(Op::Input(DatasetPath {
                         dataset,
                         path: segments,
+                        at: self.at(ctx, expr.span),
                     }));
                 }
                 _ => return None,
@@ -134,7 +140,8 @@ impl Lowering<'_> {
         let spec = self.names.spec;
         if let Scope::Record(dataset) = scope {
             let path = vec![name.to_string()];
-            return Some((Op::Input(DatasetPath { dataset, path }), Type::Any));
+            let at = self.at(ctx, span);
+            return Some((Op::Input(DatasetPath { dataset, path, at }), Type::Any));
         }
         if let (
             "k",
@@ -163,7 +170,8 @@ impl Lowering<'_> {
                 if let Some(dataset) = self.dataset_index(name) {
                     let path = Vec::new();
                     let dataset = DeclaredDataset(dataset);
-                    return Some((Op::Input(DatasetPath { dataset, path }), Type::Any));
+                    let at = self.at(ctx, span);
+                    return Some((Op::Input(DatasetPath { dataset, path, at }), Type::Any));
                 }
                 if let Some(index) = self.names.derived(name) {
                     // Inside a metric's aggregate this is not a dependency between metrics.
