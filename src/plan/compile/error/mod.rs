@@ -6,6 +6,8 @@ use crate::base::diagnostic::{Kind, Words};
 use crate::base::suggest::{suggestion, suggestion_or};
 use crate::base::types::Type;
 
+mod codes;
+
 /// Where an unknown name was written, for what the error suggests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NameScope {
@@ -282,72 +284,7 @@ fn names(list: &[String]) -> impl Iterator<Item = &str> {
 
 impl Kind for CompileError {
     fn code(&self) -> &'static str {
-        use CompileError as E;
-        match self {
-            E::UnknownParamOverride { .. } => "unknown_param_override",
-            E::BadParamOverride { .. } => "bad_param_override",
-            E::NameClash { .. } => "name_clash",
-            E::ReservedName { .. } => "reserved_name",
-            E::LabelNameTaken { .. } => "label_name_taken",
-            E::DuplicateMetric { .. } => "duplicate_metric",
-            E::ParamMetricClash { .. } => "param_metric_clash",
-            E::ItemsNotADataset { .. } => "items_not_a_dataset",
-            E::UnknownName { .. } => "unknown_name",
-            E::UnknownExplicitParam { .. } => "unknown_param",
-            E::BaselineOutsideGate => "baseline_outside_gate",
-            E::UnknownBaselineMetric { .. } => "unknown_baseline_metric",
-            E::Syntax { .. } => "syntax",
-            E::FieldOfNonObject { .. } => "field_of_non_object",
-            E::BadIndex { .. } => "bad_index",
-            E::NotNeedsBool { .. } => "not_needs_bool",
-            E::NegNeedsNumber { .. } => "neg_needs_number",
-            E::LogicNeedsBools { .. } => "logic_needs_bools",
-            E::CannotCompare { .. } => "cannot_compare",
-            E::InNeedsList { .. } => "in_needs_list",
-            E::CannotAdd { .. } => "cannot_add",
-            E::ArithmeticNeedsNumbers { .. } => "arithmetic_needs_numbers",
-            E::WhereOnNonAggregate { .. } => "where_on_non_aggregate",
-            E::UnknownFunction { .. } => "unknown_function",
-            E::IfArity { .. } => "if_arity",
-            E::IfConditionNotBool { .. } => "if_condition_not_bool",
-            E::BuiltinArity { .. } => "arity",
-            E::BuiltinArgType { .. } => "argument_type",
-            E::RunStatScope { .. } => "run_stat_scope",
-            E::RunStatNeedsMetric { .. } => "run_stat_needs_metric",
-            E::RecordsOnlyInMetrics => "records_scope",
-            E::RecordsNeedsDataset { .. } => "records_needs_dataset",
-            E::NestedAggregate { .. } => "nested_aggregate",
-            E::AggregateScope { .. } => "aggregate_scope",
-            E::AggregateArity { .. } => "aggregate_arity",
-            E::PercentileLevel => "percentile_level",
-            E::WhereNotBool { .. } => "where_not_bool",
-            E::CountsNeedCondition { .. } => "counts_need_condition",
-            E::AggregateNeedsNumber { .. } => "aggregate_needs_number",
-            E::LabelNotBool { .. } => "label_not_bool",
-            E::UnknownOffenderShow { .. } => "unknown_offender_field",
-            E::OffendersWhenNotBool { .. } => "offenders_when_not_bool",
-            E::UnknownMatcherKind { .. } => "unknown_matcher_kind",
-            E::MissingMatcherInput { .. } => "missing_matcher_input",
-            E::MatcherInputNotExpression { .. } => "matcher_input_not_expression",
-            E::MatcherInputType { .. } => "matcher_input_type",
-            E::MissingMatcherOption { .. } => "missing_matcher_option",
-            E::UnknownMatcherKey { .. } => "unknown_matcher_key",
-            E::MatcherRejected { .. } => "matcher_rejected",
-            E::BadMatcherOption { .. } => "bad_matcher_option",
-            E::MetricNotNumber { .. } => "metric_not_number",
-            E::MixedRuns { .. } => "mixed_runs",
-            E::SummaryOfAcross { .. } => "summary_of_across",
-            E::UnknownTradeoffMetric { .. } => "unknown_tradeoff_metric",
-            E::TradeoffAcross { .. } => "tradeoff_across",
-            E::Cycle { .. } => "cycle",
-            E::GateNotBool { .. } => "gate_not_bool",
-            E::UnknownGateMetric { .. } => "unknown_gate_metric",
-            E::GateNeedsBetter { .. } => "gate_needs_better",
-            E::GateBoundNotNumber { .. } => "gate_bound_not_number",
-            E::BadSeverity { .. } => "bad_severity",
-            E::KeepOnLookup { .. } => "keep_on_lookup",
-            E::CheckNotBool { .. } => "check_not_bool",
-        }
+        self.code_name()
     }
 
     fn describe(&self) -> Words {
