@@ -190,3 +190,30 @@ fn a_blank_reason_an_edited_lock_and_a_lower_prerelease_are_refused() {
         "the lock is untouched"
     );
 }
+
+#[test]
+fn reports_that_would_be_dropped_or_written_nowhere_are_refused() {
+    let base = "name: t\nversion: 1.0.0\ndatasets:\n  gold: {format: jsonl, path: gold.jsonl, key: id}\nreports:\n";
+    check_refuses(
+        &format!("{base}  - {{template: ..}}\n"),
+        "template `..` not found",
+    );
+    check_refuses(
+        &format!("{base}  - {{template: .}}\n"),
+        "template `.` not found",
+    );
+    check_refuses(
+        &format!("{base}  - {{format: markdown, path: \"\"}}\n"),
+        "the report path `` leaves the output folder",
+    );
+}
+
+#[test]
+fn a_negative_drop_allowance_and_min_on_a_string_are_refused() {
+    let spec = "name: t\nversion: 1.0.0\ndatasets:\n  gold: {format: jsonl, path: gold.jsonl, key: id}\nmetrics:\n  n: {expr: count(), better: higher}\ngates:\n  g: {metric: n, max_drop: -5}\n";
+    check_refuses(spec, "`max_drop` must be at least 0, found -5");
+    let spec = "name: t\nversion: 1.0.0\ndatasets:\n  gold: {format: jsonl, path: gold.jsonl, key: id}\nmetrics:\n  n: {expr: count(), better: higher}\ngates:\n  g: {metric: n, max_drop_relative: -1}\n";
+    check_refuses(spec, "`max_drop_relative` must be at least 0, found -1");
+    let spec = "name: t\nversion: 1.0.0\ndatasets:\n  gold:\n    format: jsonl\n    path: gold.jsonl\n    key: id\n    schema:\n      id: {type: string, min: 3}\n";
+    check_refuses(spec, "`min` bounds numbers, but field `id` is string");
+}

@@ -74,6 +74,11 @@ pub fn resolve(spec: &Spec, formats: &[ReportFormat]) -> (ReportFiles, Templates
                 let (Some(dir), Some(name)) =
                     (full.parent(), full.file_name().and_then(|n| n.to_str()))
                 else {
+                    // `.`, `..` or `/`: a folder, not a template.
+                    let looked_for = full.display().to_string();
+                    files
+                        .errors
+                        .push(located(InputError::TemplateNotFound { path, looked_for }));
                     continue;
                 };
                 if !full.is_file() {
@@ -105,9 +110,11 @@ pub fn resolve(spec: &Spec, formats: &[ReportFormat]) -> (ReportFiles, Templates
                 (file, ReportPlanKind::Template(name.to_string()), false)
             }
         };
-        let contained = Path::new(&file)
-            .components()
-            .all(|c| matches!(c, Component::Normal(_)));
+        // An empty path names no file: it would be the output folder itself.
+        let contained = !file.is_empty()
+            && Path::new(&file)
+                .components()
+                .all(|c| matches!(c, Component::Normal(_)));
         let clash = out.iter().any(|(r, _)| r.file == file);
         if !contained || clash {
             let kind = if contained {

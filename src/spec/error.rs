@@ -4,6 +4,7 @@
 
 use crate::base::diagnostic::{Kind, Words};
 use crate::base::suggest::{suggestion, suggestion_or};
+use crate::spec::DataType;
 
 #[derive(Debug)]
 pub enum SpecError {
@@ -98,6 +99,10 @@ pub enum SpecError {
     },
     BadRule {
         found: &'static str,
+    },
+    MinOnNonNumber {
+        field: String,
+        ty: DataType,
     },
     UnknownDataType {
         text: String,
@@ -197,6 +202,7 @@ impl Kind for SpecError {
             E::NotAFieldPath { .. } => "not_a_field_path",
             E::RuleNoType { .. } => "rule_no_type",
             E::BadRule { .. } => "bad_rule",
+            E::MinOnNonNumber { .. } => "min_on_non_number",
             E::UnknownDataType { .. } => "unknown_data_type",
             E::BadRuns { .. } => "bad_runs",
             E::MatcherNoKind { .. } => "matcher_no_kind",
@@ -312,6 +318,10 @@ impl Kind for SpecError {
                 "a schema rule must be a type or a mapping, found {found}"
             ))
             .help("write `field: string`, `field: list<string>?` or `field: {type: string, nonempty: true}`"),
+            E::MinOnNonNumber { field, ty } => Words::new(format!(
+                "`min` bounds numbers, but field `{field}` is {ty}"
+            ))
+            .help("declare the field `number` or `integer`, or remove `min`"),
             E::UnknownDataType { text } => Words::new(format!("unknown data type `{text}`"))
                 .help("types: any, string, bool, number, integer, object, list, list<T>; add `?` for optional"),
             E::BadRuns { found } => Words::new(format!(

@@ -5,13 +5,13 @@
 
 use crate::base::types::Type;
 use crate::base::value::Value;
-use crate::ir::Op;
+use crate::ir::{evaluate_constant, Op};
 use crate::plan::compile::declared::{Declared, DeclaredMetric};
 use crate::plan::compile::error::CompileError as E;
 use crate::plan::compile::expr::{DeclaredOp, ExprCtx, Lowering, Scope};
 use crate::plan::compile::metrics::Metrics;
 use crate::plan::{GatePlan, GateRule, Severity, ShapePlan};
-use crate::spec::{self, Better, ExprText, GateRuleDecl, GateShapeDecl, SeveritySpec};
+use crate::spec::{self, Better, Change, ExprText, GateRuleDecl, GateShapeDecl, SeveritySpec};
 use crate::syntax::ExprKind;
 
 pub fn compile(lowering: &mut Lowering<'_>, metrics: &Metrics) -> Vec<GatePlan<Declared>> {
@@ -134,6 +134,23 @@ fn shaped_gate(
         .iter()
         .map(|(change, e)| bound(e).map(|op| (*change, op)))
         .collect();
+    // A drop allowance below zero would demand a gain: refuse it when it is known now.
+    for ((change, e), op) in shape.changes.iter().zip(&changes) {
+        let allowance = matches!(change, Change::MaxDrop | Change::MaxDropRelative);
+        if let (true, Some((_, op))) = (allowance, op) {
+            if let Some(Ok(Value::Number(x))) =
+                constant(op.clone()).map(|op| evaluate_constant(&op))
+            {
+                if x < 0.0 {
+                    let kind = E::NegativeAllowance {
+                        change: change.keyword(),
+                        value: x,
+                    };
+                    lowering.report(kind, e.whole());
+                }
+            }
+        }
+    }
     let threshold = threshold.map_or(Some(None), |t| t.map(Some))?;
     let warn_threshold = warn_threshold.map_or(Some(None), |t| t.map(Some))?;
     let changes: Vec<_> = changes.into_iter().collect::<Option<_>>()?;

@@ -291,6 +291,13 @@ impl Loader {
                 None => (text.trim().to_string(), false),
             };
             match parse_data_type(&text) {
+                // `min` bounds numbers; on any other type it would be ignored.
+                Some(ty)
+                    if min.is_some() && !matches!(ty, DataType::Number | DataType::Integer) =>
+                {
+                    let kind = SpecError::MinOnNonNumber { field, ty };
+                    self.report(kind, locate(type_node, &rule_path));
+                }
                 Some(ty) => rules.push(FieldRule {
                     path: field_path,
                     each,

@@ -66,6 +66,7 @@ impl CompileError {
             E::GateNotBool { .. } => "gate_not_bool",
             E::UnknownGateMetric { .. } => "unknown_gate_metric",
             E::GateNeedsBetter { .. } => "gate_needs_better",
+            E::NegativeAllowance { .. } => "negative_allowance",
             E::GateBoundNotNumber { .. } => "gate_bound_not_number",
             E::BadSeverity { .. } => "bad_severity",
             E::KeepOnLookup { .. } => "keep_on_lookup",

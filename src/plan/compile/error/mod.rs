@@ -255,6 +255,10 @@ pub enum CompileError {
     GateNeedsBetter {
         metric: String,
     },
+    NegativeAllowance {
+        change: &'static str,
+        value: f64,
+    },
     GateBoundNotNumber {
         found: Type,
     },
@@ -573,6 +577,10 @@ impl Kind for CompileError {
             .help(format!(
                 "add `better: higher` (or `lower`) to metric `{metric}` or to this gate"
             )),
+            E::NegativeAllowance { change, value } => Words::new(format!(
+                "`{change}` must be at least 0, found {value}"
+            ))
+            .help("it is how far the metric may move in its bad direction; to demand a gain, use `min_gain`"),
             E::GateBoundNotNumber { found } => {
                 Words::new(format!("a gate bound must be a number, found {found}"))
                     .help("write a number such as `0.8`, or a param")
