@@ -5,7 +5,7 @@ use crate::commands::{cli, exit, fail, print};
 use crate::diff as compare;
 
 pub fn diff(args: &cli::DiffArgs) -> i32 {
-    let load = |path: &std::path::Path| compare::Run::load(path);
+    let load = |path: &std::path::Path| compare::Side::load(path);
     let (old, new) = match (load(&args.old), load(&args.new)) {
         (Ok(old), Ok(new)) => (old, new),
         (old, new) => {

@@ -19,17 +19,17 @@ pub use render::{json, markdown, text};
 /// Changes smaller than this fraction of the values' size are rounding, not moves.
 const SLACK: f64 = 1e-9;
 
-/// A run as `diff` sees it: its report and, when beside it, its items.
-pub struct Run {
+/// One side of a diff: a prior report and, when beside it, its items.
+pub struct Side {
     pub prior: PriorReport,
     pub items: Option<Vec<PriorItem>>,
 }
 
-impl Run {
-    pub fn load(path: &Path) -> Result<Run, Diagnostic> {
+impl Side {
+    pub fn load(path: &Path) -> Result<Side, Diagnostic> {
         let prior = PriorReport::load(path)?;
         let items = prior.items()?;
-        Ok(Run { prior, items })
+        Ok(Side { prior, items })
     }
 }
 
@@ -189,7 +189,7 @@ fn union<T>(old: &NameMap<T>, new: &NameMap<T>) -> Vec<String> {
     all
 }
 
-pub fn compare(old: &Run, new: &Run) -> Comparison {
+pub fn compare(old: &Side, new: &Side) -> Comparison {
     let (a, b) = (&old.prior.report, &new.prior.report);
     let spec = SpecChange {
         old: spec_id(a),
