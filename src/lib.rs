@@ -23,6 +23,7 @@ pub mod plan;
 pub mod ranking;
 pub mod report;
 pub mod schema;
+pub mod shell;
 pub mod source;
 pub mod spans;
 pub mod spec;
@@ -77,6 +78,8 @@ where
             print(schema::SCHEMA);
             exit::PASS
         }
+        Command::Completions(args) => shell::completions(&args),
+        Command::Man(args) => shell::man(&args),
     }
 }
 
