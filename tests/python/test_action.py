@@ -35,6 +35,7 @@ class Outcome:
     outputs: Dict[str, Dict[str, str]] = field(default_factory=dict)
     ran: List[str] = field(default_factory=list)
     skipped: List[str] = field(default_factory=list)
+    stood_in: List[str] = field(default_factory=list)
     uploads: List[Dict[str, str]] = field(default_factory=list)
     failed: Optional[str] = None
     exit_code: int = 0
@@ -93,7 +94,9 @@ def read_outputs(path: Path) -> Dict[str, str]:
 
 
 def run_action(workspace: Path, inputs: Dict[str, str], temp: Path, event: str = "pull_request",
-               env: Optional[Dict[str, str]] = None) -> Outcome:
+               env: Optional[Dict[str, str]] = None, install: bool = True) -> Outcome:
+    """Runs action.yml's steps; `install=False` stands in for the install step with
+    the evalspec this test runs under (its own test installs from the wheel)."""
     declared = ACTION["inputs"]
     unknown = set(inputs) - set(declared)
     assert not unknown, f"not inputs of action.yml: {unknown}"
@@ -124,6 +127,10 @@ def run_action(workspace: Path, inputs: Dict[str, str], temp: Path, event: str =
         condition = str(step.get("if", "success()"))
         if not evaluate(condition, context, outcome.failed is not None):
             outcome.skipped.append(name)
+            continue
+        if not install and str(step.get("run", "")).endswith('/install.sh"'):
+            path_file.write_text(f"{Path(sys.executable).parent}\n")
+            outcome.stood_in.append(name)
             continue
         if "uses" in step:
             outcome.uploads.append({k: substitute(str(v), context, False) for k, v in step.get("with", {}).items()})
@@ -193,15 +200,15 @@ def test_a_passing_run_on_a_pull_request(workspace: Path, tmp_path: Path, wheel:
     assert body == "<!-- evalspec-diff: evalspec.yaml -->\n### evalspec: `evalspec.yaml` against the baseline\n\n" + expected_diff
 
 
-def test_a_failing_gate_fails_the_action_after_the_reports(workspace: Path, tmp_path: Path, wheel: str):
+def test_a_failing_gate_fails_the_action_after_the_reports(workspace: Path, tmp_path: Path):
     temp = tmp_path / "runner"
     temp.mkdir()
     comment = tmp_path / "comment.md"
     spec = (workspace / "evalspec.yaml").read_text()
     params = re.findall(r"^  (\w+):\s*\{[^}]*type:\s*number", spec, re.MULTILINE)
     assert params, spec
-    outcome = run_action(workspace, {"spec": "evalspec.yaml", "baseline": "baseline", "install": wheel,
-                                     "params": "\n".join(f"{p}=1.5" for p in params) + "\n"}, temp,
+    outcome = run_action(workspace, {"spec": "evalspec.yaml", "baseline": "baseline",
+                                     "params": "\n".join(f"{p}=1.5" for p in params) + "\n"}, temp, install=False,
                          env={"EVALSPEC_COMMENT_FILE": str(comment)})
     assert outcome.outputs["run"]["exit-code"] == "1", outcome.logs
     assert outcome.outputs["run"]["passed"] == "false"
@@ -211,23 +218,23 @@ def test_a_failing_gate_fails_the_action_after_the_reports(workspace: Path, tmp_
     assert "FAIL" in outcome.summary or "✗" in outcome.summary
 
 
-def test_fail_on_gate_false_lets_a_failed_gate_pass(workspace: Path, tmp_path: Path, wheel: str):
+def test_fail_on_gate_false_lets_a_failed_gate_pass(workspace: Path, tmp_path: Path):
     temp = tmp_path / "runner"
     temp.mkdir()
     spec = (workspace / "evalspec.yaml").read_text()
     params = re.findall(r"^  (\w+):\s*\{[^}]*type:\s*number", spec, re.MULTILINE)
-    outcome = run_action(workspace, {"spec": "evalspec.yaml", "install": wheel, "fail-on-gate": "false",
-                                     "params": f"{params[0]}=1.5"}, temp)
+    outcome = run_action(workspace, {"spec": "evalspec.yaml", "fail-on-gate": "false",
+                                     "params": f"{params[0]}=1.5"}, temp, install=False)
     assert outcome.outputs["run"]["exit-code"] == "1"
     assert outcome.failed is None, outcome.logs
 
 
-def test_an_error_fails_the_action_with_the_diagnostics_in_the_summary(workspace: Path, tmp_path: Path, wheel: str):
+def test_an_error_fails_the_action_with_the_diagnostics_in_the_summary(workspace: Path, tmp_path: Path):
     temp = tmp_path / "runner"
     temp.mkdir()
     comment = tmp_path / "comment.md"
-    outcome = run_action(workspace, {"spec": "evalspec.yaml", "baseline": "baseline", "install": wheel,
-                                     "datasets": "nosuch=data/gold.jsonl"}, temp,
+    outcome = run_action(workspace, {"spec": "evalspec.yaml", "baseline": "baseline",
+                                     "datasets": "nosuch=data/gold.jsonl"}, temp, install=False,
                          env={"EVALSPEC_COMMENT_FILE": str(comment)})
     assert outcome.outputs["run"]["exit-code"] == "2"
     assert outcome.failed == "Gate" and outcome.exit_code == 2
@@ -237,17 +244,18 @@ def test_an_error_fails_the_action_with_the_diagnostics_in_the_summary(workspace
     assert "error: `--dataset nosuch=…`: the spec has no dataset `nosuch`" in outcome.summary
 
 
-def test_no_baseline_no_diff_and_not_a_pull_request_no_comment(workspace: Path, tmp_path: Path, wheel: str):
+def test_no_baseline_no_diff_and_not_a_pull_request_no_comment(workspace: Path, tmp_path: Path):
     temp = tmp_path / "runner"
     temp.mkdir()
-    outcome = run_action(workspace, {"spec": "evalspec.yaml", "install": wheel}, temp, event="push")
+    outcome = run_action(workspace, {"spec": "evalspec.yaml"}, temp, install=False, event="push")
     assert outcome.failed is None, outcome.logs
     assert outcome.skipped == ["Diff against the baseline"]
+    assert outcome.stood_in == ["Install evalspec"]
     # On a push with a baseline: the diff goes to the summary, no comment is posted.
     temp2 = tmp_path / "runner2"
     temp2.mkdir()
-    outcome = run_action(workspace, {"spec": "evalspec.yaml", "install": wheel, "baseline": "baseline"},
-                         temp2, event="push")
+    outcome = run_action(workspace, {"spec": "evalspec.yaml", "baseline": "baseline"},
+                         temp2, event="push", install=False)
     assert "not a pull request: no comment" in outcome.logs["Diff against the baseline"]
     assert "Diff against the baseline" in outcome.summary
 
