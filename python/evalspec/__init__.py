@@ -23,9 +23,9 @@ from ._errors import (
 from ._evalspec import __version__
 
 # Public classes print as `evalspec.Report`, `evalspec.SpecError`, ...
-for _public in (Diff, Gate, Plan, Report, Diagnostic):
-    _public.__module__ = __name__
-for _public in (EvalspecError, SpecError, DataError, GateFailure, InternalError):
+_public: type
+for _public in (Diff, Gate, Plan, Report, Diagnostic, EvalspecError, SpecError, DataError,
+                GateFailure, InternalError):
     _public.__module__ = __name__
 del _public
 

@@ -46,12 +46,12 @@ class Gate:
 
     @property
     def name(self) -> str:
-        return self._data["name"]
+        return str(self._data["name"])
 
     @property
     def status(self) -> str:
         """`pass`, `warn` or `fail`."""
-        return self._data["status"]
+        return str(self._data["status"])
 
     @property
     def passed(self) -> bool:
@@ -59,7 +59,7 @@ class Gate:
 
     @property
     def severity(self) -> str:
-        return self._data["severity"]
+        return str(self._data["severity"])
 
     @property
     def expr(self) -> Optional[str]:
@@ -89,7 +89,7 @@ class Gate:
         return self._data.get("run")
 
     def to_dict(self) -> Dict[str, Any]:
-        return json.loads(json.dumps(self._data))
+        return _copy(self._data)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Gate) and other._data == self._data
@@ -150,7 +150,8 @@ class Report:
 
     def to_dict(self) -> Dict[str, Any]:
         """report.json's content (a fresh copy each call)."""
-        return json.loads(self._text)
+        data: Dict[str, Any] = json.loads(self._text)
+        return data
 
     def raise_for_gates(self) -> "Report":
         """Raises `GateFailure` when a `fail` gate failed; returns the report otherwise."""
@@ -212,7 +213,7 @@ class Diff:
         return bool(self._data["unchanged"])
 
     def to_dict(self) -> Dict[str, Any]:
-        return json.loads(json.dumps(self._data))
+        return _copy(self._data)
 
     def __str__(self) -> str:
         return self.text
@@ -332,6 +333,11 @@ def diff(old: Union[PathLike, Report], new: Union[PathLike, Report]) -> Diff:
 
 
 # ---------------------------------------------------------------------------- helpers
+
+
+def _copy(data: Dict[str, Any]) -> Dict[str, Any]:
+    copied: Dict[str, Any] = json.loads(json.dumps(data))
+    return copied
 
 
 def _invoke(argv: List[str]) -> Tuple[int, str, str]:

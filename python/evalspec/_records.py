@@ -29,7 +29,7 @@ import os
 import re
 import uuid
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, Mapping, Optional
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _FORMATS = {"jsonl": ".jsonl", "json": ".json"}
@@ -124,12 +124,13 @@ def _arrow_rows(value: object) -> Optional[Iterator[Dict[str, Any]]]:
     if from_stream is not None:
         reader = from_stream(value)
 
-        def rows() -> Iterator[Dict[str, Any]]:
+        def batches() -> Iterator[Dict[str, Any]]:
             for batch in reader:
                 yield from batch.to_pylist()
 
-        return rows()
-    return iter(pyarrow.table(value).to_pylist())
+        return batches()
+    rows: List[Dict[str, Any]] = pyarrow.table(value).to_pylist()
+    return iter(rows)
 
 
 def _list_of(records: object, name: str, how: str) -> Iterable[Any]:

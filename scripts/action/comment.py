@@ -114,6 +114,7 @@ def main() -> int:
         Path(dry_run).write_text(text, encoding="utf-8")
         print(f"comment for pull request {number} written to {dry_run}")
         return 0
+    assert number is not None
     try:
         print(post_or_update(text, spec, number))
     except (OSError, ValueError) as error:  # urllib's HTTPError and URLError are OSErrors

@@ -3,6 +3,7 @@ type-check a program that uses the API."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -54,3 +55,14 @@ except evalspec.SpecError as error:
     assert done.returncode == 1
     assert 'Unexpected keyword argument "outt"' in done.stdout
     assert 'Incompatible types in assignment (expression has type "str", variable has type "int")' in done.stdout
+
+
+def test_the_package_and_the_action_script_pass_mypy_strict():
+    """The sources in the repository (the wheel's .py files are these)."""
+    repo = Path(__file__).resolve().parents[2]
+    sources = sorted(str(p.relative_to(repo)) for p in (repo / "python/evalspec").glob("*.py"))
+    sources.append("scripts/action/comment.py")
+    assert len(sources) >= 8
+    done = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", f"--cache-dir={os.devnull}", *sources],
+                          capture_output=True, text=True, cwd=repo)
+    assert done.returncode == 0, done.stdout
