@@ -128,7 +128,7 @@ def test_the_gil_is_released_while_scoring(tmp_path: Path):
     sees is far shorter than the run."""
     gold, trace = tmp_path / "gold.jsonl", tmp_path / "trace.jsonl"
     with gold.open("w") as g, trace.open("w") as t:
-        for i in range(20_000):
+        for i in range(40_000):
             qid = f"q{i}"
             g.write(json.dumps({"qid": qid, "question": f"question {i}?", "answerable": i % 3 != 0,
                                 "gold_claim_substr": ["alpha beta"], "gold_citations": [f"d{i}#1"]}) + "\n")
@@ -150,7 +150,7 @@ def test_the_gil_is_released_while_scoring(tmp_path: Path):
     elapsed = time.perf_counter() - start
     done.set()
     ticker.join()
-    assert report.to_dict()["scored"] == 20_000
+    assert report.to_dict()["scored"] == 40_000
     during = [t for t in ticks if start <= t <= start + elapsed]
     gaps = [b - a for a, b in zip(during, during[1:])]
     assert elapsed > 0.1, f"the run took {elapsed:.3f}s: too short to tell"
