@@ -43,6 +43,10 @@ pub enum Command {
     Init(InitArgs),
     /// Print the JSON Schema of the spec format (for editors and CI).
     Schema,
+    /// Print a shell completion script (bash, zsh, fish, powershell or elvish).
+    Completions(crate::commands::shell::CompletionsArgs),
+    /// Print the man page (roff), or write one page per command into --dir.
+    Man(crate::commands::shell::ManArgs),
 }
 
 #[derive(Debug, Args)]

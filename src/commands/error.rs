@@ -18,6 +18,10 @@ pub enum CommandError {
         path: String,
         error: String,
     },
+    ManCannotWrite {
+        dir: String,
+        error: String,
+    },
 }
 
 impl Kind for CommandError {
@@ -26,6 +30,7 @@ impl Kind for CommandError {
             CommandError::NotFrozen { .. } => "not_frozen",
             CommandError::InitFileExists { .. } => "init_file_exists",
             CommandError::InitCannotWrite { .. } => "init_cannot_write",
+            CommandError::ManCannotWrite { .. } => "man_cannot_write",
         }
     }
 
@@ -39,6 +44,9 @@ impl Kind for CommandError {
                 .help("init writes only into a folder without these files; pick another DIR"),
             CommandError::InitCannotWrite { path, error } => {
                 Words::new(format!("cannot write `{path}`: {error}"))
+            }
+            CommandError::ManCannotWrite { dir, error } => {
+                Words::new(format!("cannot write the man pages into `{dir}`: {error}"))
             }
         }
     }

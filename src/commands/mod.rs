@@ -11,6 +11,7 @@ mod explain;
 mod freeze;
 pub mod init;
 mod run;
+pub mod shell;
 mod verify;
 
 use std::io::Write;
@@ -32,6 +33,8 @@ pub fn dispatch(command: Command) -> i32 {
         Command::Verify(args) => verify::verify(&args),
         Command::Explain(args) => explain::explain(&args),
         Command::Init(args) => init::init(&args.dir),
+        Command::Completions(args) => shell::completions(&args),
+        Command::Man(args) => shell::man(&args),
         Command::Schema => {
             print(spec::json_schema::SCHEMA);
             exit::PASS

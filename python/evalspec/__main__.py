@@ -1,0 +1,6 @@
+"""`python -m evalspec ...` is the `evalspec` command."""
+
+from ._cli import main
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,231 @@
+"""In-memory datasets: records given in Python are written to the file the spec's
+dataset reads (JSON Lines, or one JSON array for `format: json`), and the engine
+reads that file, exactly as it reads one given with `--dataset NAME=PATH`.
+
+A dataset may be given as
+
+- a path (`str` or `os.PathLike`): read from there, as on the command line;
+- a list (or any iterable) of mappings: one record each;
+- an object with the Arrow C stream interface (`__arrow_c_stream__`: a pandas or
+  polars DataFrame, a pyarrow Table), read through pyarrow when it is installed;
+- an object with `to_dicts()` (polars) or `to_dict("records")` (pandas);
+- a mapping of run name to any of the above, for a dataset read as several runs
+  (`runs:`): one file per run, named after it.
+
+Values become JSON: numpy scalars and arrays as numbers and lists, dates and times
+in ISO 8601, NaN (pandas' missing value) and pandas' NA and NaT as null. Anything
+else that JSON cannot hold (an infinite number, bytes, an object) is a TypeError or
+ValueError naming the dataset and the record.
+"""
+
+from __future__ import annotations
+
+import datetime
+import importlib
+import decimal
+import json
+import math
+import os
+import re
+import uuid
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_FORMATS = {"jsonl": ".jsonl", "json": ".json"}
+
+
+def is_path(value: object) -> bool:
+    return isinstance(value, (str, os.PathLike))
+
+
+def write_dataset(value: object, name: str, format: Optional[str], directory: Path) -> Path:
+    """Writes the dataset `name` given in memory under `directory`; returns the path
+    (a file, or a folder of runs) to pass as `--dataset NAME=PATH`."""
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ValueError(f"dataset name {name!r} is not a name (letters, digits, _)")
+    format = format or "jsonl"
+    if format not in _FORMATS:
+        raise ValueError(
+            f"dataset `{name}` is read as {format}: records given in memory need a "
+            f"jsonl or json dataset; pass a path to a {format} file instead"
+        )
+    directory.mkdir(parents=True, exist_ok=True)
+    if isinstance(value, Mapping):
+        return _write_runs(value, name, format, directory / name)
+    path = directory / f"{name}{_FORMATS[format]}"
+    _write_records(_records(value, name), name, format, path)
+    return path
+
+
+def _write_runs(runs: Mapping[Any, Any], name: str, format: str, folder: Path) -> Path:
+    if not runs:
+        raise ValueError(f"dataset `{name}`: no runs given")
+    suffix = _FORMATS[format]
+    if folder.exists():
+        # Only files this function wrote before are replaced.
+        stale = list(folder.iterdir())
+        strangers = [p for p in stale if not (p.is_file() and p.suffix == suffix)]
+        if strangers:
+            raise ValueError(
+                f"dataset `{name}`: {folder} holds other files ({strangers[0].name}); "
+                "choose another `out` folder"
+            )
+        for path in stale:
+            path.unlink()
+    folder.mkdir(parents=True, exist_ok=True)
+    for run, records in runs.items():
+        if (
+            not isinstance(run, str)
+            or not run
+            or run.startswith(".")
+            or any(c in run for c in "/\\\0")
+        ):
+            raise ValueError(
+                f"dataset `{name}`: run name {run!r} cannot be a file name "
+                "(a non-empty string without / or \\, not starting with .)"
+            )
+        label = f"{name}[{run!r}]"
+        _write_records(_records(records, label), label, format, folder / f"{run}{suffix}")
+    return folder
+
+
+def _records(value: object, name: str) -> Iterable[Any]:
+    if is_path(value) or isinstance(value, (bytes, bytearray, Mapping)):
+        raise TypeError(
+            f"dataset `{name}`: expected records (a list of dicts, a DataFrame), "
+            f"found {type(value).__name__}"
+        )
+    if hasattr(value, "__arrow_c_stream__"):
+        rows = _arrow_rows(value)
+        if rows is not None:
+            return rows
+    to_dicts = getattr(value, "to_dicts", None)
+    if callable(to_dicts):
+        return _list_of(to_dicts(), name, "to_dicts()")
+    to_dict = getattr(value, "to_dict", None)
+    if callable(to_dict):
+        return _list_of(to_dict("records"), name, 'to_dict("records")')
+    if isinstance(value, Iterable):
+        return value
+    raise TypeError(
+        f"dataset `{name}`: expected a path or records (a list of dicts, a DataFrame), "
+        f"found {type(value).__name__}"
+    )
+
+
+def _arrow_rows(value: object) -> Optional[Iterator[Dict[str, Any]]]:
+    """Rows through the Arrow C stream interface, a batch at a time; None without pyarrow."""
+    try:
+        pyarrow = importlib.import_module("pyarrow")
+    except ImportError:
+        return None
+    from_stream = getattr(pyarrow.RecordBatchReader, "from_stream", None)
+    if from_stream is not None:
+        reader = from_stream(value)
+
+        def batches() -> Iterator[Dict[str, Any]]:
+            for batch in reader:
+                yield from batch.to_pylist()
+
+        return batches()
+    rows: List[Dict[str, Any]] = pyarrow.table(value).to_pylist()
+    return iter(rows)
+
+
+def _list_of(records: object, name: str, how: str) -> Iterable[Any]:
+    if not isinstance(records, list):
+        raise TypeError(
+            f"dataset `{name}`: {how} gave {type(records).__name__}, not a list of records"
+        )
+    return records
+
+
+def _write_records(records: Iterable[Any], name: str, format: str, path: Path) -> None:
+    def encoded() -> Iterator[str]:
+        for number, record in enumerate(records, start=1):
+            if not isinstance(record, Mapping):
+                raise TypeError(
+                    f"dataset `{name}`: record {number} is {type(record).__name__}, "
+                    "not a mapping of field names to values"
+                )
+            yield _encode(record, lambda: f"dataset `{name}`: record {number}")
+
+    with open(path, "w", encoding="utf-8", newline="\n") as file:
+        if format == "jsonl":
+            for line in encoded():
+                file.write(line)
+                file.write("\n")
+        else:
+            # One record per line, so that an error's line number finds it.
+            file.write("[")
+            for number, line in enumerate(encoded()):
+                file.write(",\n" if number else "\n")
+                file.write(line)
+            file.write("\n]\n")
+
+
+def _encode(record: Mapping[Any, Any], where: Callable[[], str]) -> str:
+    try:
+        return json.dumps(
+            record, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_plain_one
+        )
+    except (ValueError, TypeError):
+        # NaN, or a value JSON cannot hold: convert it field by field, to say which.
+        return json.dumps(
+            _plain(record, where, ""),
+            ensure_ascii=False,
+            separators=(",", ":"),
+            allow_nan=False,
+        )
+
+
+def _plain(value: Any, where: Callable[[], str], field: str) -> Any:
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        if math.isnan(value):
+            return None
+        if math.isinf(value):
+            raise ValueError(f"{where()}: `{field}` is {value}, which JSON cannot hold")
+        return value
+    if isinstance(value, Mapping):
+        plain = {}
+        for key, item in value.items():
+            if isinstance(key, (int, float)) or key is None:
+                key = json.dumps(key)  # as `json` writes such keys: 1 -> "1"
+            if not isinstance(key, str):
+                raise TypeError(
+                    f"{where()}: field name {key!r} is {type(key).__name__}, not a string"
+                )
+            plain[key] = _plain(item, where, f"{field}.{key}" if field else key)
+        return plain
+    if isinstance(value, (list, tuple)):
+        return [_plain(item, where, f"{field}[{i}]") for i, item in enumerate(value)]
+    try:
+        converted = _plain_one(value)
+    except TypeError as error:
+        raise TypeError(f"{where()}: `{field}`: {error}") from None
+    return _plain(converted, where, field)
+
+
+def _plain_one(value: Any) -> Any:
+    """A JSON-ready value for one that `json` does not know (its `default=`)."""
+    kind = type(value)
+    if kind.__name__ in ("NAType", "NaTType"):  # pandas' missing values
+        return None
+    if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if isinstance(value, (set, frozenset)):
+        return sorted(value)
+    module = kind.__module__ or ""
+    if module.startswith("numpy"):
+        if hasattr(value, "tolist"):  # arrays and scalars alike
+            return value.tolist()
+    if module.startswith("pandas") and hasattr(value, "isoformat"):
+        return value.isoformat()
+    raise TypeError(f"{kind.__name__} values cannot be written as JSON")

@@ -1,0 +1,171 @@
+"""Records in memory are scored exactly as the same records in files: lists of
+dicts, pandas and polars DataFrames, runs, and `format: json` datasets."""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import json
+from pathlib import Path
+
+import pandas as pd
+import polars as pl
+import pytest
+
+import evalspec
+from conftest import REPO, strip_dataset_files
+
+PRECISION = REPO / "specs/rag-precision.yaml"
+PRECISION_DATA = REPO / "specs/data/rag-precision"
+
+
+def records(path: Path) -> list:
+    if path.suffix == ".json":
+        return json.loads(path.read_text())
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def by_file(spec: Path, tmp_path: Path, **kwargs) -> dict:
+    report = evalspec.run(spec, out=tmp_path / "from-files", formats=["items"], **kwargs)
+    return strip_dataset_files(report.to_dict())
+
+
+def test_lists_of_dicts_equal_files(tmp_path: Path):
+    gold, trace = records(PRECISION_DATA / "gold.jsonl"), records(PRECISION_DATA / "trace.jsonl")
+    report = evalspec.run(PRECISION, datasets={"gold": gold, "trace": trace}, out=tmp_path / "mem", formats=["items"])
+    assert strip_dataset_files(report.to_dict()) == by_file(PRECISION, tmp_path)
+    assert (tmp_path / "mem/items.jsonl").read_bytes() == (tmp_path / "from-files/items.jsonl").read_bytes()
+    # The records are kept beside the report, which names them.
+    datasets = report.to_dict()["datasets"]
+    assert datasets["gold"]["path"] == str(tmp_path / "mem/inputs/gold.jsonl")
+    assert records(tmp_path / "mem/inputs/gold.jsonl") == gold
+    assert datasets["gold"]["records"] == len(gold)
+
+
+def test_paths_and_records_mix(tmp_path: Path):
+    trace = records(PRECISION_DATA / "trace.jsonl")
+    report = evalspec.run(
+        PRECISION,
+        datasets={"gold": PRECISION_DATA / "gold.jsonl", "trace": trace},
+        out=tmp_path / "mem",
+        formats=["items"],
+    )
+    assert strip_dataset_files(report.to_dict()) == by_file(PRECISION, tmp_path)
+    assert report.to_dict()["datasets"]["gold"]["path"] == str(PRECISION_DATA / "gold.jsonl")
+
+
+@pytest.mark.parametrize("frame", ["pandas", "polars"])
+def test_dataframes_equal_files(frame: str, tmp_path: Path):
+    make = pd.DataFrame if frame == "pandas" else pl.DataFrame
+    gold = make(records(PRECISION_DATA / "gold.jsonl"))
+    trace = make(records(PRECISION_DATA / "trace.jsonl"))
+    report = evalspec.run(PRECISION, datasets={"gold": gold, "trace": trace}, out=tmp_path / "mem", formats=["items"])
+    assert strip_dataset_files(report.to_dict()) == by_file(PRECISION, tmp_path)
+
+
+@pytest.mark.parametrize("frame", ["pandas", "polars"])
+def test_dataframes_without_pyarrow(frame: str, tmp_path: Path, monkeypatch):
+    """Without pyarrow, pandas is read with to_dict("records"), polars with to_dicts()."""
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_pyarrow(name, *args, **kwargs):
+        if name == "pyarrow":
+            raise ImportError("no pyarrow here")
+        return real_import(name, *args, **kwargs)
+
+    make = pd.DataFrame if frame == "pandas" else pl.DataFrame
+    gold = make(records(PRECISION_DATA / "gold.jsonl"))
+    trace = make(records(PRECISION_DATA / "trace.jsonl"))
+    monkeypatch.setattr(builtins, "__import__", no_pyarrow)
+    report = evalspec.run(PRECISION, datasets={"gold": gold, "trace": trace}, out=tmp_path / "mem", formats=["items"])
+    monkeypatch.undo()
+    assert strip_dataset_files(report.to_dict()) == by_file(PRECISION, tmp_path)
+
+
+def test_a_json_array_dataset_in_memory(tmp_path: Path):
+    spec = REPO / "specs/rag-quality-report.yaml"
+    data = REPO / "specs/data/rag-quality-report"
+    qaset = pd.DataFrame(records(data / "qaset.json"))
+    report = evalspec.run(spec, datasets={"qaset": qaset, "trace": records(data / "trace.jsonl")}, out=tmp_path / "mem", formats=["items"])
+    assert strip_dataset_files(report.to_dict()) == by_file(spec, tmp_path)
+    assert report.to_dict()["datasets"]["qaset"]["format"] == "json"
+    assert (tmp_path / "mem/inputs/qaset.json").read_text().startswith("[\n{")
+    assert (tmp_path / "mem/report.md").read_bytes() == (tmp_path / "from-files/report.md").read_bytes()
+
+
+def test_runs_in_memory(tmp_path: Path):
+    spec = REPO / "specs/operational.yaml"
+    runs_dir = REPO / "specs/data/operational/runs"
+    runs = {p.stem: pl.DataFrame(records(p)) for p in sorted(runs_dir.glob("*.jsonl"))}
+    assert list(runs) == ["seed-1", "seed-2", "seed-3"]
+    report = evalspec.run(spec, datasets={"trace": runs}, out=tmp_path / "mem", formats=["items"])
+    assert strip_dataset_files(report.to_dict()) == by_file(spec, tmp_path)
+    # Running again with other runs replaces the files written before.
+    two = {k: runs[k] for k in ("seed-1", "seed-2")}
+    again = evalspec.run(spec, datasets={"trace": two}, out=tmp_path / "mem")
+    assert list(again.to_dict()["datasets"]["trace"]["runs"]) == ["seed-1", "seed-2"]
+
+
+def test_records_are_written_as_json(tmp_path: Path):
+    import numpy as np
+
+    gold = records(PRECISION_DATA / "gold.jsonl")
+    gold[0]["extra"] = {
+        "when": datetime.date(2024, 5, 1),
+        "at": datetime.datetime(2024, 5, 1, 12, 30),
+        "count": np.int64(3),
+        "share": np.float32(0.5),
+        "price": decimal.Decimal("2.50"),
+        "whole": decimal.Decimal("7"),
+        "vector": np.array([1, 2]),
+        "missing": float("nan"),
+        "na": pd.NA,
+    }
+    evalspec.run(PRECISION, datasets={"gold": gold}, out=tmp_path / "out")
+    written = json.loads((tmp_path / "out/inputs/gold.jsonl").read_text().splitlines()[0])
+    assert written["extra"] == {
+        "when": "2024-05-01",
+        "at": "2024-05-01T12:30:00",
+        "count": 3,
+        "share": 0.5,
+        "price": 2.5,
+        "whole": 7,
+        "vector": [1, 2],
+        "missing": None,
+        "na": None,
+    }
+
+
+@pytest.mark.parametrize(
+    "value, error, message",
+    [
+        ([1, 2], TypeError, "dataset `gold`: record 1 is int, not a mapping"),
+        ([{"qid": float("inf")}], ValueError, "dataset `gold`: record 1: `qid` is inf"),
+        ([{"qid": b"bytes"}], TypeError, "dataset `gold`: record 1: `qid`: bytes values cannot be written as JSON"),
+        ([{(1, 2): "x", "y": float("nan")}], TypeError, "field name (1, 2) is tuple"),
+        (42, TypeError, "dataset `gold`: expected a path or records"),
+        ({"../x": []}, ValueError, "run name '../x' cannot be a file name"),
+        ({}, ValueError, "no runs given"),
+    ],
+)
+def test_records_that_cannot_be_json_raise_before_scoring(value, error, message, tmp_path: Path):
+    with pytest.raises(error) as raised:
+        evalspec.run(PRECISION, datasets={"gold": value}, out=tmp_path / "out")
+    assert message in str(raised.value)
+
+
+def test_trec_datasets_need_a_path(tmp_path: Path):
+    with pytest.raises(ValueError, match="dataset `qrels` is read as trec_qrels"):
+        evalspec.run(REPO / "specs/trec.yaml", datasets={"qrels": [{"query": "1"}]})
+
+
+def test_records_break_the_data_contract_like_files(tmp_path: Path):
+    gold = records(PRECISION_DATA / "gold.jsonl")
+    gold[1]["answerable"] = "yes"
+    with pytest.raises(evalspec.DataError) as error:
+        evalspec.run(PRECISION, datasets={"gold": gold}, out=tmp_path / "out")
+    assert error.value.file == str(tmp_path / "out/inputs/gold.jsonl")
+    assert error.value.line == 2
+    assert "answerable" in str(error.value)
