@@ -18,10 +18,14 @@ fn snapshot_of(command: &str, spec: &std::path::Path) -> String {
 
 #[test]
 fn shipped_specs_compile_to_the_same_plan() {
-    insta::glob!(concat!(env!("CARGO_MANIFEST_DIR"), "/specs"), "*.yaml", |path| {
-        insta::assert_snapshot!("check", snapshot_of("check", path));
-        insta::assert_snapshot!("explain", snapshot_of("explain", path));
-    });
+    insta::glob!(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/specs"),
+        "*.yaml",
+        |path| {
+            insta::assert_snapshot!("check", snapshot_of("check", path));
+            insta::assert_snapshot!("explain", snapshot_of("explain", path));
+        }
+    );
 }
 
 #[test]

@@ -1282,7 +1282,13 @@ impl<'s> Compiler<'s> {
                 index,
                 DatasetPlan {
                     name: decl.name.text.clone(),
-                    format: decl.format,
+                    // A file given on the command line (the first, of a folder or
+                    // glob of runs) says its own format.
+                    format: overridden
+                        .map(|(_, p)| runs.as_ref().and_then(|r| r.first()).map_or(p, |r| &r.path))
+                        .and_then(|p| spec::Format::from_extension(p))
+                        .unwrap_or(decl.format),
+                    csv: decl.csv.clone(),
                     display_path: match (&decl.runs, overridden) {
                         (Some(_), Some((_, pattern))) => pattern.display().to_string(),
                         (Some(runs), None) => runs

@@ -18,7 +18,7 @@ pub use projection::{FieldPath, ProjectedField, Projection};
 use crate::diagnostic::Location;
 use crate::report::PriorRun;
 use crate::spec::{
-    Better, Change, DataType, Duplicates, Format, GateRuns, Join, NoBaseline, ParamType,
+    Better, Change, CsvOptions, DataType, Duplicates, Format, GateRuns, Join, NoBaseline, ParamType,
 };
 use crate::types::Type;
 use crate::value::Value;
@@ -121,7 +121,9 @@ pub struct ParamValue {
 #[derive(Debug, Clone)]
 pub struct DatasetPlan {
     pub name: String,
+    /// The spec's, unless a `--dataset` path's extension names another.
     pub format: Format,
+    pub csv: CsvOptions,
     pub path: PathBuf,
     /// The path as shown to the user and written in reports.
     pub display_path: String,

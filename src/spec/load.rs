@@ -42,6 +42,8 @@ const DATASET_KEYS: &[&str] = &[
     "frozen",
     "runs",
     "run_name",
+    "delimiter",
+    "list_separator",
 ];
 const RULE_KEYS: &[&str] = &["type", "optional", "nonempty", "min"];
 const METRIC_KEYS: &[&str] = &["expr", "empty", "better", "description", "ks", "tolerance"];
@@ -137,7 +139,9 @@ impl Loader {
             .and_then(|n| self.string(n, "description"));
         let items = top.take("items").and_then(|n| self.name(n, "items"));
         let params = self.section(&mut top, "params", Self::param);
+        let errors_before_datasets = self.errors.len();
         let datasets = self.section(&mut top, "datasets", Self::dataset);
+        let datasets_failed = self.errors.len() > errors_before_datasets;
         let fields = self.section(&mut top, "fields", |this, name, node, path| {
             this.expr(node, &path).map(|expr| FieldDecl { name, expr })
         });
@@ -165,7 +169,8 @@ impl Loader {
                 None
             }
         };
-        if datasets.is_empty() {
+        // Declared datasets that failed to load are reported already.
+        if datasets.is_empty() && !datasets_failed {
             self.errors.push(
                 Diagnostic::error("the spec declares no datasets")
                     .at(locate(root, ""))
@@ -296,19 +301,9 @@ impl Loader {
 
     fn dataset(&mut self, name: Name, node: &Node, path: String) -> Option<DatasetDecl> {
         let mut map = Mapping::new(node, &path, "a dataset", &mut self.errors)?;
-        let format = match map.take("format") {
-            Some(n) => self.keyword(
-                n,
-                &map.path_of("format"),
-                &[
-                    ("jsonl", Format::Jsonl),
-                    ("json", Format::Json),
-                    ("trec_qrels", Format::TrecQrels),
-                    ("trec_run", Format::TrecRun),
-                ],
-            ),
-            None => Some(Format::Jsonl),
-        };
+        let format_node = map.take("format");
+        let format = format_node.map(|n| self.keyword(n, &map.path_of("format"), &Format::ALL));
+        let csv = self.csv_options(&mut map, format.flatten());
         let data_path = map.take("path").and_then(|n| {
             self.string(n, &map.path_of("path"))
                 .map(|text| dir_of(n).join(text))
@@ -396,9 +391,21 @@ impl Loader {
             None => Vec::new(),
         };
         map.finish(DATASET_KEYS, &mut self.errors);
+        // Unwritten, the format is named by the file's extension.
+        let format = format.unwrap_or_else(|| {
+            let first = data_path
+                .as_ref()
+                .or(runs.as_ref().and_then(|r| r.patterns.first()));
+            Some(
+                first
+                    .and_then(|p| Format::from_extension(p))
+                    .unwrap_or(Format::Jsonl),
+            )
+        });
         Some(DatasetDecl {
             name,
             format: format?,
+            csv,
             path: data_path,
             runs,
             frozen,
@@ -1208,6 +1215,55 @@ impl Loader {
             .at(locate(node, path)),
         );
         None
+    }
+
+    /// `delimiter` (one ASCII character) and `list_separator` (non-empty text), which
+    /// only CSV and TSV datasets take.
+    fn csv_options(&mut self, map: &mut Mapping<'_>, format: Option<Format>) -> CsvOptions {
+        let mut options = CsvOptions::default();
+        for key in ["delimiter", "list_separator"] {
+            let Some(node) = map.take(key) else { continue };
+            let path = map.path_of(key);
+            let Some(text) = self.string(node, &path) else {
+                continue;
+            };
+            if let Some(format) = format.filter(|f| !f.is_delimited()) {
+                self.errors.push(
+                    Diagnostic::error(format!(
+                        "`{key}` applies to csv and tsv datasets, not {}",
+                        format.keyword()
+                    ))
+                    .at(locate(node, &path))
+                    .help("remove it, or set `format: csv`"),
+                );
+                continue;
+            }
+            if key == "list_separator" {
+                if text.is_empty() {
+                    self.errors.push(
+                        Diagnostic::error("`list_separator` cannot be empty")
+                            .at(locate(node, &path))
+                            .help("e.g. `list_separator: \"|\"`; without it a list cell is a JSON array"),
+                    );
+                } else {
+                    options.list_separator = Some(text);
+                }
+                continue;
+            }
+            match text.as_bytes() {
+                [b] if b.is_ascii() && !matches!(b, b'"' | b'\n' | b'\r') => {
+                    options.delimiter = Some(*b);
+                }
+                _ => self.errors.push(
+                    Diagnostic::error(format!(
+                        "a delimiter is one ASCII character other than a quote or a line break, found {text:?}"
+                    ))
+                    .at(locate(node, &path))
+                    .help("e.g. `delimiter: \";\"`, or `format: tsv` for tabs"),
+                ),
+            }
+        }
+        options
     }
 
     fn keyword<T: Copy>(&mut self, node: &Node, path: &str, choices: &[(&str, T)]) -> Option<T> {

@@ -1,0 +1,723 @@
+//! Parquet datasets, read through arrow-rs. Columns become fields: numbers (integers,
+//! floats, decimals) numbers, strings (and binary holding UTF-8) strings, booleans
+//! bools, lists lists, structs and maps objects, nulls null. Only the columns the
+//! plan reads are decoded, down to the leaves of a struct it reads fields of.
+//!
+//! The rows are split into one contiguous range per thread (at row-group bounds when
+//! there are enough row groups, else inside them); each thread decodes its range
+//! and hands its records, in file order, to its own chunk state, which the caller
+//! merges in file order: the outcome does not depend on the thread count. A record's
+//! `line` is its 1-based position in the file. An error names the file, the row
+//! group and the row inside it (both 0-based, as pyarrow counts them).
+
+use std::fs::File;
+use std::ops::Range;
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Decimal128Type, Decimal256Type, Decimal32Type, Decimal64Type, Float16Type, Float32Type,
+    Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type, UInt64Type,
+    UInt8Type,
+};
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::{DataType as ArrowType, Field};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowSelection,
+    RowSelector,
+};
+use parquet::arrow::ProjectionMask;
+
+use crate::data::columns::{self, Target};
+use crate::data::project::Interner;
+use crate::data::reader::{hash_file, min_chunk_bytes, open_error, Chunk, ReadStats};
+use crate::data::Record;
+use crate::diagnostic::{Diagnostic, Location};
+use crate::plan::{DatasetPlan, ProjectedField};
+use crate::value::Value;
+
+/// Rows decoded at a time.
+const BATCH_ROWS: usize = 8192;
+
+/// Reads the file's rows in up to `threads` ranges, each into a state made by `make`.
+pub fn read<S: Send>(
+    dataset: &DatasetPlan,
+    threads: usize,
+    make: &(impl Fn() -> S + Sync),
+    sink: &(impl Fn(&mut S, Record) -> Result<(), Diagnostic> + Sync),
+) -> Result<(Vec<Chunk<S>>, ReadStats), Diagnostic> {
+    let file = File::open(&dataset.path).map_err(|e| open_error(dataset, &e))?;
+    let size = file.metadata().map_err(|e| open_error(dataset, &e))?.len();
+    let metadata = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()).map_err(|e| {
+        Diagnostic::error(format!(
+            "{}: `{}` is not a readable Parquet file: {e}",
+            dataset.name, dataset.display_path
+        ))
+        .help("a Parquet file ends with its footer and the bytes `PAR1`: is it truncated, or in another format?")
+    })?;
+    let columns = Columns::new(dataset, &metadata)?;
+    let groups = RowGroups::of(&metadata);
+    let chunks = threads
+        .clamp(1, 64)
+        .min(
+            usize::try_from(size / min_chunk_bytes())
+                .unwrap_or(1)
+                .max(1),
+        )
+        .min(usize::try_from(groups.total).unwrap_or(usize::MAX).max(1));
+    let ranges = groups.split(chunks);
+    let (results, sha256) = std::thread::scope(|scope| {
+        let hasher = scope.spawn(|| hash_file(dataset));
+        let handles: Vec<_> = ranges
+            .iter()
+            .map(|range| {
+                let (metadata, columns, groups) = (&metadata, &columns, &groups);
+                scope.spawn(move || {
+                    let mut state = make();
+                    let result = read_range(
+                        dataset,
+                        metadata,
+                        columns,
+                        groups,
+                        range.clone(),
+                        &mut state,
+                        sink,
+                    );
+                    (state, result)
+                })
+            })
+            .collect();
+        let results: Vec<_> = handles
+            .into_iter()
+            .map(|h| h.join().expect("Parquet readers do not panic"))
+            .collect();
+        (results, hasher.join().expect("hashing does not panic"))
+    });
+    let mut stats = ReadStats {
+        records: 0,
+        sha256: sha256?,
+        bytes: size,
+    };
+    let mut out = Vec::with_capacity(results.len());
+    for (state, result) in results {
+        let (records, stop) = result?;
+        stats.records += records;
+        out.push(Chunk { state, stop });
+    }
+    Ok((out, stats))
+}
+
+/// The row groups' first rows and sizes.
+struct RowGroups {
+    starts: Vec<u64>,
+    total: u64,
+}
+
+impl RowGroups {
+    fn of(metadata: &ArrowReaderMetadata) -> RowGroups {
+        let mut starts = Vec::new();
+        let mut total = 0u64;
+        for group in metadata.metadata().row_groups() {
+            starts.push(total);
+            total += u64::try_from(group.num_rows()).unwrap_or(0);
+        }
+        RowGroups { starts, total }
+    }
+
+    /// The row group of a row, and the row's index inside it.
+    fn locate(&self, row: u64) -> (usize, u64) {
+        let group = self.starts.partition_point(|&s| s <= row).saturating_sub(1);
+        (group, row - self.starts.get(group).copied().unwrap_or(0))
+    }
+
+    fn end(&self, group: usize) -> u64 {
+        self.starts.get(group + 1).copied().unwrap_or(self.total)
+    }
+
+    /// `chunks` contiguous row ranges, cut at row-group bounds when there are at least
+    /// as many row groups as chunks.
+    fn split(&self, chunks: usize) -> Vec<Range<u64>> {
+        let mut bounds = vec![0u64];
+        for i in 1..chunks as u64 {
+            let mut bound = self.total * i / chunks as u64;
+            if self.starts.len() >= chunks {
+                let (group, offset) = self.locate(bound);
+                bound = if offset * 2 < self.end(group) - self.starts[group] {
+                    self.starts[group]
+                } else {
+                    self.end(group)
+                };
+            }
+            if bound > *bounds.last().unwrap_or(&0) && bound < self.total {
+                bounds.push(bound);
+            }
+        }
+        bounds.push(self.total);
+        bounds.windows(2).map(|w| w[0]..w[1]).collect()
+    }
+}
+
+/// Which columns the plan reads, and the leaves to decode for them.
+struct Columns<'a> {
+    mask: ProjectionMask,
+    uses: Vec<(&'a str, Target<'a>)>,
+    whole: Option<usize>,
+    slot_count: usize,
+}
+
+impl<'a> Columns<'a> {
+    fn new(dataset: &'a DatasetPlan, metadata: &ArrowReaderMetadata) -> Result<Self, Diagnostic> {
+        let schema = metadata.schema();
+        let unreadable = |path: &str, ty: &ArrowType| {
+            Diagnostic::error(format!(
+                "{}: column `{path}` of `{}` has type {ty}, which evalspec does not read",
+                dataset.name, dataset.display_path
+            ))
+            .help("write it as a string or a number (numbers, strings, bools, lists, structs and maps are read)")
+        };
+        if let Some(slot) = dataset.projection.whole {
+            for field in schema.fields() {
+                if let Some(ty) = unsupported(field.data_type()) {
+                    return Err(unreadable(field.name(), ty));
+                }
+            }
+            return Ok(Columns {
+                mask: ProjectionMask::all(),
+                uses: Vec::new(),
+                whole: Some(slot),
+                slot_count: dataset.projection.slot_count,
+            });
+        }
+        let mut prefixes: Vec<Vec<&str>> = Vec::new();
+        let mut uses = Vec::new();
+        let mut missing = Vec::new();
+        for wanted in columns::wanted(dataset) {
+            let Some(field) = schema.fields().iter().find(|f| f.name() == wanted.name) else {
+                if !wanted.optional {
+                    missing.push(wanted.name);
+                }
+                continue;
+            };
+            let target = match wanted.target {
+                Target::Slot(_) => None,
+                Target::Nested(fields) => Some(fields),
+            };
+            decode(&[wanted.name], field, target, &mut prefixes).map_err(|(path, ty)| {
+                match ty {
+                    Ok(ty) => unreadable(&path, ty),
+                    Err(ty) => Diagnostic::error(format!(
+                        "{}: column `{path}` of `{}` must be a struct (the spec reads fields of it), found {ty}",
+                        dataset.name, dataset.display_path
+                    ))
+                    .help("fix the file, or the fields the spec reads"),
+                }
+            })?;
+            uses.push((wanted.name, wanted.target));
+        }
+        if !missing.is_empty() {
+            let present: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+            return Err(columns::missing(dataset, None, &missing, &present));
+        }
+        let parquet = metadata.parquet_schema();
+        let leaves = (0..parquet.num_columns()).filter(|&i| {
+            let column = parquet.column(i);
+            let parts = column.path().parts();
+            prefixes
+                .iter()
+                .any(|p| p.len() <= parts.len() && p.iter().zip(parts).all(|(a, b)| a == b))
+        });
+        Ok(Columns {
+            mask: ProjectionMask::leaves(parquet, leaves),
+            uses,
+            whole: None,
+            slot_count: dataset.projection.slot_count,
+        })
+    }
+}
+
+/// Adds the leaf prefixes to decode for a field read whole (`fields` none) or
+/// read into (`fields`: the ones read). A field read into must be a struct or a
+/// map (or all null). Errors: the field's path, and its type when unreadable
+/// (`Ok`) or when it cannot be read into (`Err`).
+#[allow(clippy::type_complexity)]
+fn decode<'f>(
+    path: &[&'f str],
+    field: &'f Field,
+    fields: Option<&'f [(String, ProjectedField)]>,
+    prefixes: &mut Vec<Vec<&'f str>>,
+) -> Result<(), (String, Result<&'f ArrowType, &'f ArrowType>)> {
+    let ty = field.data_type();
+    match (fields, ty) {
+        (_, ArrowType::Null) => {}
+        (None, _) | (Some(_), ArrowType::Map(..)) => {
+            if let Some(bad) = unsupported(ty) {
+                return Err((path.join("."), Ok(bad)));
+            }
+            prefixes.push(path.to_vec());
+        }
+        (Some(fields), ArrowType::Struct(children)) => {
+            for (name, projected) in fields {
+                let Some(child) = children.iter().find(|c| c.name() == name) else {
+                    continue;
+                };
+                let mut child_path = path.to_vec();
+                child_path.push(child.name());
+                let inner = match projected {
+                    ProjectedField::Slot(_) => None,
+                    ProjectedField::Nested(inner) => Some(inner.as_slice()),
+                };
+                decode(&child_path, child, inner, prefixes)?;
+            }
+        }
+        (Some(_), _) => return Err((path.join("."), Err(ty))),
+    }
+    Ok(())
+}
+
+/// The first type inside `ty` that is not read.
+fn unsupported(ty: &ArrowType) -> Option<&ArrowType> {
+    match ty {
+        ArrowType::Null
+        | ArrowType::Boolean
+        | ArrowType::Int8
+        | ArrowType::Int16
+        | ArrowType::Int32
+        | ArrowType::Int64
+        | ArrowType::UInt8
+        | ArrowType::UInt16
+        | ArrowType::UInt32
+        | ArrowType::UInt64
+        | ArrowType::Float16
+        | ArrowType::Float32
+        | ArrowType::Float64
+        | ArrowType::Decimal32(..)
+        | ArrowType::Decimal64(..)
+        | ArrowType::Decimal128(..)
+        | ArrowType::Decimal256(..)
+        | ArrowType::Utf8
+        | ArrowType::LargeUtf8
+        | ArrowType::Utf8View
+        | ArrowType::Binary
+        | ArrowType::LargeBinary
+        | ArrowType::BinaryView => None,
+        ArrowType::List(f) | ArrowType::LargeList(f) | ArrowType::FixedSizeList(f, _) => {
+            unsupported(f.data_type())
+        }
+        ArrowType::Map(f, _) => unsupported(f.data_type()),
+        ArrowType::Struct(fields) => fields.iter().find_map(|f| unsupported(f.data_type())),
+        ArrowType::Dictionary(_, values) => unsupported(values),
+        other => Some(other),
+    }
+}
+
+/// Decodes rows `range` of the file into records for `sink`; returns the records
+/// read and the error that stopped the range.
+#[allow(clippy::too_many_arguments)]
+fn read_range<S>(
+    dataset: &DatasetPlan,
+    metadata: &ArrowReaderMetadata,
+    columns: &Columns<'_>,
+    groups: &RowGroups,
+    range: Range<u64>,
+    state: &mut S,
+    sink: &(impl Fn(&mut S, Record) -> Result<(), Diagnostic> + Sync),
+) -> Result<(usize, Option<Diagnostic>), Diagnostic> {
+    let file = File::open(&dataset.path).map_err(|e| open_error(dataset, &e))?;
+    let (first, _) = groups.locate(range.start);
+    let (last, _) = groups.locate(range.end.saturating_sub(1).max(range.start));
+    let (skip, end) = (
+        range.start - groups.starts.get(first).copied().unwrap_or(0),
+        groups.end(last),
+    );
+    let mut builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata.clone())
+        .with_projection(columns.mask.clone())
+        .with_batch_size(BATCH_ROWS);
+    if !groups.starts.is_empty() {
+        builder = builder.with_row_groups((first..=last).collect());
+    }
+    if skip > 0 || range.end < end {
+        let rows = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        builder = builder.with_row_selection(RowSelection::from(vec![
+            RowSelector::skip(rows(skip)),
+            RowSelector::select(rows(range.end - range.start)),
+            RowSelector::skip(rows(end - range.end)),
+        ]));
+    }
+    let decode_error = |row: u64, e: &dyn std::fmt::Display| {
+        let (group, index) = groups.locate(row);
+        Diagnostic::error(format!(
+            "{}: cannot decode row group {group} of `{}` (from row {index}): {e}",
+            dataset.name, dataset.display_path
+        ))
+        .at(Location::in_data(
+            &dataset.display_path,
+            usize::try_from(row + 1).unwrap_or(usize::MAX),
+            None,
+        ))
+        .help("the file is damaged, or compressed with a codec evalspec lacks (it reads snappy, zstd and uncompressed files)")
+    };
+    let reader = match builder.build() {
+        Ok(reader) => reader,
+        Err(e) => return Ok((0, Some(decode_error(range.start, &e)))),
+    };
+    let mut interner = Interner::default();
+    let (mut row, mut records) = (range.start, 0usize);
+    for batch in reader {
+        let batch = match batch {
+            Ok(batch) => batch,
+            Err(e) => return Ok((records, Some(decode_error(row, &e)))),
+        };
+        let converters = Converters::new(columns, &batch);
+        for i in 0..batch.num_rows() {
+            let record = converters
+                .record(columns, i, row, &mut interner)
+                .map_err(|message| {
+                    let (group, index) = groups.locate(row);
+                    Diagnostic::error(format!(
+                        "{}: row group {group}, row {index}: {message}",
+                        dataset.name
+                    ))
+                    .at(Location::in_data(
+                        &dataset.display_path,
+                        usize::try_from(row + 1).unwrap_or(usize::MAX),
+                        None,
+                    ))
+                });
+            row += 1;
+            records += 1;
+            if let Err(d) = record.and_then(|record| sink(state, record)) {
+                return Ok((records, Some(d)));
+            }
+        }
+    }
+    Ok((records, None))
+}
+
+/// One batch's columns, ready to be turned into values row by row.
+struct Converters<'b> {
+    /// Per use of `Columns::uses` (`None`: all null in this file), or per column for
+    /// whole records.
+    columns: Vec<Option<Converter<'b>>>,
+    names: Vec<Arc<str>>,
+}
+
+impl<'b> Converters<'b> {
+    fn new(columns: &Columns<'_>, batch: &'b RecordBatch) -> Self {
+        if columns.whole.is_some() {
+            let schema = batch.schema();
+            return Converters {
+                columns: batch
+                    .columns()
+                    .iter()
+                    .map(|c| Some(Converter::new(c.as_ref())))
+                    .collect(),
+                names: schema
+                    .fields()
+                    .iter()
+                    .map(|f| Arc::from(f.name().as_str()))
+                    .collect(),
+            };
+        }
+        Converters {
+            columns: columns
+                .uses
+                .iter()
+                .map(|(name, _)| {
+                    batch
+                        .column_by_name(name)
+                        .map(|c| Converter::new(c.as_ref()))
+                })
+                .collect(),
+            names: Vec::new(),
+        }
+    }
+
+    fn record(
+        &self,
+        columns: &Columns<'_>,
+        i: usize,
+        row: u64,
+        interner: &mut Interner,
+    ) -> Result<Record, String> {
+        let mut slots = vec![Value::Null; columns.slot_count].into_boxed_slice();
+        if let Some(slot) = columns.whole {
+            let mut fields = Vec::with_capacity(self.names.len());
+            for (name, converter) in self.names.iter().zip(&self.columns) {
+                let value = match converter {
+                    Some(c) => c
+                        .value(i, interner, false)
+                        .map_err(|m| format!("column `{name}`: {m}"))?,
+                    None => Value::Null,
+                };
+                fields.push((name.clone(), value));
+            }
+            slots[slot] = columns::object(fields);
+        } else {
+            for ((name, target), converter) in columns.uses.iter().zip(&self.columns) {
+                let Some(converter) = converter else { continue };
+                let value = converter
+                    .value(i, interner, false)
+                    .map_err(|m| format!("column `{name}`: {m}"))?;
+                columns::place(name, *target, value, &mut slots)?;
+            }
+        }
+        Ok(Record {
+            slots,
+            line: u32::try_from(row + 1).unwrap_or(u32::MAX),
+        })
+    }
+}
+
+/// Turns the values of one Arrow array into [`Value`]s.
+struct Converter<'a> {
+    array: &'a dyn Array,
+    kind: Kind<'a>,
+}
+
+type Get<'a, T> = Box<dyn Fn(usize) -> T + Send + Sync + 'a>;
+
+enum Kind<'a> {
+    Null,
+    Bool(Get<'a, bool>),
+    Number(Get<'a, f64>),
+    /// A decimal, as text: parsed into the nearest number.
+    Decimal(Get<'a, String>),
+    Text(Get<'a, &'a str>),
+    Bytes(Get<'a, &'a [u8]>),
+    /// Lists (and maps): each row's range of child values.
+    List(Get<'a, Range<usize>>, Box<Converter<'a>>),
+    Map(
+        Get<'a, Range<usize>>,
+        Box<Converter<'a>>,
+        Box<Converter<'a>>,
+    ),
+    Struct(Vec<Arc<str>>, Vec<Converter<'a>>),
+    Dictionary(Vec<usize>, Box<Converter<'a>>),
+    Unsupported,
+}
+
+macro_rules! number {
+    ($array:expr, $t:ty) => {{
+        let a = $array.as_primitive::<$t>();
+        Kind::Number(Box::new(move |i| a.value(i) as f64))
+    }};
+}
+
+macro_rules! decimal {
+    ($array:expr, $t:ty) => {{
+        let a = $array.as_primitive::<$t>();
+        Kind::Decimal(Box::new(move |i| a.value_as_string(i)))
+    }};
+}
+
+fn offsets<O: arrow_array::OffsetSizeTrait>(offsets: &[O]) -> Get<'_, Range<usize>> {
+    Box::new(move |i| offsets[i].as_usize()..offsets[i + 1].as_usize())
+}
+
+impl<'a> Converter<'a> {
+    fn new(array: &'a dyn Array) -> Self {
+        let kind = match array.data_type() {
+            ArrowType::Null => Kind::Null,
+            ArrowType::Boolean => {
+                let a = array.as_boolean();
+                Kind::Bool(Box::new(move |i| a.value(i)))
+            }
+            ArrowType::Int8 => number!(array, Int8Type),
+            ArrowType::Int16 => number!(array, Int16Type),
+            ArrowType::Int32 => number!(array, Int32Type),
+            ArrowType::Int64 => number!(array, Int64Type),
+            ArrowType::UInt8 => number!(array, UInt8Type),
+            ArrowType::UInt16 => number!(array, UInt16Type),
+            ArrowType::UInt32 => number!(array, UInt32Type),
+            ArrowType::UInt64 => number!(array, UInt64Type),
+            ArrowType::Float16 => {
+                let a = array.as_primitive::<Float16Type>();
+                Kind::Number(Box::new(move |i| a.value(i).to_f64()))
+            }
+            ArrowType::Float32 => number!(array, Float32Type),
+            ArrowType::Float64 => number!(array, Float64Type),
+            ArrowType::Decimal32(..) => decimal!(array, Decimal32Type),
+            ArrowType::Decimal64(..) => decimal!(array, Decimal64Type),
+            ArrowType::Decimal128(..) => decimal!(array, Decimal128Type),
+            ArrowType::Decimal256(..) => decimal!(array, Decimal256Type),
+            ArrowType::Utf8 => {
+                let a = array.as_string::<i32>();
+                Kind::Text(Box::new(move |i| a.value(i)))
+            }
+            ArrowType::LargeUtf8 => {
+                let a = array.as_string::<i64>();
+                Kind::Text(Box::new(move |i| a.value(i)))
+            }
+            ArrowType::Utf8View => {
+                let a = array.as_string_view();
+                Kind::Text(Box::new(move |i| a.value(i)))
+            }
+            ArrowType::Binary => {
+                let a = array.as_binary::<i32>();
+                Kind::Bytes(Box::new(move |i| a.value(i)))
+            }
+            ArrowType::LargeBinary => {
+                let a = array.as_binary::<i64>();
+                Kind::Bytes(Box::new(move |i| a.value(i)))
+            }
+            ArrowType::BinaryView => {
+                let a = array.as_binary_view();
+                Kind::Bytes(Box::new(move |i| a.value(i)))
+            }
+            ArrowType::List(_) => {
+                let a = array.as_list::<i32>();
+                Kind::List(
+                    offsets(a.value_offsets()),
+                    Box::new(Converter::new(a.values().as_ref())),
+                )
+            }
+            ArrowType::LargeList(_) => {
+                let a = array.as_list::<i64>();
+                Kind::List(
+                    offsets(a.value_offsets()),
+                    Box::new(Converter::new(a.values().as_ref())),
+                )
+            }
+            ArrowType::FixedSizeList(_, size) => {
+                let a = array.as_fixed_size_list();
+                let size = usize::try_from(*size).unwrap_or(0);
+                Kind::List(
+                    Box::new(move |i| i * size..(i + 1) * size),
+                    Box::new(Converter::new(a.values().as_ref())),
+                )
+            }
+            ArrowType::Map(..) => {
+                let a = array.as_map();
+                Kind::Map(
+                    offsets(a.value_offsets()),
+                    Box::new(Converter::new(a.keys().as_ref())),
+                    Box::new(Converter::new(a.values().as_ref())),
+                )
+            }
+            ArrowType::Struct(fields) => {
+                let a = array.as_struct();
+                Kind::Struct(
+                    fields
+                        .iter()
+                        .map(|f| Arc::from(f.name().as_str()))
+                        .collect(),
+                    a.columns()
+                        .iter()
+                        .map(|c| Converter::new(c.as_ref()))
+                        .collect(),
+                )
+            }
+            ArrowType::Dictionary(..) => {
+                let a = array.as_any_dictionary();
+                if a.values().is_empty() {
+                    Kind::Null
+                } else {
+                    Kind::Dictionary(
+                        a.normalized_keys(),
+                        Box::new(Converter::new(a.values().as_ref())),
+                    )
+                }
+            }
+            _ => Kind::Unsupported,
+        };
+        Converter { array, kind }
+    }
+
+    /// The value at row `i`; strings directly in a list are interned.
+    fn value(&self, i: usize, interner: &mut Interner, in_list: bool) -> Result<Value, String> {
+        if self.array.is_null(i) {
+            return Ok(Value::Null);
+        }
+        let string = |s: &str, interner: &mut Interner| {
+            Value::String(if in_list {
+                interner.string(s)
+            } else {
+                Arc::from(s)
+            })
+        };
+        Ok(match &self.kind {
+            Kind::Null => Value::Null,
+            Kind::Bool(get) => Value::Bool(get(i)),
+            Kind::Number(get) => Value::Number(get(i)),
+            Kind::Decimal(get) => {
+                let text = get(i);
+                Value::Number(
+                    text.parse::<f64>()
+                        .map_err(|_| format!("cannot read the decimal {text}"))?,
+                )
+            }
+            Kind::Text(get) => string(get(i), interner),
+            Kind::Bytes(get) => string(
+                std::str::from_utf8(get(i))
+                    .map_err(|_| "a binary value is not UTF-8 text".to_string())?,
+                interner,
+            ),
+            Kind::List(range, child) => {
+                let items = range(i)
+                    .map(|j| child.value(j, interner, true))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Value::list(items)
+            }
+            Kind::Map(range, keys, values) => {
+                let mut fields: Vec<(Arc<str>, Value)> = Vec::new();
+                for j in range(i) {
+                    let key: Arc<str> = match keys.value(j, interner, false)? {
+                        Value::String(s) => s,
+                        other => Arc::from(other.to_string()),
+                    };
+                    let value = values.value(j, interner, false)?;
+                    match fields.iter_mut().find(|(k, _)| *k == key) {
+                        Some(existing) => existing.1 = value,
+                        None => fields.push((key, value)),
+                    }
+                }
+                Value::Object(Arc::from(fields))
+            }
+            Kind::Struct(names, children) => Value::Object(
+                names
+                    .iter()
+                    .zip(children)
+                    .map(|(name, child)| Ok((name.clone(), child.value(i, interner, false)?)))
+                    .collect::<Result<Vec<_>, String>>()?
+                    .into(),
+            ),
+            Kind::Dictionary(keys, values) => values.value(keys[i], interner, in_list)?,
+            Kind::Unsupported => {
+                return Err(format!("type {} is not read", self.array.data_type()))
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn groups(sizes: &[u64]) -> RowGroups {
+        let mut starts = Vec::new();
+        let mut total = 0;
+        for size in sizes {
+            starts.push(total);
+            total += size;
+        }
+        RowGroups { starts, total }
+    }
+
+    #[test]
+    fn ranges_follow_row_groups_when_there_are_enough() {
+        assert_eq!(groups(&[10, 10, 10, 10]).split(2), [0..20, 20..40]);
+        assert_eq!(groups(&[30, 5, 5]).split(2), [0..30, 30..40]);
+        assert_eq!(groups(&[100]).split(3), [0..33, 33..66, 66..100]);
+        assert_eq!(groups(&[100]).split(1), [0..100]);
+        assert_eq!(groups(&[]).split(2), [0..0]);
+    }
+
+    #[test]
+    fn rows_are_located_in_their_row_group() {
+        let g = groups(&[10, 0, 5]);
+        assert_eq!(g.locate(0), (0, 0));
+        assert_eq!(g.locate(9), (0, 9));
+        assert_eq!(g.locate(10), (2, 0));
+        assert_eq!(g.locate(14), (2, 4));
+    }
+}
