@@ -108,13 +108,16 @@ pub fn missing(
         ("columns", "are")
     };
     let mut help = String::new();
-    if let Some(suggestion) =
-        crate::suggest::did_you_mean(missing[0], present.iter().map(String::as_str))
-    {
-        help.push_str(&format!("did you mean `{suggestion}`? "));
+    for name in missing {
+        if let Some(suggestion) =
+            crate::suggest::did_you_mean(name, present.iter().map(String::as_str))
+        {
+            help.push_str(&format!("is `{suggestion}` meant to be `{name}`? "));
+        }
     }
+    let (ty, _) = column_type(dataset, missing[0]);
     help.push_str(&format!(
-        "the file has: {}; a column that may be absent is declared optional in `datasets.{}.schema` (e.g. `{}: string?`)",
+        "the file has: {}; a column that may be absent is declared optional in `datasets.{}.schema` (e.g. `{}: {ty}?`)",
         if present.is_empty() {
             "no columns".to_string()
         } else {

@@ -435,11 +435,13 @@ fn json(text: &str, interner: &mut Interner) -> Result<Value, String> {
     })
 }
 
+/// A cell as shown in a message: line breaks and tabs escaped, long text cut.
 fn preview(text: &str) -> String {
-    if text.chars().count() > 40 {
-        text.chars().take(37).collect::<String>() + "..."
+    let escaped: String = text.escape_debug().collect();
+    if escaped.chars().count() > 40 {
+        escaped.chars().take(37).collect::<String>() + "..."
     } else {
-        text.to_string()
+        escaped
     }
 }
 

@@ -310,8 +310,9 @@ fn unsupported(ty: &ArrowType) -> Option<&ArrowType> {
     }
 }
 
-/// Decodes rows `range` of the file into records for `sink`; returns the records
-/// read and the error that stopped the range.
+/// Decodes rows `range` of the file into records for `sink`, one row group at a
+/// time (so that an error names its row group); returns the records read and the
+/// error that stopped the range.
 #[allow(clippy::too_many_arguments)]
 fn read_range<S>(
     dataset: &DatasetPlan,
@@ -322,72 +323,79 @@ fn read_range<S>(
     state: &mut S,
     sink: &(impl Fn(&mut S, Record) -> Result<(), Diagnostic> + Sync),
 ) -> Result<(usize, Option<Diagnostic>), Diagnostic> {
-    let file = File::open(&dataset.path).map_err(|e| open_error(dataset, &e))?;
-    let (first, _) = groups.locate(range.start);
-    let (last, _) = groups.locate(range.end.saturating_sub(1).max(range.start));
-    let (skip, end) = (
-        range.start - groups.starts.get(first).copied().unwrap_or(0),
-        groups.end(last),
-    );
-    let mut builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata.clone())
-        .with_projection(columns.mask.clone())
-        .with_batch_size(BATCH_ROWS);
-    if !groups.starts.is_empty() {
-        builder = builder.with_row_groups((first..=last).collect());
-    }
-    if skip > 0 || range.end < end {
-        let rows = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
-        builder = builder.with_row_selection(RowSelection::from(vec![
-            RowSelector::skip(rows(skip)),
-            RowSelector::select(rows(range.end - range.start)),
-            RowSelector::skip(rows(end - range.end)),
-        ]));
-    }
-    let decode_error = |row: u64, e: &dyn std::fmt::Display| {
-        let (group, index) = groups.locate(row);
-        Diagnostic::error(format!(
-            "{}: cannot decode row group {group} of `{}` (from row {index}): {e}",
-            dataset.name, dataset.display_path
-        ))
-        .at(Location::in_data(
+    let mut records = 0usize;
+    let mut interner = Interner::default();
+    let at = |row: u64| {
+        Location::in_data(
             &dataset.display_path,
             usize::try_from(row + 1).unwrap_or(usize::MAX),
             None,
-        ))
-        .help("the file is damaged, or compressed with a codec evalspec lacks (it reads snappy, zstd and uncompressed files)")
+        )
     };
-    let reader = match builder.build() {
-        Ok(reader) => reader,
-        Err(e) => return Ok((0, Some(decode_error(range.start, &e)))),
-    };
-    let mut interner = Interner::default();
-    let (mut row, mut records) = (range.start, 0usize);
-    for batch in reader {
-        let batch = match batch {
-            Ok(batch) => batch,
-            Err(e) => return Ok((records, Some(decode_error(row, &e)))),
+    let mut row = range.start;
+    while row < range.end {
+        let (group, skip) = groups.locate(row);
+        let end = groups.end(group).min(range.end);
+        let decode_error = |e: &dyn std::fmt::Display| {
+            Diagnostic::error(format!(
+                "{}: cannot decode row group {group} of `{}`: {e}",
+                dataset.name, dataset.display_path
+            ))
+            .at(at(groups.starts[group]))
+            .help("the file is damaged, or compressed with a codec evalspec lacks (it reads snappy, zstd and uncompressed files)")
         };
-        let converters = Converters::new(columns, &batch);
-        for i in 0..batch.num_rows() {
-            let record = converters
-                .record(columns, i, row, &mut interner)
-                .map_err(|message| {
-                    let (group, index) = groups.locate(row);
-                    Diagnostic::error(format!(
-                        "{}: row group {group}, row {index}: {message}",
-                        dataset.name
-                    ))
-                    .at(Location::in_data(
-                        &dataset.display_path,
-                        usize::try_from(row + 1).unwrap_or(usize::MAX),
-                        None,
-                    ))
-                });
-            row += 1;
-            records += 1;
-            if let Err(d) = record.and_then(|record| sink(state, record)) {
-                return Ok((records, Some(d)));
+        let file = File::open(&dataset.path).map_err(|e| open_error(dataset, &e))?;
+        let mut builder =
+            ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata.clone())
+                .with_projection(columns.mask.clone())
+                .with_batch_size(BATCH_ROWS)
+                .with_row_groups(vec![group]);
+        if skip > 0 || end < groups.end(group) {
+            let rows = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+            builder = builder.with_row_selection(RowSelection::from(vec![
+                RowSelector::skip(rows(skip)),
+                RowSelector::select(rows(end - row)),
+                RowSelector::skip(rows(groups.end(group) - end)),
+            ]));
+        }
+        let reader = match builder.build() {
+            Ok(reader) => reader,
+            Err(e) => return Ok((records, Some(decode_error(&e)))),
+        };
+        for batch in reader {
+            let batch = match batch {
+                Ok(batch) => batch,
+                Err(e) => return Ok((records, Some(decode_error(&e)))),
+            };
+            let converters = Converters::new(columns, &batch);
+            for i in 0..batch.num_rows() {
+                let record = converters
+                    .record(columns, i, row, &mut interner)
+                    .map_err(|message| {
+                        let (group, index) = groups.locate(row);
+                        Diagnostic::error(format!("{}: {message}", dataset.name))
+                            .at(at(row))
+                            .note(format!("row group {group}, row {index} (0-based)"))
+                    });
+                let this_row = row;
+                row += 1;
+                records += 1;
+                if let Err(mut d) = record.and_then(|record| sink(state, record)) {
+                    // A record's error (a schema rule, a key) names the row's place.
+                    let here = d.location.as_ref().is_some_and(|l| {
+                        l.file == dataset.display_path && l.line as u64 == this_row + 1
+                    });
+                    if here && d.note.is_none() {
+                        let (group, index) = groups.locate(this_row);
+                        d = d.note(format!("row group {group}, row {index} (0-based)"));
+                    }
+                    return Ok((records, Some(d)));
+                }
             }
+        }
+        if row != end {
+            let message = format!("{} rows were expected, {} read", end - skip, row - skip);
+            return Ok((records, Some(decode_error(&message))));
         }
     }
     Ok((records, None))
