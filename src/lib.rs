@@ -121,6 +121,11 @@ fn run_spec(args: &cli::RunArgs) -> i32 {
         Ok(plan) => plan,
         Err(diagnostics) => return fail(&diagnostics),
     };
+    // Standard input and FIFOs are read once, here, into files the readers share.
+    let _spooled = match data::spool(&mut plan) {
+        Ok(spooled) => spooled,
+        Err(d) => return fail(&[d]),
+    };
     match lock::verify(&plan) {
         Ok(None) => {}
         Ok(Some((stamp, drift))) => {

@@ -9,12 +9,14 @@ mod progress;
 mod project;
 mod reader;
 mod runs;
+mod stdin;
 mod trec;
 mod validate;
 
 pub use project::json_to_value;
 pub use reader::{read_chunked, Chunk, ReadStats};
 pub use runs::{find_run_files, run_name_of_file};
+pub use stdin::{check_overrides as check_stdin_overrides, spool, Spooled};
 pub use validate::validate;
 
 use crate::value::Value;

@@ -52,7 +52,8 @@ fn files_of(pattern: &Path) -> Result<Vec<PathBuf>, String> {
         }
         return Ok(files);
     }
-    if pattern.is_file() {
+    // Standard input, a FIFO or a device is one run too (read once, by `stdin`).
+    if pattern.is_file() || text == crate::data::stdin::DASH || pattern.exists() {
         return Ok(vec![pattern.to_path_buf()]);
     }
     Err(format!("`{text}` does not exist"))

@@ -1179,6 +1179,12 @@ impl<'s> Compiler<'s> {
                 self.errors.push(d);
             }
         }
+        self.errors.extend(crate::data::check_stdin_overrides(
+            overrides
+                .datasets
+                .iter()
+                .map(|(n, p)| (n.as_str(), p.as_path())),
+        ));
         let mut out = Vec::new();
         for (index, decl) in spec.datasets.iter().enumerate() {
             let is_items = decl.name.text == spec.items.text;
