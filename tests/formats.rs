@@ -51,8 +51,11 @@ fn run_in(
     (output, report)
 }
 
-/// Each preset with each conversion of its datasets (`NAME=FILE` under FORMATS).
-fn conversions() -> Vec<(&'static str, Vec<Vec<(&'static str, String)>>)> {
+/// The datasets of one run: `(NAME, FILE)`, for `--dataset NAME=FILE`.
+type Datasets = Vec<(&'static str, String)>;
+
+/// Each preset with each conversion of its datasets (files under FORMATS).
+fn conversions() -> Vec<(&'static str, Vec<Datasets>)> {
     let each = |preset: &'static str, names: &[&'static str], ext: &str| {
         names
             .iter()
@@ -317,13 +320,7 @@ fn the_format_follows_the_extension_unless_the_spec_says() {
     assert_eq!(metric(&report, "good"), 1.0);
     assert!(report.contains("\"format\": \"tsv\""), "{report}");
     // A file on the command line says its own format, in any case.
-    let (out, report) = run_in(
-        dir.path(),
-        "spec.yml",
-        &["rows=other.TSV".into()],
-        &[],
-        &[],
-    );
+    let (out, report) = run_in(dir.path(), "spec.yml", &["rows=other.TSV".into()], &[], &[]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(metric(&report.unwrap(), "good"), 1.0);
     // Written, the format wins over the spec's own path.
@@ -334,13 +331,7 @@ fn the_format_follows_the_extension_unless_the_spec_says() {
     // A file without a known extension is read in the spec's format.
     std::fs::rename(dir.path().join("other.TSV"), dir.path().join("rows.data")).unwrap();
     rows_spec(dir.path(), &["format: tsv", "path: rows.jsonl"]);
-    let (out, _) = run_in(
-        dir.path(),
-        "spec.yml",
-        &["rows=rows.data".into()],
-        &[],
-        &[],
-    );
+    let (out, _) = run_in(dir.path(), "spec.yml", &["rows=rows.data".into()], &[], &[]);
     assert_eq!(out.code, 0, "{}", out.stderr);
 }
 

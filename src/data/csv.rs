@@ -336,7 +336,7 @@ impl<'a> Columns<'a> {
                 parse_cell(text, &used.ty, self.separator.as_deref(), interner).map_err(&error)?;
             match used.target {
                 Some(target) => columns::place(&used.name, target, value, &mut slots)
-                    .map_err(|message| error(message))?,
+                    .map_err(error)?,
                 None => fields.push((used.name.clone(), value)),
             }
         }

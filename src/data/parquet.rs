@@ -21,7 +21,7 @@ use arrow_array::types::{
     UInt8Type,
 };
 use arrow_array::{Array, RecordBatch};
-use arrow_schema::{DataType as ArrowType, Field};
+use arrow_schema::{DataType as ArrowType, Field, FieldRef, Schema, SchemaRef};
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowSelection,
     RowSelector,
@@ -55,6 +55,14 @@ pub fn read<S: Send>(
         ))
         .help("a Parquet file ends with its footer and the bytes `PAR1`: is it truncated, or in another format?")
     })?;
+    // Strings in lists (retrieved ids, citations) are read as dictionaries: each
+    // distinct one is converted once per row group, rather than hashed per mention.
+    let metadata = dictionary_hints(metadata.schema())
+        .and_then(|schema| {
+            let options = ArrowReaderOptions::new().with_schema(schema);
+            ArrowReaderMetadata::try_new(metadata.metadata().clone(), options).ok()
+        })
+        .unwrap_or(metadata);
     let columns = Columns::new(dataset, &metadata)?;
     let groups = RowGroups::of(&metadata);
     let chunks = threads
@@ -274,6 +282,45 @@ fn decode<'f>(
     Ok(())
 }
 
+/// The schema with every string directly inside a list read as a dictionary;
+/// `None` when there is none.
+fn dictionary_hints(schema: &Schema) -> Option<SchemaRef> {
+    fn hint(ty: &ArrowType, in_list: bool, changed: &mut bool) -> ArrowType {
+        let field = |f: &FieldRef, in_list: bool, changed: &mut bool| -> FieldRef {
+            Arc::new(
+                f.as_ref()
+                    .clone()
+                    .with_data_type(hint(f.data_type(), in_list, changed)),
+            )
+        };
+        match ty {
+            ArrowType::Utf8 if in_list => {
+                *changed = true;
+                ArrowType::Dictionary(Box::new(ArrowType::Int32), Box::new(ArrowType::Utf8))
+            }
+            ArrowType::List(f) => ArrowType::List(field(f, true, changed)),
+            ArrowType::LargeList(f) => ArrowType::LargeList(field(f, true, changed)),
+            ArrowType::Struct(fields) => {
+                ArrowType::Struct(fields.iter().map(|f| field(f, false, changed)).collect())
+            }
+            other => other.clone(),
+        }
+    }
+    let mut changed = false;
+    let fields: Vec<FieldRef> = schema
+        .fields()
+        .iter()
+        .map(|f| {
+            Arc::new(
+                f.as_ref()
+                    .clone()
+                    .with_data_type(hint(f.data_type(), false, &mut changed)),
+            )
+        })
+        .collect();
+    changed.then(|| Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone())))
+}
+
 /// The first type inside `ty` that is not read.
 fn unsupported(ty: &ArrowType) -> Option<&ArrowType> {
     match ty {
@@ -324,7 +371,7 @@ fn read_range<S>(
     sink: &(impl Fn(&mut S, Record) -> Result<(), Diagnostic> + Sync),
 ) -> Result<(usize, Option<Diagnostic>), Diagnostic> {
     let mut records = 0usize;
-    let mut interner = Interner::default();
+    let mut cx = Context::default();
     let at = |row: u64| {
         Location::in_data(
             &dataset.display_path,
@@ -370,7 +417,7 @@ fn read_range<S>(
             let converters = Converters::new(columns, &batch);
             for i in 0..batch.num_rows() {
                 let record = converters
-                    .record(columns, i, row, &mut interner)
+                    .record(columns, i, row, &mut cx)
                     .map_err(|message| {
                         let (group, index) = groups.locate(row);
                         Diagnostic::error(format!("{}: {message}", dataset.name))
@@ -411,13 +458,14 @@ struct Converters<'b> {
 
 impl<'b> Converters<'b> {
     fn new(columns: &Columns<'_>, batch: &'b RecordBatch) -> Self {
+        let ids = &mut 0;
         if columns.whole.is_some() {
             let schema = batch.schema();
             return Converters {
                 columns: batch
                     .columns()
                     .iter()
-                    .map(|c| Some(Converter::new(c.as_ref())))
+                    .map(|c| Some(Converter::new(c.as_ref(), ids)))
                     .collect(),
                 names: schema
                     .fields()
@@ -433,7 +481,7 @@ impl<'b> Converters<'b> {
                 .map(|(name, _)| {
                     batch
                         .column_by_name(name)
-                        .map(|c| Converter::new(c.as_ref()))
+                        .map(|c| Converter::new(c.as_ref(), ids))
                 })
                 .collect(),
             names: Vec::new(),
@@ -445,7 +493,7 @@ impl<'b> Converters<'b> {
         columns: &Columns<'_>,
         i: usize,
         row: u64,
-        interner: &mut Interner,
+        cx: &mut Context,
     ) -> Result<Record, String> {
         let mut slots = vec![Value::Null; columns.slot_count].into_boxed_slice();
         if let Some(slot) = columns.whole {
@@ -453,7 +501,7 @@ impl<'b> Converters<'b> {
             for (name, converter) in self.names.iter().zip(&self.columns) {
                 let value = match converter {
                     Some(c) => c
-                        .value(i, interner, false)
+                        .value(i, cx, false)
                         .map_err(|m| format!("column `{name}`: {m}"))?,
                     None => Value::Null,
                 };
@@ -464,7 +512,7 @@ impl<'b> Converters<'b> {
             for ((name, target), converter) in columns.uses.iter().zip(&self.columns) {
                 let Some(converter) = converter else { continue };
                 let value = converter
-                    .value(i, interner, false)
+                    .value(i, cx, false)
                     .map_err(|m| format!("column `{name}`: {m}"))?;
                 columns::place(name, *target, value, &mut slots)?;
             }
@@ -500,7 +548,15 @@ enum Kind<'a> {
         Box<Converter<'a>>,
     ),
     Struct(Vec<Arc<str>>, Vec<Converter<'a>>),
-    Dictionary(Vec<usize>, Box<Converter<'a>>),
+    /// Keys into a dictionary whose values are converted once (per row group) and
+    /// shared: `id` numbers the dictionaries of a batch, `identity` tells when the
+    /// reader moved on to another dictionary.
+    Dictionary {
+        id: usize,
+        identity: usize,
+        keys: Vec<usize>,
+        values: Box<Converter<'a>>,
+    },
     Unsupported,
 }
 
@@ -522,8 +578,18 @@ fn offsets<O: arrow_array::OffsetSizeTrait>(offsets: &[O]) -> Get<'_, Range<usiz
     Box::new(move |i| offsets[i].as_usize()..offsets[i + 1].as_usize())
 }
 
+/// What converting keeps from row to row: the interner, and each dictionary's
+/// identity and converted values.
+#[derive(Default)]
+struct Context {
+    interner: Interner,
+    dictionaries: Vec<(usize, Vec<Option<Value>>)>,
+}
+
 impl<'a> Converter<'a> {
-    fn new(array: &'a dyn Array) -> Self {
+    /// `ids` numbers the dictionaries inside, in a fixed order (the same for every
+    /// batch of a file).
+    fn new(array: &'a dyn Array, ids: &mut usize) -> Self {
         let kind = match array.data_type() {
             ArrowType::Null => Kind::Null,
             ArrowType::Boolean => {
@@ -576,14 +642,14 @@ impl<'a> Converter<'a> {
                 let a = array.as_list::<i32>();
                 Kind::List(
                     offsets(a.value_offsets()),
-                    Box::new(Converter::new(a.values().as_ref())),
+                    Box::new(Converter::new(a.values().as_ref(), ids)),
                 )
             }
             ArrowType::LargeList(_) => {
                 let a = array.as_list::<i64>();
                 Kind::List(
                     offsets(a.value_offsets()),
-                    Box::new(Converter::new(a.values().as_ref())),
+                    Box::new(Converter::new(a.values().as_ref(), ids)),
                 )
             }
             ArrowType::FixedSizeList(_, size) => {
@@ -591,15 +657,15 @@ impl<'a> Converter<'a> {
                 let size = usize::try_from(*size).unwrap_or(0);
                 Kind::List(
                     Box::new(move |i| i * size..(i + 1) * size),
-                    Box::new(Converter::new(a.values().as_ref())),
+                    Box::new(Converter::new(a.values().as_ref(), ids)),
                 )
             }
             ArrowType::Map(..) => {
                 let a = array.as_map();
                 Kind::Map(
                     offsets(a.value_offsets()),
-                    Box::new(Converter::new(a.keys().as_ref())),
-                    Box::new(Converter::new(a.values().as_ref())),
+                    Box::new(Converter::new(a.keys().as_ref(), ids)),
+                    Box::new(Converter::new(a.values().as_ref(), ids)),
                 )
             }
             ArrowType::Struct(fields) => {
@@ -611,7 +677,7 @@ impl<'a> Converter<'a> {
                         .collect(),
                     a.columns()
                         .iter()
-                        .map(|c| Converter::new(c.as_ref()))
+                        .map(|c| Converter::new(c.as_ref(), ids))
                         .collect(),
                 )
             }
@@ -620,10 +686,19 @@ impl<'a> Converter<'a> {
                 if a.values().is_empty() {
                     Kind::Null
                 } else {
-                    Kind::Dictionary(
-                        a.normalized_keys(),
-                        Box::new(Converter::new(a.values().as_ref())),
-                    )
+                    let values = a.values();
+                    let identity = match values.data_type() {
+                        ArrowType::Utf8 => values.as_string::<i32>().value_data().as_ptr() as usize,
+                        _ => Arc::as_ptr(values) as *const () as usize,
+                    };
+                    let id = *ids;
+                    *ids += 1;
+                    Kind::Dictionary {
+                        id,
+                        identity,
+                        keys: a.normalized_keys(),
+                        values: Box::new(Converter::new(values.as_ref(), ids)),
+                    }
                 }
             }
             _ => Kind::Unsupported,
@@ -632,13 +707,13 @@ impl<'a> Converter<'a> {
     }
 
     /// The value at row `i`; strings directly in a list are interned.
-    fn value(&self, i: usize, interner: &mut Interner, in_list: bool) -> Result<Value, String> {
+    fn value(&self, i: usize, cx: &mut Context, in_list: bool) -> Result<Value, String> {
         if self.array.is_null(i) {
             return Ok(Value::Null);
         }
-        let string = |s: &str, interner: &mut Interner| {
+        let string = |s: &str, cx: &mut Context| {
             Value::String(if in_list {
-                interner.string(s)
+                cx.interner.string(s)
             } else {
                 Arc::from(s)
             })
@@ -654,26 +729,26 @@ impl<'a> Converter<'a> {
                         .map_err(|_| format!("cannot read the decimal {text}"))?,
                 )
             }
-            Kind::Text(get) => string(get(i), interner),
+            Kind::Text(get) => string(get(i), cx),
             Kind::Bytes(get) => string(
                 std::str::from_utf8(get(i))
                     .map_err(|_| "a binary value is not UTF-8 text".to_string())?,
-                interner,
+                cx,
             ),
             Kind::List(range, child) => {
                 let items = range(i)
-                    .map(|j| child.value(j, interner, true))
+                    .map(|j| child.value(j, cx, true))
                     .collect::<Result<Vec<_>, _>>()?;
                 Value::list(items)
             }
             Kind::Map(range, keys, values) => {
                 let mut fields: Vec<(Arc<str>, Value)> = Vec::new();
                 for j in range(i) {
-                    let key: Arc<str> = match keys.value(j, interner, false)? {
+                    let key: Arc<str> = match keys.value(j, cx, false)? {
                         Value::String(s) => s,
                         other => Arc::from(other.to_string()),
                     };
-                    let value = values.value(j, interner, false)?;
+                    let value = values.value(j, cx, false)?;
                     match fields.iter_mut().find(|(k, _)| *k == key) {
                         Some(existing) => existing.1 = value,
                         None => fields.push((key, value)),
@@ -685,11 +760,33 @@ impl<'a> Converter<'a> {
                 names
                     .iter()
                     .zip(children)
-                    .map(|(name, child)| Ok((name.clone(), child.value(i, interner, false)?)))
+                    .map(|(name, child)| Ok((name.clone(), child.value(i, cx, false)?)))
                     .collect::<Result<Vec<_>, String>>()?
                     .into(),
             ),
-            Kind::Dictionary(keys, values) => values.value(keys[i], interner, in_list)?,
+            Kind::Dictionary {
+                id,
+                identity,
+                keys,
+                values,
+            } => {
+                let key = keys[i];
+                if cx.dictionaries.len() <= *id {
+                    cx.dictionaries.resize_with(id + 1, Default::default);
+                }
+                let (seen, cache) = &mut cx.dictionaries[*id];
+                if *seen != *identity || cache.len() != values.array.len() {
+                    *seen = *identity;
+                    *cache = vec![None; values.array.len()];
+                }
+                if let Some(value) = &cache[key] {
+                    return Ok(value.clone());
+                }
+                // Shared through the cache: no need to intern.
+                let value = values.value(key, cx, false)?;
+                cx.dictionaries[*id].1[key] = Some(value.clone());
+                value
+            }
             Kind::Unsupported => {
                 return Err(format!("type {} is not read", self.array.data_type()))
             }
@@ -716,8 +813,8 @@ mod tests {
         assert_eq!(groups(&[10, 10, 10, 10]).split(2), [0..20, 20..40]);
         assert_eq!(groups(&[30, 5, 5]).split(2), [0..30, 30..40]);
         assert_eq!(groups(&[100]).split(3), [0..33, 33..66, 66..100]);
-        assert_eq!(groups(&[100]).split(1), [0..100]);
-        assert_eq!(groups(&[]).split(2), [0..0]);
+        assert_eq!(groups(&[100]).split(1), vec![Range { start: 0, end: 100 }]);
+        assert_eq!(groups(&[]).split(2), vec![Range { start: 0, end: 0 }]);
     }
 
     #[test]
