@@ -335,8 +335,9 @@ impl<'a> Columns<'a> {
             let value =
                 parse_cell(text, &used.ty, self.separator.as_deref(), interner).map_err(&error)?;
             match used.target {
-                Some(target) => columns::place(&used.name, target, value, &mut slots)
-                    .map_err(error)?,
+                Some(target) => {
+                    columns::place(&used.name, target, value, &mut slots).map_err(error)?
+                }
                 None => fields.push((used.name.clone(), value)),
             }
         }
