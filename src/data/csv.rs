@@ -351,14 +351,16 @@ impl<'a> Columns<'a> {
     }
 }
 
-/// Parses one cell as the schema types its column.
+/// Parses one cell as the schema types its column; a list or object cell may also
+/// be JSON's `null`.
 fn parse_cell(
     text: &str,
     ty: &DataType,
     separator: Option<&str>,
     interner: &mut Interner,
 ) -> Result<Value, String> {
-    if text.is_empty() {
+    let structured = matches!(ty, DataType::List(_) | DataType::Object);
+    if text.is_empty() || (structured && text.trim() == "null") {
         return Ok(Value::Null);
     }
     match ty {
@@ -686,6 +688,8 @@ mod tests {
             .unwrap_err()
             .contains("JSON array"));
         assert!(parse("{\"a\": 1}", &DataType::Object).is_ok());
+        assert_eq!(parse(" null ", &DataType::Object).unwrap(), Value::Null);
+        assert_eq!(parse("null", &strings).unwrap(), Value::Null);
         assert!(parse("[1]", &DataType::Object).is_err());
     }
 }

@@ -20,7 +20,7 @@ use arrow_array::types::{
     Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type, UInt64Type,
     UInt8Type,
 };
-use arrow_array::{Array, RecordBatch};
+use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType as ArrowType, Field, FieldRef, Schema, SchemaRef};
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowSelection,
@@ -549,11 +549,11 @@ enum Kind<'a> {
     ),
     Struct(Vec<Arc<str>>, Vec<Converter<'a>>),
     /// Keys into a dictionary whose values are converted once (per row group) and
-    /// shared: `id` numbers the dictionaries of a batch, `identity` tells when the
-    /// reader moved on to another dictionary.
+    /// shared: `id` numbers the dictionaries of a batch; `dictionary` is compared
+    /// with the cached one to tell when the reader moved on to another.
     Dictionary {
         id: usize,
-        identity: usize,
+        dictionary: &'a ArrayRef,
         keys: Vec<usize>,
         values: Box<Converter<'a>>,
     },
@@ -578,12 +578,30 @@ fn offsets<O: arrow_array::OffsetSizeTrait>(offsets: &[O]) -> Get<'_, Range<usiz
     Box::new(move |i| offsets[i].as_usize()..offsets[i + 1].as_usize())
 }
 
-/// What converting keeps from row to row: the interner, and each dictionary's
-/// identity and converted values.
+/// What converting keeps from row to row: the interner, and each dictionary with
+/// its values converted so far. The dictionary is held, so that its buffers cannot
+/// be freed and reused by another while it is cached.
 #[derive(Default)]
 struct Context {
     interner: Interner,
-    dictionaries: Vec<(usize, Vec<Option<Value>>)>,
+    dictionaries: Vec<(Option<ArrayRef>, Vec<Option<Value>>)>,
+}
+
+/// The same dictionary: the same array, or (as the reader may hand each batch of a
+/// row group a new array over one dictionary page) the same string buffers.
+fn same_dictionary(cached: &ArrayRef, current: &ArrayRef) -> bool {
+    if Arc::ptr_eq(cached, current) {
+        return true;
+    }
+    match (cached.data_type(), current.data_type()) {
+        (ArrowType::Utf8, ArrowType::Utf8) => {
+            let (a, b) = (cached.as_string::<i32>(), current.as_string::<i32>());
+            a.len() == b.len()
+                && a.value_data().as_ptr() == b.value_data().as_ptr()
+                && a.value_offsets().as_ptr() == b.value_offsets().as_ptr()
+        }
+        _ => false,
+    }
 }
 
 impl<'a> Converter<'a> {
@@ -687,15 +705,11 @@ impl<'a> Converter<'a> {
                     Kind::Null
                 } else {
                     let values = a.values();
-                    let identity = match values.data_type() {
-                        ArrowType::Utf8 => values.as_string::<i32>().value_data().as_ptr() as usize,
-                        _ => Arc::as_ptr(values) as *const () as usize,
-                    };
                     let id = *ids;
                     *ids += 1;
                     Kind::Dictionary {
                         id,
-                        identity,
+                        dictionary: values,
                         keys: a.normalized_keys(),
                         values: Box::new(Converter::new(values.as_ref(), ids)),
                     }
@@ -766,7 +780,7 @@ impl<'a> Converter<'a> {
             ),
             Kind::Dictionary {
                 id,
-                identity,
+                dictionary,
                 keys,
                 values,
             } => {
@@ -775,8 +789,11 @@ impl<'a> Converter<'a> {
                     cx.dictionaries.resize_with(id + 1, Default::default);
                 }
                 let (seen, cache) = &mut cx.dictionaries[*id];
-                if *seen != *identity || cache.len() != values.array.len() {
-                    *seen = *identity;
+                if !seen
+                    .as_ref()
+                    .is_some_and(|seen| same_dictionary(seen, dictionary))
+                {
+                    *seen = Some(Arc::clone(dictionary));
                     *cache = vec![None; values.array.len()];
                 }
                 if let Some(value) = &cache[key] {
