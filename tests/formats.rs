@@ -537,3 +537,33 @@ fn a_fifo_is_read_once() {
         metrics_and_gates(&expected.unwrap())
     );
 }
+
+#[test]
+fn damaged_parquet_files_that_panic_the_decoder_are_errors() {
+    // Fixtures with a few bytes overwritten (found by fuzzing) on which arrow-rs
+    // panics: an error (exit 2) naming the file, never a crash.
+    let dir = repo_root().join("tests/fixtures/bad_formats/decoder_panics");
+    for (spec, dataset, message) in [
+        (
+            "rag-precision",
+            "trace",
+            "column start and length should not be negative",
+        ),
+        ("retrieval-spans", "hits", "assertion failed: num_bits"),
+    ] {
+        let spec = repo_root().join(format!("specs/{spec}.yaml"));
+        let (out, report) = run_in(
+            &dir,
+            spec.to_str().unwrap(),
+            &[format!("{dataset}={dataset}.parquet")],
+            &[],
+            &[],
+        );
+        assert_eq!(out.code, 2, "{}", out.stderr);
+        assert!(report.is_none());
+        let expected = format!(
+            "error: {dataset}: the Parquet reader failed on `{dataset}.parquet` (rows from row group 0): {message}"
+        );
+        assert!(out.stderr.starts_with(&expected), "{}", out.stderr);
+    }
+}

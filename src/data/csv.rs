@@ -457,7 +457,7 @@ fn wrong_count(dataset: &DatasetPlan, row: &Row, delimiter: u8, expected: usize)
         Err(d) => return d,
     };
     let (line, column) = if row.len > expected {
-        scan.cells[expected]
+        scan.cells.get(expected).copied().unwrap_or(scan.end)
     } else {
         scan.end
     };

@@ -48,13 +48,18 @@ pub fn read<S: Send>(
 ) -> Result<(Vec<Chunk<S>>, ReadStats), Diagnostic> {
     let file = File::open(&dataset.path).map_err(|e| open_error(dataset, &e))?;
     let size = file.metadata().map_err(|e| open_error(dataset, &e))?.len();
-    let metadata = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()).map_err(|e| {
-        Diagnostic::error(format!(
-            "{}: `{}` is not a readable Parquet file: {e}",
-            dataset.name, dataset.display_path
-        ))
-        .help("a Parquet file ends with its footer and the bytes `PAR1`: is it truncated, or in another format?")
-    })?;
+    // The Arrow schema a writer may embed is not needed (the Parquet schema says the
+    // same) and not trusted: arrow-rs panics on some damaged ones.
+    let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
+    let metadata = guarded(|| ArrowReaderMetadata::load(&file, options).map_err(|e| e.to_string()))
+        .and_then(|result| result)
+        .map_err(|e| {
+            Diagnostic::error(format!(
+                "{}: `{}` is not a readable Parquet file: {e}",
+                dataset.name, dataset.display_path
+            ))
+            .help("a Parquet file ends with its footer and the bytes `PAR1`: is it truncated, or in another format?")
+        })?;
     // Strings in lists (retrieved ids, citations) are read as dictionaries: each
     // distinct one is converted once per row group, rather than hashed per mention.
     let metadata = dictionary_hints(metadata.schema())
@@ -82,15 +87,28 @@ pub fn read<S: Send>(
                 let (metadata, columns, groups) = (&metadata, &columns, &groups);
                 scope.spawn(move || {
                     let mut state = make();
-                    let result = read_range(
-                        dataset,
-                        metadata,
-                        columns,
-                        groups,
-                        range.clone(),
-                        &mut state,
-                        sink,
-                    );
+                    let read = || {
+                        read_range(
+                            dataset,
+                            metadata,
+                            columns,
+                            groups,
+                            range.clone(),
+                            &mut state,
+                            sink,
+                        )
+                    };
+                    let result = guarded(read).unwrap_or_else(|message| {
+                        let (group, _) = groups.locate(range.start);
+                        Ok((
+                            0,
+                            Some(Diagnostic::error(format!(
+                                "{}: the Parquet reader failed on `{}` (rows from row group {group}): {message}",
+                                dataset.name, dataset.display_path
+                            ))
+                            .help("the file is damaged")),
+                        ))
+                    });
                     (state, result)
                 })
             })
@@ -113,6 +131,36 @@ pub fn read<S: Send>(
         out.push(Chunk { state, stop });
     }
     Ok((out, stats))
+}
+
+thread_local! {
+    /// This thread is inside [`guarded`]: a panic is reported as an error.
+    static GUARDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f`, turning a panic (of the Parquet decoder, on a damaged file) into its
+/// message: bad input is an error (exit 2), not a crash. Such a panic is not
+/// printed; any other goes to the hook that was installed before.
+fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !GUARDED.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    GUARDED.with(|g| g.set(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    GUARDED.with(|g| g.set(false));
+    result.map_err(|payload| {
+        payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".to_string())
+    })
 }
 
 /// The row groups' first rows and sizes.
