@@ -18,6 +18,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use crate::base::diagnostic::{render_all, Diagnostic};
+use crate::inputs::streams::Spooled;
 use crate::inputs::{self, Overrides, Templates};
 use crate::plan;
 use crate::spec;
@@ -78,6 +79,20 @@ pub fn compile(
     let (inputs, templates) = inputs::gather(&spec, overrides);
     let plan = plan::compile(&spec, &overrides.params, inputs)?;
     Ok((plan, templates))
+}
+
+/// As [`compile`], for a command that reads the data: datasets that are streams
+/// (standard input, a FIFO) are first read into copies that live as long as the
+/// returned [`Spooled`].
+pub fn compile_to_read(
+    spec_path: &std::path::Path,
+    overrides: &Overrides,
+) -> Result<(plan::Plan, Templates, Spooled), Vec<Diagnostic>> {
+    let spec = spec::load(spec_path)?;
+    let (mut inputs, templates) = inputs::gather(&spec, overrides);
+    let spooled = inputs::spool_streams(&mut inputs, &spec).map_err(|d| vec![d])?;
+    let plan = plan::compile(&spec, &overrides.params, inputs)?;
+    Ok((plan, templates, spooled))
 }
 
 pub fn fail(diagnostics: &[Diagnostic]) -> i32 {

@@ -5,11 +5,12 @@ use std::io::Write;
 use crate::base::diagnostic;
 use crate::base::diagnostic::render_all;
 use crate::base::diagnostic::Diagnostic;
-use crate::commands::{cli, compile, exit, fail, overrides, print};
+use crate::commands::{cli, compile_to_read, exit, fail, overrides, print};
 use crate::{eval, lock, plan, report};
 
 pub fn run(args: &cli::RunArgs) -> i32 {
-    let (plan, templates) = match compile(&args.spec, &overrides(&args.overrides)) {
+    let (plan, templates, _spooled) = match compile_to_read(&args.spec, &overrides(&args.overrides))
+    {
         Ok(compiled) => compiled,
         Err(diagnostics) => return fail(&diagnostics),
     };

@@ -1,8 +1,11 @@
-//! Reading datasets: JSONL or JSON-array files into projected records, validated
-//! against the spec's schema rules, with file:line:column errors.
+//! Reading datasets: JSONL, JSON-array, CSV/TSV, Parquet and TREC files into projected
+//! records, validated against the spec's schema rules, with located errors.
 
+mod columns;
+mod csv;
 pub mod error;
 mod json_array;
+mod parquet;
 mod progress;
 mod project;
 mod reader;

@@ -295,6 +295,18 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
     }
 }
 
+/// Parses one JSON value whole (a list or object in a CSV cell).
+pub fn parse_value(text: &str, interner: &mut Interner) -> Result<Value, serde_json::Error> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let value = ValueSeed {
+        interner,
+        in_list: false,
+    }
+    .deserialize(&mut deserializer)?;
+    deserializer.end()?;
+    Ok(value)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

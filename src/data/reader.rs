@@ -17,14 +17,14 @@ use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::value::{is_python_space, python_strip, Value};
 use crate::data::error::DataError;
 use crate::data::progress::Progress;
-use crate::data::{json_array, project, trec};
+use crate::data::{csv, json_array, parquet, project, trec};
 use crate::ir::Record;
 use crate::plan::DatasetPlan;
 use crate::spec::Format;
 
 /// Below this size a file is read by one thread: splitting would cost more than it
 /// saves. `EVALSPEC_MIN_CHUNK_BYTES` lowers it, so that tests can split small files.
-fn min_chunk_bytes() -> u64 {
+pub(super) fn min_chunk_bytes() -> u64 {
     std::env::var("EVALSPEC_MIN_CHUNK_BYTES")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -77,6 +77,12 @@ pub fn read_chunked<S: Send>(
             Ok((vec![Chunk { state, stop }], stats))
         }
         Format::TrecQrels | Format::TrecRun => read_trec(dataset, size, chunks, &make, &sink),
+        Format::Csv | Format::Tsv => {
+            let mut state = make();
+            let (stop, stats) = csv::read(dataset, &mut state, &sink)?;
+            Ok((vec![Chunk { state, stop }], stats))
+        }
+        Format::Parquet => parquet::read(dataset, threads, &make, &sink),
     }
 }
 
@@ -190,7 +196,7 @@ fn read_ranges<S: Send, R: Send>(
     Ok((out, sha256))
 }
 
-fn open_error(dataset: &DatasetPlan, error: &std::io::Error) -> Diagnostic {
+pub(super) fn open_error(dataset: &DatasetPlan, error: &std::io::Error) -> Diagnostic {
     let kind = DataError::CannotRead {
         dataset: dataset.name.clone(),
         path: dataset.display_path.clone(),
@@ -285,7 +291,7 @@ fn count_lines(
     Ok(lines + usize::from(previous_cr))
 }
 
-fn hash_file(dataset: &DatasetPlan) -> Result<String, Diagnostic> {
+pub(super) fn hash_file(dataset: &DatasetPlan) -> Result<String, Diagnostic> {
     let mut reader = BufReader::with_capacity(1 << 20, open(dataset)?);
     let mut hasher = Sha256::new();
     loop {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use crate::base::diagnostic::Diagnostic;
 use crate::inputs::error::InputError;
 use crate::inputs::run_files::find_run_files;
-use crate::spec::{DatasetDecl, RunsDecl, Spec};
+use crate::spec::{DatasetDecl, Format, RunsDecl, Spec};
 
 /// Where one dataset's records come from.
 #[derive(Debug, Clone)]
@@ -19,6 +19,9 @@ pub struct DatasetFiles {
     /// A dataset with several runs: each run's file, in natural order of the
     /// paths; empty for a dataset read from one `path`.
     pub runs: Vec<RunFile>,
+    /// The format named by the extension of a file given with `--dataset` (for
+    /// runs, of the first): it overrides the declared one.
+    pub format: Option<Format>,
     pub errors: Vec<Diagnostic>,
 }
 
@@ -82,10 +85,15 @@ pub fn files(decl: &DatasetDecl, overrides: &[(String, PathBuf)]) -> DatasetFile
             .map(|p| p.display().to_string())
             .unwrap_or_default(),
     };
+    let runs = runs.unwrap_or_default();
+    let format = overridden
+        .map(|p| runs.first().map_or(p.as_path(), |r| r.path.as_path()))
+        .and_then(Format::from_extension);
     DatasetFiles {
         path,
         display_path,
-        runs: runs.unwrap_or_default(),
+        runs,
+        format,
         errors,
     }
 }

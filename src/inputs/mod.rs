@@ -13,6 +13,7 @@ pub mod error;
 pub mod prior_report;
 pub mod reports;
 pub mod run_files;
+pub mod streams;
 pub mod templates;
 
 use std::path::PathBuf;
@@ -54,8 +55,15 @@ pub struct Inputs {
 /// plan holds only data, and the reports render through them after evaluation.
 pub fn gather(spec: &Spec, overrides: &Overrides) -> (Inputs, Templates) {
     let (reports, templates) = reports::resolve(spec, &overrides.formats);
+    let mut unknown_datasets = datasets::unknown_overrides(spec, &overrides.datasets);
+    unknown_datasets.extend(streams::check_overrides(
+        overrides
+            .datasets
+            .iter()
+            .map(|(n, p)| (n.as_str(), p.as_path())),
+    ));
     let inputs = Inputs {
-        unknown_datasets: datasets::unknown_overrides(spec, &overrides.datasets),
+        unknown_datasets,
         datasets: spec
             .datasets
             .iter()
@@ -65,4 +73,12 @@ pub fn gather(spec: &Spec, overrides: &Overrides) -> (Inputs, Templates) {
         baseline: overrides.baseline.as_deref().map(PriorReport::load),
     };
     (inputs, templates)
+}
+
+/// Reads every dataset that is a stream (standard input, a FIFO) once, into a
+/// temporary copy the readers can split and re-read; the copies live as long as
+/// the returned value. Only `run` reads data, so only `run` does this.
+pub fn spool_streams(inputs: &mut Inputs, spec: &Spec) -> Result<streams::Spooled, Diagnostic> {
+    let names: Vec<&str> = spec.datasets.iter().map(|d| d.name.text.as_str()).collect();
+    streams::spool(&mut inputs.datasets, &names)
 }

@@ -62,7 +62,8 @@ fn files_of(pattern: &Path) -> Result<Vec<PathBuf>, RunFilesProblem> {
         }
         return Ok(files);
     }
-    if pattern.is_file() {
+    // Standard input, a FIFO or a device is one run too (read once, by `stdin`).
+    if pattern.is_file() || text == crate::inputs::streams::DASH || pattern.exists() {
         return Ok(vec![pattern.to_path_buf()]);
     }
     Err(RunFilesProblem::Missing {

@@ -23,7 +23,7 @@ use crate::inputs::{PriorReport, ReportPlan, RunFile};
 use crate::ir::{DatasetId, DerivedId, ExprAt, ExprLocations, Linked, MetricId, Op, Stage};
 use crate::library::aggregates::AggregateFn;
 use crate::spec::{
-    Better, Change, DataType, Duplicates, Format, GateRuns, Join, NoBaseline, ParamType,
+    Better, Change, CsvOptions, DataType, Duplicates, Format, GateRuns, Join, NoBaseline, ParamType,
 };
 
 #[derive(Debug)]
@@ -105,7 +105,9 @@ pub struct ParamValue {
 #[derive(Debug, Clone)]
 pub struct DatasetPlan {
     pub name: String,
+    /// The spec's, unless a `--dataset` path's extension names another.
     pub format: Format,
+    pub csv: CsvOptions,
     pub path: PathBuf,
     /// The path as shown to the user and written in reports.
     pub display_path: String,

@@ -100,6 +100,14 @@ pub enum SpecError {
     BadRule {
         found: &'static str,
     },
+    CsvOptionOnFormat {
+        key: &'static str,
+        format: &'static str,
+    },
+    EmptyListSeparator,
+    BadDelimiter {
+        text: String,
+    },
     MinOnNonNumber {
         field: String,
         ty: DataType,
@@ -202,6 +210,9 @@ impl Kind for SpecError {
             E::NotAFieldPath { .. } => "not_a_field_path",
             E::RuleNoType { .. } => "rule_no_type",
             E::BadRule { .. } => "bad_rule",
+            E::CsvOptionOnFormat { .. } => "csv_option_on_format",
+            E::EmptyListSeparator => "empty_list_separator",
+            E::BadDelimiter { .. } => "bad_delimiter",
             E::MinOnNonNumber { .. } => "min_on_non_number",
             E::UnknownDataType { .. } => "unknown_data_type",
             E::BadRuns { .. } => "bad_runs",
@@ -318,6 +329,16 @@ impl Kind for SpecError {
                 "a schema rule must be a type or a mapping, found {found}"
             ))
             .help("write `field: string`, `field: list<string>?` or `field: {type: string, nonempty: true}`"),
+            E::CsvOptionOnFormat { key, format } => Words::new(format!(
+                "`{key}` applies to csv and tsv datasets, not {format}"
+            ))
+            .help("remove it, or set `format: csv`"),
+            E::EmptyListSeparator => Words::new("`list_separator` cannot be empty")
+                .help("e.g. `list_separator: \"|\"`; without it a list cell is a JSON array"),
+            E::BadDelimiter { text } => Words::new(format!(
+                "a delimiter is one ASCII character other than a quote or a line break, found {text:?}"
+            ))
+            .help("e.g. `delimiter: \";\"`, or `format: tsv` for tabs"),
             E::MinOnNonNumber { field, ty } => Words::new(format!(
                 "`min` bounds numbers, but field `{field}` is {ty}"
             ))
@@ -435,7 +456,8 @@ mod tests {
         );
         assert_eq!(
             codes("name: t\nversion: 1.0.0\ndatasets:\n  gold: {format: jsnl, path: g.jsonl}\n"),
-            ["not_a_keyword", "dataset_no_key", "no_datasets"]
+            // No spurious `no_datasets`: the dataset that failed is reported already.
+            ["not_a_keyword", "dataset_no_key"]
         );
     }
 

@@ -121,17 +121,64 @@ pub enum Format {
     TrecQrels,
     /// A TREC run, one ranked record per query.
     TrecRun,
+    /// RFC 4180 CSV with a header row; cells typed by the dataset's schema.
+    Csv,
+    /// CSV separated by tabs.
+    Tsv,
+    /// Apache Parquet; columns become fields, nested lists and structs lists and objects.
+    Parquet,
 }
 
 impl Format {
+    pub const ALL: [(&'static str, Format); 7] = [
+        ("jsonl", Format::Jsonl),
+        ("json", Format::Json),
+        ("csv", Format::Csv),
+        ("tsv", Format::Tsv),
+        ("parquet", Format::Parquet),
+        ("trec_qrels", Format::TrecQrels),
+        ("trec_run", Format::TrecRun),
+    ];
+
     pub fn keyword(self) -> &'static str {
         match self {
             Format::Jsonl => "jsonl",
             Format::Json => "json",
             Format::TrecQrels => "trec_qrels",
             Format::TrecRun => "trec_run",
+            Format::Csv => "csv",
+            Format::Tsv => "tsv",
+            Format::Parquet => "parquet",
         }
     }
+
+    /// The format a file's extension names (`.jsonl`, `.json`, `.csv`, `.tsv`,
+    /// `.parquet`, in any case); `None` for any other.
+    pub fn from_extension(path: &std::path::Path) -> Option<Format> {
+        let extension = path.extension()?.to_str()?.to_ascii_lowercase();
+        Some(match extension.as_str() {
+            "jsonl" => Format::Jsonl,
+            "json" => Format::Json,
+            "csv" => Format::Csv,
+            "tsv" => Format::Tsv,
+            "parquet" => Format::Parquet,
+            _ => return None,
+        })
+    }
+
+    /// CSV or TSV: the formats `delimiter` and `list_separator` apply to.
+    pub fn is_delimited(self) -> bool {
+        matches!(self, Format::Csv | Format::Tsv)
+    }
+}
+
+/// How a CSV or TSV dataset is split into cells and list cells into elements.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CsvOptions {
+    /// One ASCII byte; `,` for csv and a tab for tsv unless set.
+    pub delimiter: Option<u8>,
+    /// A list cell that is not a JSON array is split at this text.
+    pub list_separator: Option<String>,
 }
 
 /// What to do when two records of a dataset share a key.
@@ -179,7 +226,10 @@ impl Join {
 #[derive(Debug, Clone)]
 pub struct DatasetDecl {
     pub name: Name,
+    /// As written, or named by the extension of `path` (or of the first `runs`
+    /// pattern), else `jsonl`.
     pub format: Format,
+    pub csv: CsvOptions,
     /// Default path, resolved against the folder of the spec file that declares it;
     /// `--dataset NAME=PATH` overrides it.
     pub path: Option<PathBuf>,

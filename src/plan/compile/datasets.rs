@@ -13,7 +13,7 @@ use crate::plan::compile::declared::{Declared, DeclaredDataset};
 use crate::plan::compile::error::CompileError as E;
 use crate::plan::compile::expr::{DeclaredOp, Lowering, Scope};
 use crate::plan::Check;
-use crate::spec::{self, DataType, Duplicates, Format, Join, RunName};
+use crate::spec::{self, CsvOptions, DataType, Duplicates, Format, Join, RunName};
 
 /// A dataset as compiled, before its projection is known.
 #[derive(Debug)]
@@ -21,6 +21,7 @@ pub struct DatasetDraft {
     pub declared: DeclaredDataset,
     pub name: String,
     pub format: Format,
+    pub csv: CsvOptions,
     pub path: PathBuf,
     pub display_path: String,
     pub key: DeclaredOp,
@@ -126,7 +127,8 @@ pub fn compile(lowering: &mut Lowering<'_>, inputs: &Inputs) -> Vec<DatasetDraft
         out.push(DatasetDraft {
             declared: dataset,
             name: decl.name.text.clone(),
-            format: decl.format,
+            format: files.format.unwrap_or(decl.format),
+            csv: decl.csv.clone(),
             path,
             display_path: files.display_path.clone(),
             key: key.op,

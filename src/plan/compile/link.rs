@@ -249,6 +249,7 @@ fn dataset(draft: DatasetDraft, linker: &Linker) -> DatasetPlan {
     DatasetPlan {
         name: draft.name,
         format: draft.format,
+        csv: draft.csv,
         path: draft.path,
         display_path: draft.display_path,
         key: draft.key.map(linker),

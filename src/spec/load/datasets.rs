@@ -83,19 +83,9 @@ impl Loader {
 
     pub(super) fn dataset(&mut self, name: Name, node: &Node, path: String) -> Option<DatasetDecl> {
         let mut map = Mapping::new(node, &path, "a dataset", &mut self.errors)?;
-        let format = match map.take("format") {
-            Some(n) => self.keyword(
-                n,
-                &map.path_of("format"),
-                &[
-                    ("jsonl", Format::Jsonl),
-                    ("json", Format::Json),
-                    ("trec_qrels", Format::TrecQrels),
-                    ("trec_run", Format::TrecRun),
-                ],
-            ),
-            None => Some(Format::Jsonl),
-        };
+        let format_node = map.take("format");
+        let format = format_node.map(|n| self.keyword(n, &map.path_of("format"), &Format::ALL));
+        let csv = self.csv_options(&mut map, format.flatten());
         let data_path = map.take("path").and_then(|n| {
             self.string(n, &map.path_of("path"))
                 .map(|text| dir_of(n).join(text))
@@ -172,9 +162,21 @@ impl Loader {
             None => Vec::new(),
         };
         map.finish(DATASET_KEYS, &mut self.errors);
+        // Unwritten, the format is named by the file's extension.
+        let format = format.unwrap_or_else(|| {
+            let first = data_path
+                .as_ref()
+                .or(runs.as_ref().and_then(|r| r.patterns.first()));
+            Some(
+                first
+                    .and_then(|p| Format::from_extension(p))
+                    .unwrap_or(Format::Jsonl),
+            )
+        });
         Some(DatasetDecl {
             name,
             format: format?,
+            csv,
             path: data_path,
             runs,
             frozen,
@@ -338,5 +340,42 @@ impl Loader {
             name: RunName::File,
             node: node.clone(),
         })
+    }
+
+    /// `delimiter` (one ASCII character) and `list_separator` (non-empty text), which
+    /// only CSV and TSV datasets take.
+    fn csv_options(&mut self, map: &mut Mapping<'_>, format: Option<Format>) -> CsvOptions {
+        let mut options = CsvOptions::default();
+        for key in ["delimiter", "list_separator"] {
+            let Some(node) = map.take(key) else { continue };
+            let path = map.path_of(key);
+            let Some(text) = self.string(node, &path) else {
+                continue;
+            };
+            let at = locate(node, &path);
+            if let Some(format) = format.filter(|f| !f.is_delimited()) {
+                let kind = SpecError::CsvOptionOnFormat {
+                    key,
+                    format: format.keyword(),
+                };
+                self.report(kind, at);
+                continue;
+            }
+            if key == "list_separator" {
+                if text.is_empty() {
+                    self.report(SpecError::EmptyListSeparator, at);
+                } else {
+                    options.list_separator = Some(text);
+                }
+                continue;
+            }
+            match text.as_bytes() {
+                [b] if b.is_ascii() && !matches!(b, b'"' | b'\n' | b'\r') => {
+                    options.delimiter = Some(*b);
+                }
+                _ => self.report(SpecError::BadDelimiter { text }, at),
+            }
+        }
+        options
     }
 }

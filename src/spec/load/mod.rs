@@ -48,6 +48,8 @@ pub(super) const DATASET_KEYS: &[&str] = &[
     "frozen",
     "runs",
     "run_name",
+    "delimiter",
+    "list_separator",
 ];
 pub(super) const RULE_KEYS: &[&str] = &["type", "optional", "nonempty", "min"];
 pub(super) const METRIC_KEYS: &[&str] =
@@ -148,7 +150,9 @@ impl Loader {
             .and_then(|n| self.string(n, "description"));
         let items = top.take("items").and_then(|n| self.name(n, "items"));
         let params = self.section(&mut top, "params", Self::param);
+        let errors_before_datasets = self.errors.len();
         let datasets = self.section(&mut top, "datasets", Self::dataset);
+        let datasets_failed = self.errors.len() > errors_before_datasets;
         let fields = self.section(&mut top, "fields", |this, name, node, path| {
             this.expr(node, &path).map(|expr| FieldDecl { name, expr })
         });
@@ -170,7 +174,8 @@ impl Loader {
                 None
             }
         };
-        if datasets.is_empty() {
+        // Declared datasets that failed to load are reported already.
+        if datasets.is_empty() && !datasets_failed {
             self.report(SpecError::NoDatasets, locate(root, ""));
         }
         match (name, version, items) {

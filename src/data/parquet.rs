@@ -1,0 +1,900 @@
+//! Parquet datasets, read through arrow-rs. Columns become fields: numbers (integers,
+//! floats, decimals) numbers, strings (and binary holding UTF-8) strings, booleans
+//! bools, lists lists, structs and maps objects, nulls null. Only the columns the
+//! plan reads are decoded, down to the leaves of a struct it reads fields of.
+//!
+//! The rows are split into one contiguous range per thread (at row-group bounds when
+//! there are enough row groups, else inside them); each thread decodes its range
+//! and hands its records, in file order, to its own chunk state, which the caller
+//! merges in file order: the outcome does not depend on the thread count. A record's
+//! `line` is its 1-based position in the file. An error names the file, the row
+//! group and the row inside it (both 0-based, as pyarrow counts them).
+
+use std::fs::File;
+use std::ops::ControlFlow;
+use std::ops::Range;
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Decimal128Type, Decimal256Type, Decimal32Type, Decimal64Type, Float16Type, Float32Type,
+    Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type, UInt64Type,
+    UInt8Type,
+};
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_schema::{DataType as ArrowType, Field, FieldRef, Schema, SchemaRef};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowSelection,
+    RowSelector,
+};
+use parquet::arrow::ProjectionMask;
+
+use crate::base::diagnostic::{Diagnostic, Location};
+use crate::base::value::Value;
+use crate::data::columns::{self, Target};
+use crate::data::project::Interner;
+use crate::data::reader::Flow;
+use crate::data::reader::{hash_file, min_chunk_bytes, open_error, Chunk, ReadStats};
+use crate::ir::Record;
+use crate::plan::{DatasetPlan, ProjectedField};
+
+/// Rows decoded at a time.
+const BATCH_ROWS: usize = 8192;
+
+/// Reads the file's rows in up to `threads` ranges, each into a state made by `make`.
+pub fn read<S: Send>(
+    dataset: &DatasetPlan,
+    threads: usize,
+    make: &(impl Fn() -> S + Sync),
+    sink: &(impl Fn(&mut S, Record) -> Flow + Sync),
+) -> Result<(Vec<Chunk<S>>, ReadStats), Diagnostic> {
+    let file = File::open(&dataset.path).map_err(|e| open_error(dataset, &e))?;
+    let size = file.metadata().map_err(|e| open_error(dataset, &e))?.len();
+    // The Arrow schema a writer may embed is not needed (the Parquet schema says the
+    // same) and not trusted: arrow-rs panics on some damaged ones.
+    let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
+    let metadata = guarded(|| ArrowReaderMetadata::load(&file, options).map_err(|e| e.to_string()))
+        .and_then(|result| result)
+        .map_err(|e| {
+            Diagnostic::error(format!(
+                "{}: `{}` is not a readable Parquet file: {e}",
+                dataset.name, dataset.display_path
+            ))
+            .help("a Parquet file ends with its footer and the bytes `PAR1`: is it truncated, or in another format?")
+        })?;
+    // Strings in lists (retrieved ids, citations) are read as dictionaries: each
+    // distinct one is converted once per row group, rather than hashed per mention.
+    let metadata = dictionary_hints(metadata.schema())
+        .and_then(|schema| {
+            let options = ArrowReaderOptions::new().with_schema(schema);
+            ArrowReaderMetadata::try_new(metadata.metadata().clone(), options).ok()
+        })
+        .unwrap_or(metadata);
+    let columns = Columns::new(dataset, &metadata)?;
+    let groups = RowGroups::of(&metadata);
+    let chunks = threads
+        .clamp(1, 64)
+        .min(
+            usize::try_from(size / min_chunk_bytes())
+                .unwrap_or(1)
+                .max(1),
+        )
+        .min(usize::try_from(groups.total).unwrap_or(usize::MAX).max(1));
+    let ranges = groups.split(chunks);
+    let (results, sha256) = std::thread::scope(|scope| {
+        let hasher = scope.spawn(|| hash_file(dataset));
+        let handles: Vec<_> = ranges
+            .iter()
+            .map(|range| {
+                let (metadata, columns, groups) = (&metadata, &columns, &groups);
+                scope.spawn(move || {
+                    let mut state = make();
+                    let read = || {
+                        read_range(
+                            dataset,
+                            metadata,
+                            columns,
+                            groups,
+                            range.clone(),
+                            &mut state,
+                            sink,
+                        )
+                    };
+                    let result = guarded(read).unwrap_or_else(|message| {
+                        let (group, _) = groups.locate(range.start);
+                        Ok((
+                            0,
+                            Some(Diagnostic::error(format!(
+                                "{}: the Parquet reader failed on `{}` (rows from row group {group}): {message}",
+                                dataset.name, dataset.display_path
+                            ))
+                            .help("the file is damaged")),
+                        ))
+                    });
+                    (state, result)
+                })
+            })
+            .collect();
+        let results: Vec<_> = handles
+            .into_iter()
+            .map(|h| h.join().expect("Parquet readers do not panic"))
+            .collect();
+        (results, hasher.join().expect("hashing does not panic"))
+    });
+    let mut stats = ReadStats {
+        records: 0,
+        sha256: sha256?,
+        bytes: size,
+    };
+    let mut out = Vec::with_capacity(results.len());
+    for (state, result) in results {
+        let (records, stop) = result?;
+        stats.records += records;
+        out.push(Chunk { state, stop });
+    }
+    Ok((out, stats))
+}
+
+thread_local! {
+    /// This thread is inside [`guarded`]: a panic is reported as an error.
+    static GUARDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f`, turning a panic (of the Parquet decoder, on a damaged file) into its
+/// message: bad input is an error (exit 2), not a crash. Such a panic is not
+/// printed; any other goes to the hook that was installed before.
+fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !GUARDED.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    GUARDED.with(|g| g.set(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    GUARDED.with(|g| g.set(false));
+    result.map_err(|payload| {
+        payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".to_string())
+    })
+}
+
+/// The row groups' first rows and sizes.
+struct RowGroups {
+    starts: Vec<u64>,
+    total: u64,
+}
+
+impl RowGroups {
+    fn of(metadata: &ArrowReaderMetadata) -> RowGroups {
+        let mut starts = Vec::new();
+        let mut total = 0u64;
+        for group in metadata.metadata().row_groups() {
+            starts.push(total);
+            total += u64::try_from(group.num_rows()).unwrap_or(0);
+        }
+        RowGroups { starts, total }
+    }
+
+    /// The row group of a row, and the row's index inside it.
+    fn locate(&self, row: u64) -> (usize, u64) {
+        let group = self.starts.partition_point(|&s| s <= row).saturating_sub(1);
+        (group, row - self.starts.get(group).copied().unwrap_or(0))
+    }
+
+    fn end(&self, group: usize) -> u64 {
+        self.starts.get(group + 1).copied().unwrap_or(self.total)
+    }
+
+    /// `chunks` contiguous row ranges, cut at row-group bounds when there are at least
+    /// as many row groups as chunks.
+    fn split(&self, chunks: usize) -> Vec<Range<u64>> {
+        let mut bounds = vec![0u64];
+        for i in 1..chunks as u64 {
+            let mut bound = self.total * i / chunks as u64;
+            if self.starts.len() >= chunks {
+                let (group, offset) = self.locate(bound);
+                bound = if offset * 2 < self.end(group) - self.starts[group] {
+                    self.starts[group]
+                } else {
+                    self.end(group)
+                };
+            }
+            if bound > *bounds.last().unwrap_or(&0) && bound < self.total {
+                bounds.push(bound);
+            }
+        }
+        bounds.push(self.total);
+        bounds.windows(2).map(|w| w[0]..w[1]).collect()
+    }
+}
+
+/// Which columns the plan reads, and the leaves to decode for them.
+struct Columns<'a> {
+    mask: ProjectionMask,
+    uses: Vec<(&'a str, Target<'a>)>,
+    whole: Option<usize>,
+    slot_count: usize,
+}
+
+impl<'a> Columns<'a> {
+    fn new(dataset: &'a DatasetPlan, metadata: &ArrowReaderMetadata) -> Result<Self, Diagnostic> {
+        let schema = metadata.schema();
+        let unreadable = |path: &str, ty: &ArrowType| {
+            Diagnostic::error(format!(
+                "{}: column `{path}` of `{}` has type {ty}, which evalspec does not read",
+                dataset.name, dataset.display_path
+            ))
+            .help("write it as a string or a number (numbers, strings, bools, lists, structs and maps are read)")
+        };
+        if let Some(slot) = dataset.projection.whole {
+            for field in schema.fields() {
+                if let Some(ty) = unsupported(field.data_type()) {
+                    return Err(unreadable(field.name(), ty));
+                }
+            }
+            return Ok(Columns {
+                mask: ProjectionMask::all(),
+                uses: Vec::new(),
+                whole: Some(slot.index()),
+                slot_count: dataset.projection.slot_count,
+            });
+        }
+        let mut prefixes: Vec<Vec<&str>> = Vec::new();
+        let mut uses = Vec::new();
+        let mut missing = Vec::new();
+        for wanted in columns::wanted(dataset) {
+            let Some(field) = schema.fields().iter().find(|f| f.name() == wanted.name) else {
+                if !wanted.optional {
+                    missing.push(wanted.name);
+                }
+                continue;
+            };
+            let target = match wanted.target {
+                Target::Slot(_) => None,
+                Target::Nested(fields) => Some(fields),
+            };
+            decode(&[wanted.name], field, target, &mut prefixes).map_err(|(path, ty)| {
+                match ty {
+                    Ok(ty) => unreadable(&path, ty),
+                    Err(ty) => Diagnostic::error(format!(
+                        "{}: column `{path}` of `{}` must be a struct (the spec reads fields of it), found {ty}",
+                        dataset.name, dataset.display_path
+                    ))
+                    .help("fix the file, or the fields the spec reads"),
+                }
+            })?;
+            uses.push((wanted.name, wanted.target));
+        }
+        if !missing.is_empty() {
+            let present: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+            return Err(columns::missing(dataset, None, &missing, &present));
+        }
+        let parquet = metadata.parquet_schema();
+        let leaves = (0..parquet.num_columns()).filter(|&i| {
+            let column = parquet.column(i);
+            let parts = column.path().parts();
+            prefixes
+                .iter()
+                .any(|p| p.len() <= parts.len() && p.iter().zip(parts).all(|(a, b)| a == b))
+        });
+        Ok(Columns {
+            mask: ProjectionMask::leaves(parquet, leaves),
+            uses,
+            whole: None,
+            slot_count: dataset.projection.slot_count,
+        })
+    }
+}
+
+/// Adds the leaf prefixes to decode for a field read whole (`fields` none) or
+/// read into (`fields`: the ones read). A field read into must be a struct or a
+/// map (or all null). Errors: the field's path, and its type when unreadable
+/// (`Ok`) or when it cannot be read into (`Err`).
+#[allow(clippy::type_complexity)]
+fn decode<'f>(
+    path: &[&'f str],
+    field: &'f Field,
+    fields: Option<&'f [(String, ProjectedField)]>,
+    prefixes: &mut Vec<Vec<&'f str>>,
+) -> Result<(), (String, Result<&'f ArrowType, &'f ArrowType>)> {
+    let ty = field.data_type();
+    match (fields, ty) {
+        (_, ArrowType::Null) => {}
+        (None, _) | (Some(_), ArrowType::Map(..)) => {
+            if let Some(bad) = unsupported(ty) {
+                return Err((path.join("."), Ok(bad)));
+            }
+            prefixes.push(path.to_vec());
+        }
+        (Some(fields), ArrowType::Struct(children)) => {
+            for (name, projected) in fields {
+                let Some(child) = children.iter().find(|c| c.name() == name) else {
+                    continue;
+                };
+                let mut child_path = path.to_vec();
+                child_path.push(child.name());
+                let inner = match projected {
+                    ProjectedField::Slot(_) => None,
+                    ProjectedField::Nested(inner) => Some(inner.as_slice()),
+                };
+                decode(&child_path, child, inner, prefixes)?;
+            }
+        }
+        (Some(_), _) => return Err((path.join("."), Err(ty))),
+    }
+    Ok(())
+}
+
+/// The schema with every string directly inside a list read as a dictionary;
+/// `None` when there is none.
+fn dictionary_hints(schema: &Schema) -> Option<SchemaRef> {
+    fn hint(ty: &ArrowType, in_list: bool, changed: &mut bool) -> ArrowType {
+        let field = |f: &FieldRef, in_list: bool, changed: &mut bool| -> FieldRef {
+            Arc::new(
+                f.as_ref()
+                    .clone()
+                    .with_data_type(hint(f.data_type(), in_list, changed)),
+            )
+        };
+        match ty {
+            ArrowType::Utf8 if in_list => {
+                *changed = true;
+                ArrowType::Dictionary(Box::new(ArrowType::Int32), Box::new(ArrowType::Utf8))
+            }
+            ArrowType::List(f) => ArrowType::List(field(f, true, changed)),
+            ArrowType::LargeList(f) => ArrowType::LargeList(field(f, true, changed)),
+            ArrowType::Struct(fields) => {
+                ArrowType::Struct(fields.iter().map(|f| field(f, false, changed)).collect())
+            }
+            other => other.clone(),
+        }
+    }
+    let mut changed = false;
+    let fields: Vec<FieldRef> = schema
+        .fields()
+        .iter()
+        .map(|f| {
+            Arc::new(
+                f.as_ref()
+                    .clone()
+                    .with_data_type(hint(f.data_type(), false, &mut changed)),
+            )
+        })
+        .collect();
+    changed.then(|| Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone())))
+}
+
+/// The first type inside `ty` that is not read.
+fn unsupported(ty: &ArrowType) -> Option<&ArrowType> {
+    match ty {
+        ArrowType::Null
+        | ArrowType::Boolean
+        | ArrowType::Int8
+        | ArrowType::Int16
+        | ArrowType::Int32
+        | ArrowType::Int64
+        | ArrowType::UInt8
+        | ArrowType::UInt16
+        | ArrowType::UInt32
+        | ArrowType::UInt64
+        | ArrowType::Float16
+        | ArrowType::Float32
+        | ArrowType::Float64
+        | ArrowType::Decimal32(..)
+        | ArrowType::Decimal64(..)
+        | ArrowType::Decimal128(..)
+        | ArrowType::Decimal256(..)
+        | ArrowType::Utf8
+        | ArrowType::LargeUtf8
+        | ArrowType::Utf8View
+        | ArrowType::Binary
+        | ArrowType::LargeBinary
+        | ArrowType::BinaryView => None,
+        ArrowType::List(f) | ArrowType::LargeList(f) | ArrowType::FixedSizeList(f, _) => {
+            unsupported(f.data_type())
+        }
+        ArrowType::Map(f, _) => unsupported(f.data_type()),
+        ArrowType::Struct(fields) => fields.iter().find_map(|f| unsupported(f.data_type())),
+        ArrowType::Dictionary(_, values) => unsupported(values),
+        other => Some(other),
+    }
+}
+
+/// Decodes rows `range` of the file into records for `sink`, one row group at a
+/// time (so that an error names its row group); returns the records read and the
+/// error that stopped the range.
+#[allow(clippy::too_many_arguments)]
+fn read_range<S>(
+    dataset: &DatasetPlan,
+    metadata: &ArrowReaderMetadata,
+    columns: &Columns<'_>,
+    groups: &RowGroups,
+    range: Range<u64>,
+    state: &mut S,
+    sink: &(impl Fn(&mut S, Record) -> Flow + Sync),
+) -> Result<(usize, Option<Diagnostic>), Diagnostic> {
+    let mut records = 0usize;
+    let mut cx = Context::default();
+    let at = |row: u64| {
+        Location::in_data(
+            &dataset.display_path,
+            usize::try_from(row + 1).unwrap_or(usize::MAX),
+            None,
+        )
+    };
+    let mut row = range.start;
+    while row < range.end {
+        let (group, skip) = groups.locate(row);
+        let end = groups.end(group).min(range.end);
+        let decode_error = |e: &dyn std::fmt::Display| {
+            Diagnostic::error(format!(
+                "{}: cannot decode row group {group} of `{}`: {e}",
+                dataset.name, dataset.display_path
+            ))
+            .at(at(groups.starts[group]))
+            .help("the file is damaged, or compressed with a codec evalspec lacks (it reads snappy, zstd and uncompressed files)")
+        };
+        let file = File::open(&dataset.path).map_err(|e| open_error(dataset, &e))?;
+        let mut builder =
+            ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata.clone())
+                .with_projection(columns.mask.clone())
+                .with_batch_size(BATCH_ROWS)
+                .with_row_groups(vec![group]);
+        if skip > 0 || end < groups.end(group) {
+            let rows = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+            builder = builder.with_row_selection(RowSelection::from(vec![
+                RowSelector::skip(rows(skip)),
+                RowSelector::select(rows(end - row)),
+                RowSelector::skip(rows(groups.end(group) - end)),
+            ]));
+        }
+        let reader = match builder.build() {
+            Ok(reader) => reader,
+            Err(e) => return Ok((records, Some(decode_error(&e)))),
+        };
+        for batch in reader {
+            let batch = match batch {
+                Ok(batch) => batch,
+                Err(e) => return Ok((records, Some(decode_error(&e)))),
+            };
+            let converters = Converters::new(columns, &batch);
+            for i in 0..batch.num_rows() {
+                let record = converters
+                    .record(columns, i, row, &mut cx)
+                    .map_err(|message| {
+                        let (group, index) = groups.locate(row);
+                        Diagnostic::error(format!("{}: {message}", dataset.name))
+                            .at(at(row))
+                            .note(format!("row group {group}, row {index} (0-based)"))
+                    });
+                let this_row = row;
+                row += 1;
+                records += 1;
+                let mut d = match record.and_then(|record| sink(state, record)) {
+                    Ok(ControlFlow::Continue(())) => continue,
+                    Ok(ControlFlow::Break(())) => return Ok((records, None)),
+                    Err(d) => d,
+                };
+                {
+                    // A record's error (a schema rule, a key) names the row's place.
+                    let here = d.location.as_ref().is_some_and(|l| {
+                        l.file == dataset.display_path && l.line as u64 == this_row + 1
+                    });
+                    if here && d.note.is_none() {
+                        let (group, index) = groups.locate(this_row);
+                        d = d.note(format!("row group {group}, row {index} (0-based)"));
+                    }
+                    return Ok((records, Some(d)));
+                }
+            }
+        }
+        if row != end {
+            let message = format!("{} rows were expected, {} read", end - skip, row - skip);
+            return Ok((records, Some(decode_error(&message))));
+        }
+    }
+    Ok((records, None))
+}
+
+/// One batch's columns, ready to be turned into values row by row.
+struct Converters<'b> {
+    /// Per use of `Columns::uses` (`None`: all null in this file), or per column for
+    /// whole records.
+    columns: Vec<Option<Converter<'b>>>,
+    names: Vec<Arc<str>>,
+}
+
+impl<'b> Converters<'b> {
+    fn new(columns: &Columns<'_>, batch: &'b RecordBatch) -> Self {
+        let ids = &mut 0;
+        if columns.whole.is_some() {
+            let schema = batch.schema();
+            return Converters {
+                columns: batch
+                    .columns()
+                    .iter()
+                    .map(|c| Some(Converter::new(c.as_ref(), ids)))
+                    .collect(),
+                names: schema
+                    .fields()
+                    .iter()
+                    .map(|f| Arc::from(f.name().as_str()))
+                    .collect(),
+            };
+        }
+        Converters {
+            columns: columns
+                .uses
+                .iter()
+                .map(|(name, _)| {
+                    batch
+                        .column_by_name(name)
+                        .map(|c| Converter::new(c.as_ref(), ids))
+                })
+                .collect(),
+            names: Vec::new(),
+        }
+    }
+
+    fn record(
+        &self,
+        columns: &Columns<'_>,
+        i: usize,
+        row: u64,
+        cx: &mut Context,
+    ) -> Result<Record, String> {
+        let mut slots = vec![Value::Null; columns.slot_count].into_boxed_slice();
+        if let Some(slot) = columns.whole {
+            let mut fields = Vec::with_capacity(self.names.len());
+            for (name, converter) in self.names.iter().zip(&self.columns) {
+                let value = match converter {
+                    Some(c) => c
+                        .value(i, cx, false)
+                        .map_err(|m| format!("column `{name}`: {m}"))?,
+                    None => Value::Null,
+                };
+                fields.push((name.clone(), value));
+            }
+            slots[slot] = columns::object(fields);
+        } else {
+            for ((name, target), converter) in columns.uses.iter().zip(&self.columns) {
+                let Some(converter) = converter else { continue };
+                let value = converter
+                    .value(i, cx, false)
+                    .map_err(|m| format!("column `{name}`: {m}"))?;
+                columns::place(name, *target, value, &mut slots)?;
+            }
+        }
+        Ok(Record {
+            slots,
+            line: u32::try_from(row + 1).unwrap_or(u32::MAX),
+        })
+    }
+}
+
+/// Turns the values of one Arrow array into [`Value`]s.
+struct Converter<'a> {
+    array: &'a dyn Array,
+    kind: Kind<'a>,
+}
+
+type Get<'a, T> = Box<dyn Fn(usize) -> T + Send + Sync + 'a>;
+
+enum Kind<'a> {
+    Null,
+    Bool(Get<'a, bool>),
+    Number(Get<'a, f64>),
+    /// A decimal, as text: parsed into the nearest number.
+    Decimal(Get<'a, String>),
+    Text(Get<'a, &'a str>),
+    Bytes(Get<'a, &'a [u8]>),
+    /// Lists (and maps): each row's range of child values.
+    List(Get<'a, Range<usize>>, Box<Converter<'a>>),
+    Map(
+        Get<'a, Range<usize>>,
+        Box<Converter<'a>>,
+        Box<Converter<'a>>,
+    ),
+    Struct(Vec<Arc<str>>, Vec<Converter<'a>>),
+    /// Keys into a dictionary whose values are converted once (per row group) and
+    /// shared: `id` numbers the dictionaries of a batch; `dictionary` is compared
+    /// with the cached one to tell when the reader moved on to another.
+    Dictionary {
+        id: usize,
+        dictionary: &'a ArrayRef,
+        keys: Vec<usize>,
+        values: Box<Converter<'a>>,
+    },
+    Unsupported,
+}
+
+macro_rules! number {
+    ($array:expr, $t:ty) => {{
+        let a = $array.as_primitive::<$t>();
+        Kind::Number(Box::new(move |i| a.value(i) as f64))
+    }};
+}
+
+macro_rules! decimal {
+    ($array:expr, $t:ty) => {{
+        let a = $array.as_primitive::<$t>();
+        Kind::Decimal(Box::new(move |i| a.value_as_string(i)))
+    }};
+}
+
+fn offsets<O: arrow_array::OffsetSizeTrait>(offsets: &[O]) -> Get<'_, Range<usize>> {
+    Box::new(move |i| offsets[i].as_usize()..offsets[i + 1].as_usize())
+}
+
+/// What converting keeps from row to row: the interner, and each dictionary with
+/// its values converted so far. The dictionary is held, so that its buffers cannot
+/// be freed and reused by another while it is cached.
+#[derive(Default)]
+struct Context {
+    interner: Interner,
+    dictionaries: Vec<(Option<ArrayRef>, Vec<Option<Value>>)>,
+}
+
+/// The same dictionary: the same array, or (as the reader may hand each batch of a
+/// row group a new array over one dictionary page) the same string buffers.
+fn same_dictionary(cached: &ArrayRef, current: &ArrayRef) -> bool {
+    if Arc::ptr_eq(cached, current) {
+        return true;
+    }
+    match (cached.data_type(), current.data_type()) {
+        (ArrowType::Utf8, ArrowType::Utf8) => {
+            let (a, b) = (cached.as_string::<i32>(), current.as_string::<i32>());
+            a.len() == b.len()
+                && a.value_data().as_ptr() == b.value_data().as_ptr()
+                && a.value_offsets().as_ptr() == b.value_offsets().as_ptr()
+        }
+        _ => false,
+    }
+}
+
+impl<'a> Converter<'a> {
+    /// `ids` numbers the dictionaries inside, in a fixed order (the same for every
+    /// batch of a file).
+    fn new(array: &'a dyn Array, ids: &mut usize) -> Self {
+        let kind = match array.data_type() {
+            ArrowType::Null => Kind::Null,
+            ArrowType::Boolean => {
+                let a = array.as_boolean();
+                Kind::Bool(Box::new(move |i| a.value(i)))
+            }
+            ArrowType::Int8 => number!(array, Int8Type),
+            ArrowType::Int16 => number!(array, Int16Type),
+            ArrowType::Int32 => number!(array, Int32Type),
+            ArrowType::Int64 => number!(array, Int64Type),
+            ArrowType::UInt8 => number!(array, UInt8Type),
+            ArrowType::UInt16 => number!(array, UInt16Type),
+            ArrowType::UInt32 => number!(array, UInt32Type),
+            ArrowType::UInt64 => number!(array, UInt64Type),
+            ArrowType::Float16 => {
+                let a = array.as_primitive::<Float16Type>();
+                Kind::Number(Box::new(move |i| a.value(i).to_f64()))
+            }
+            ArrowType::Float32 => number!(array, Float32Type),
+            ArrowType::Float64 => number!(array, Float64Type),
+            ArrowType::Decimal32(..) => decimal!(array, Decimal32Type),
+            ArrowType::Decimal64(..) => decimal!(array, Decimal64Type),
+            ArrowType::Decimal128(..) => decimal!(array, Decimal128Type),
+            ArrowType::Decimal256(..) => decimal!(array, Decimal256Type),
+            ArrowType::Utf8 => {
+                let a = array.as_string::<i32>();
+                Kind::Text(Box::new(move |i| a.value(i)))
+            }
+            ArrowType::LargeUtf8 => {
+                let a = array.as_string::<i64>();
+                Kind::Text(Box::new(move |i| a.value(i)))
+            }
+            ArrowType::Utf8View => {
+                let a = array.as_string_view();
+                Kind::Text(Box::new(move |i| a.value(i)))
+            }
+            ArrowType::Binary => {
+                let a = array.as_binary::<i32>();
+                Kind::Bytes(Box::new(move |i| a.value(i)))
+            }
+            ArrowType::LargeBinary => {
+                let a = array.as_binary::<i64>();
+                Kind::Bytes(Box::new(move |i| a.value(i)))
+            }
+            ArrowType::BinaryView => {
+                let a = array.as_binary_view();
+                Kind::Bytes(Box::new(move |i| a.value(i)))
+            }
+            ArrowType::List(_) => {
+                let a = array.as_list::<i32>();
+                Kind::List(
+                    offsets(a.value_offsets()),
+                    Box::new(Converter::new(a.values().as_ref(), ids)),
+                )
+            }
+            ArrowType::LargeList(_) => {
+                let a = array.as_list::<i64>();
+                Kind::List(
+                    offsets(a.value_offsets()),
+                    Box::new(Converter::new(a.values().as_ref(), ids)),
+                )
+            }
+            ArrowType::FixedSizeList(_, size) => {
+                let a = array.as_fixed_size_list();
+                let size = usize::try_from(*size).unwrap_or(0);
+                Kind::List(
+                    Box::new(move |i| i * size..(i + 1) * size),
+                    Box::new(Converter::new(a.values().as_ref(), ids)),
+                )
+            }
+            ArrowType::Map(..) => {
+                let a = array.as_map();
+                Kind::Map(
+                    offsets(a.value_offsets()),
+                    Box::new(Converter::new(a.keys().as_ref(), ids)),
+                    Box::new(Converter::new(a.values().as_ref(), ids)),
+                )
+            }
+            ArrowType::Struct(fields) => {
+                let a = array.as_struct();
+                Kind::Struct(
+                    fields
+                        .iter()
+                        .map(|f| Arc::from(f.name().as_str()))
+                        .collect(),
+                    a.columns()
+                        .iter()
+                        .map(|c| Converter::new(c.as_ref(), ids))
+                        .collect(),
+                )
+            }
+            ArrowType::Dictionary(..) => {
+                let a = array.as_any_dictionary();
+                if a.values().is_empty() {
+                    Kind::Null
+                } else {
+                    let values = a.values();
+                    let id = *ids;
+                    *ids += 1;
+                    Kind::Dictionary {
+                        id,
+                        dictionary: values,
+                        keys: a.normalized_keys(),
+                        values: Box::new(Converter::new(values.as_ref(), ids)),
+                    }
+                }
+            }
+            _ => Kind::Unsupported,
+        };
+        Converter { array, kind }
+    }
+
+    /// The value at row `i`; strings directly in a list are interned.
+    fn value(&self, i: usize, cx: &mut Context, in_list: bool) -> Result<Value, String> {
+        if self.array.is_null(i) {
+            return Ok(Value::Null);
+        }
+        let string = |s: &str, cx: &mut Context| {
+            Value::String(if in_list {
+                cx.interner.string(s)
+            } else {
+                Arc::from(s)
+            })
+        };
+        Ok(match &self.kind {
+            Kind::Null => Value::Null,
+            Kind::Bool(get) => Value::Bool(get(i)),
+            Kind::Number(get) => Value::Number(get(i)),
+            Kind::Decimal(get) => {
+                let text = get(i);
+                Value::Number(
+                    text.parse::<f64>()
+                        .map_err(|_| format!("cannot read the decimal {text}"))?,
+                )
+            }
+            Kind::Text(get) => string(get(i), cx),
+            Kind::Bytes(get) => string(
+                std::str::from_utf8(get(i))
+                    .map_err(|_| "a binary value is not UTF-8 text".to_string())?,
+                cx,
+            ),
+            Kind::List(range, child) => {
+                let items = range(i)
+                    .map(|j| child.value(j, cx, true))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Value::list(items)
+            }
+            Kind::Map(range, keys, values) => {
+                let mut fields: Vec<(Arc<str>, Value)> = Vec::new();
+                for j in range(i) {
+                    let key: Arc<str> = match keys.value(j, cx, false)? {
+                        Value::String(s) => s,
+                        other => Arc::from(other.to_string()),
+                    };
+                    let value = values.value(j, cx, false)?;
+                    match fields.iter_mut().find(|(k, _)| *k == key) {
+                        Some(existing) => existing.1 = value,
+                        None => fields.push((key, value)),
+                    }
+                }
+                Value::Object(Arc::from(fields))
+            }
+            Kind::Struct(names, children) => Value::Object(
+                names
+                    .iter()
+                    .zip(children)
+                    .map(|(name, child)| Ok((name.clone(), child.value(i, cx, false)?)))
+                    .collect::<Result<Vec<_>, String>>()?
+                    .into(),
+            ),
+            Kind::Dictionary {
+                id,
+                dictionary,
+                keys,
+                values,
+            } => {
+                let key = keys[i];
+                if cx.dictionaries.len() <= *id {
+                    cx.dictionaries.resize_with(id + 1, Default::default);
+                }
+                let (seen, cache) = &mut cx.dictionaries[*id];
+                if !seen
+                    .as_ref()
+                    .is_some_and(|seen| same_dictionary(seen, dictionary))
+                {
+                    *seen = Some(Arc::clone(dictionary));
+                    *cache = vec![None; values.array.len()];
+                }
+                if let Some(value) = &cache[key] {
+                    return Ok(value.clone());
+                }
+                // Shared through the cache: no need to intern.
+                let value = values.value(key, cx, false)?;
+                cx.dictionaries[*id].1[key] = Some(value.clone());
+                value
+            }
+            Kind::Unsupported => {
+                return Err(format!("type {} is not read", self.array.data_type()))
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn groups(sizes: &[u64]) -> RowGroups {
+        let mut starts = Vec::new();
+        let mut total = 0;
+        for size in sizes {
+            starts.push(total);
+            total += size;
+        }
+        RowGroups { starts, total }
+    }
+
+    #[test]
+    fn ranges_follow_row_groups_when_there_are_enough() {
+        assert_eq!(groups(&[10, 10, 10, 10]).split(2), [0..20, 20..40]);
+        assert_eq!(groups(&[30, 5, 5]).split(2), [0..30, 30..40]);
+        assert_eq!(groups(&[100]).split(3), [0..33, 33..66, 66..100]);
+        assert_eq!(groups(&[100]).split(1), vec![Range { start: 0, end: 100 }]);
+        assert_eq!(groups(&[]).split(2), vec![Range { start: 0, end: 0 }]);
+    }
+
+    #[test]
+    fn rows_are_located_in_their_row_group() {
+        let g = groups(&[10, 0, 5]);
+        assert_eq!(g.locate(0), (0, 0));
+        assert_eq!(g.locate(9), (0, 9));
+        assert_eq!(g.locate(10), (2, 0));
+        assert_eq!(g.locate(14), (2, 4));
+    }
+}
