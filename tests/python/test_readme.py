@@ -28,9 +28,10 @@ def blocks(text: str, language: str) -> list:
 
 def test_install_comes_first_with_pip_then_cargo():
     first_block = blocks(README, "sh")[0]
-    assert first_block.splitlines()[0].startswith("pip install evalspec")
+    assert first_block.splitlines()[0].startswith("cargo run --release -- run specs/")
     install = blocks(section("Install"), "sh")[0].splitlines()
-    assert install[0].startswith("pip install evalspec") and install[1].startswith("cargo install")
+    # From this repository: the PyPI name `evalspec` belongs to another project.
+    assert install[0].startswith("pip install .") and install[1].startswith("cargo install")
 
 
 def test_the_python_example_runs(tmp_path: Path):
