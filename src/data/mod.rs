@@ -3,6 +3,7 @@
 
 mod columns;
 mod csv;
+mod csv_scan;
 pub mod error;
 mod json_array;
 mod parquet;
