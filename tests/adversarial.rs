@@ -217,3 +217,44 @@ fn a_negative_drop_allowance_and_min_on_a_string_are_refused() {
     let spec = "name: t\nversion: 1.0.0\ndatasets:\n  gold:\n    format: jsonl\n    path: gold.jsonl\n    key: id\n    schema:\n      id: {type: string, min: 3}\n";
     check_refuses(spec, "`min` bounds numbers, but field `id` is string");
 }
+
+#[test]
+fn a_byte_order_mark_opens_a_jsonl_or_json_dataset() {
+    let root = support::repo_root();
+    let gold = std::fs::read_to_string(root.join("specs/data/rag-precision/gold.jsonl")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("gold.jsonl"), format!("\u{feff}{gold}")).unwrap();
+    let spec = root.join("specs/rag-precision.yaml");
+    let trace = root.join("specs/data/rag-precision/trace.jsonl");
+    let out = dir.path().join("out");
+    let run = |gold: &str| {
+        evalspec(
+            dir.path(),
+            &[
+                "run",
+                spec.to_str().unwrap(),
+                "--dataset",
+                &format!("gold={gold}"),
+                "--dataset",
+                &format!("trace={}", trace.display()),
+                "--out",
+                out.to_str().unwrap(),
+                "--allow-drift",
+            ],
+        )
+    };
+    let with_bom = run("gold.jsonl");
+    assert_eq!(with_bom.code, 0, "{}", with_bom.stderr);
+    let plain = run(root
+        .join("specs/data/rag-precision/gold.jsonl")
+        .to_str()
+        .unwrap());
+    assert!(with_bom.stdout.contains("precision"), "{}", with_bom.stdout);
+    let metrics = |s: &str| {
+        s.lines()
+            .filter(|l| !l.starts_with("reports:"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(metrics(&with_bom.stdout)[1..], metrics(&plain.stdout)[1..]);
+}

@@ -395,6 +395,12 @@ fn read_jsonl_range<S>(
                 return Ok((records, Some(d)));
             }
         };
+        // A byte-order mark opens the file, not its first record (editors on Windows
+        // write one); the spec loader skips it too.
+        let text = match line {
+            1 => text.strip_prefix('\u{feff}').unwrap_or(text),
+            _ => text,
+        };
         // Python's universal newlines also end a line at a lone `\r`.
         let text = text.strip_suffix('\n').unwrap_or(text);
         let text = text.strip_suffix('\r').unwrap_or(text);
@@ -548,7 +554,7 @@ fn read_json_array<S>(
 ) -> Result<(Option<Diagnostic>, ReadStats), Diagnostic> {
     let (bytes, mut stats) = read_whole(dataset)?;
     let text = match std::str::from_utf8(&bytes) {
-        Ok(text) => text,
+        Ok(text) => text.strip_prefix('\u{feff}').unwrap_or(text),
         Err(e) => return Ok((Some(utf8_error(dataset, &bytes, &e)), stats)),
     };
     let elements = match json_array::split(text) {

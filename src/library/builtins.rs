@@ -176,7 +176,7 @@ pub static BUILTINS: &[Builtin] = &[
     Builtin { name: "is_bool", params: &[P::Any], optional: 0, returns: Returns::Bool, eval: is_bool, summary: "the value is true or false", example: "is_bool(gold.answerable)" },
     Builtin { name: "is_null", params: &[P::Any], optional: 0, returns: Returns::Bool, eval: is_null, summary: "the value is null or missing", example: "is_null(trace)" },
     Builtin { name: "truthy", params: &[P::Any], optional: 0, returns: Returns::Bool, eval: truthy, summary: "Python truthiness: false for null, false, 0, \"\", [] and {}", example: "truthy(trace.citations)" },
-    Builtin { name: "relevance", params: &[P::List, P::Any], optional: 0, returns: Returns::ListOfNum, eval: ranking::relevance, summary: "the judged level of each ranked id (0 if unjudged; a repeated id gains at its first rank only)", example: "relevance(run.docs, qrels.judgements)" },
+    Builtin { name: "relevance", params: &[P::List, P::Any], optional: 0, returns: Returns::ListOfNum, eval: ranking::relevance, summary: "the judged level of each ranked id (0 if unjudged or negative, as trec_eval; a repeated id gains at its first rank only)", example: "relevance(run.docs, qrels.judgements)" },
     Builtin { name: "count_relevant", params: &[P::Any], optional: 0, returns: Returns::Int, eval: ranking::count_relevant, summary: "judged ids with level ≥ 1", example: "count_relevant(qrels.judgements)" },
     Builtin { name: "ideal_gains", params: &[P::Any], optional: 0, returns: Returns::ListOfNum, eval: ranking::ideal_gains, summary: "the positive judged levels, best first", example: "ideal_gains(qrels.judgements)" },
     Builtin { name: "precision_at", params: &[P::List, P::Int], optional: 0, returns: Returns::Num, eval: ranking::precision_at, summary: "relevant ids in the top k, over k", example: "precision_at(gains, 10)" },
@@ -388,7 +388,12 @@ fn abs(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(number(&a[0]).map_or(Value::Null, |n| Value::Number(n.abs())))
 }
 fn round(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let digits = a.get(1).and_then(number).unwrap_or(0.0) as i32;
+    // Past ±1100 digits every f64 rounds to itself (or to zero): the same answer.
+    let digits = a
+        .get(1)
+        .and_then(number)
+        .unwrap_or(0.0)
+        .clamp(-1100.0, 1100.0) as i32;
     Ok(number(&a[0]).map_or(Value::Null, |n| Value::Number(round_half_even(n, digits))))
 }
 
@@ -397,6 +402,10 @@ fn round(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
 pub fn round_half_even(x: f64, digits: i32) -> f64 {
     if !x.is_finite() {
         return x;
+    }
+    if digits < -308 {
+        // 10^309 overflows, and every finite f64 is below half of it: Python gives ±0.
+        return x * 0.0;
     }
     if digits < 0 {
         let scale = 10f64.powi(-digits);
@@ -488,9 +497,19 @@ fn pluck(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
             .collect::<Result<_, _>>()?,
     ))
 }
+/// The longest list a built-in builds (`repeat`): larger would exhaust memory
+/// rather than mean anything for one item.
+pub const MAX_LIST: usize = 1_000_000;
+
 fn repeat(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let n = number(&a[1]).unwrap_or(0.0).max(0.0) as usize;
-    Ok(Value::list(vec![a[0].clone(); n]))
+    let n = number(&a[1]).unwrap_or(0.0).max(0.0);
+    if n > MAX_LIST as f64 {
+        return Err(RuntimeErrorKind::ListTooLong {
+            function: "repeat",
+            length: n,
+        });
+    }
+    Ok(Value::list(vec![a[0].clone(); n as usize]))
 }
 fn ranks_where(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     let hit =
@@ -540,6 +559,37 @@ mod tests {
 
     fn strs(items: &[&str]) -> Value {
         Value::list(items.iter().map(|s| Value::from(*s)).collect())
+    }
+
+    #[test]
+    fn round_takes_any_number_of_digits_as_python_does() {
+        let round = |x: f64, d: f64| call("round", vec![Value::Number(x), Value::Number(d)]);
+        // Python: round(1.5, 65536) == 1.5; round(12345.5, -400) == 0.0.
+        assert_eq!(round(1.5, 65536.0), Value::Number(1.5));
+        assert_eq!(round(12345.5, -400.0), Value::Number(0.0));
+        assert_eq!(round(12345.5, -2.0), Value::Number(12300.0));
+        assert_eq!(round(0.125, 2.0), Value::Number(0.12));
+    }
+
+    #[test]
+    fn repeat_refuses_lists_past_the_limit() {
+        let repeat = |n: f64| {
+            lookup("repeat")
+                .unwrap()
+                .call(&[Value::Number(1.0), Value::Number(n)])
+        };
+        assert_eq!(
+            repeat(3.0).unwrap(),
+            Value::list(vec![Value::Number(1.0); 3])
+        );
+        let error = repeat(1e9).unwrap_err();
+        assert!(matches!(
+            error,
+            RuntimeErrorKind::ListTooLong {
+                function: "repeat",
+                ..
+            }
+        ));
     }
 
     #[test]

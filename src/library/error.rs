@@ -47,6 +47,11 @@ pub enum RuntimeErrorKind {
         found: Value,
     },
     SplitEmptySeparator,
+    /// A list built by a function would be longer than [`crate::library::builtins::MAX_LIST`].
+    ListTooLong {
+        function: &'static str,
+        length: f64,
+    },
     JoinNeedsStrings {
         found: Value,
     },
@@ -153,6 +158,7 @@ impl Kind for RuntimeErrorKind {
             K::IfConditionNotBool { .. } => "if_condition_not_bool",
             K::ArgumentType { .. } => "argument_type",
             K::SplitEmptySeparator => "split_empty_separator",
+            K::ListTooLong { .. } => "list_too_long",
             K::JoinNeedsStrings { .. } => "join_needs_strings",
             K::NumCannotRead { .. } => "num_cannot_read",
             K::NumCannotConvert { .. } => "num_cannot_convert",
@@ -219,6 +225,11 @@ impl fmt::Display for RuntimeErrorKind {
                 Typed(found)
             ),
             K::SplitEmptySeparator => f.write_str("`split` needs a non-empty separator"),
+            K::ListTooLong { function, length } => write!(
+                f,
+                "`{function}` would build a list of {length} elements; the limit is {}",
+                crate::library::builtins::MAX_LIST
+            ),
             K::JoinNeedsStrings { found } => {
                 write!(f, "`join` needs a list of strings, found {}", Typed(found))
             }

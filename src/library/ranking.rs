@@ -75,8 +75,9 @@ pub fn relevance(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
         let Value::String(id) = doc else {
             return Err(RuntimeErrorKind::RankingIdNotString { found: doc.clone() });
         };
+        // A negative level (a junk judgement) gains nothing, as in trec_eval.
         let gain = if seen.insert(id) {
-            judged.get(&**id).copied().unwrap_or(0.0)
+            judged.get(&**id).copied().unwrap_or(0.0).max(0.0)
         } else {
             0.0
         };
@@ -243,6 +244,23 @@ mod tests {
 
     fn nums(xs: &[f64]) -> Value {
         Value::list(xs.iter().map(|x| Value::Number(*x)).collect())
+    }
+
+    #[test]
+    fn negative_levels_gain_nothing_as_in_trec_eval() {
+        let docs = Value::list(vec![Value::from("a"), Value::from("b"), Value::from("c")]);
+        let judged = Value::Object(
+            [("a", -2.0), ("b", 1.0), ("c", -1.0)]
+                .iter()
+                .map(|(k, v)| (std::sync::Arc::from(*k), Value::Number(*v)))
+                .collect(),
+        );
+        let gains = relevance(&[docs, judged.clone()]).unwrap();
+        assert_eq!(gains, nums(&[0.0, 1.0, 0.0]));
+        let ideal = ideal_gains(&[judged]).unwrap();
+        let ndcg = ndcg_at(&[gains, ideal, Value::Number(10.0)]).unwrap();
+        // Only `b` is relevant, found at rank 2: 1/log2(3), never below zero.
+        assert_eq!(ndcg, Value::Number(1.0 / 3f64.log2()));
     }
 
     fn n(v: Result<Value, RuntimeErrorKind>) -> f64 {
