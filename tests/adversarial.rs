@@ -258,3 +258,37 @@ fn a_byte_order_mark_opens_a_jsonl_or_json_dataset() {
     };
     assert_eq!(metrics(&with_bom.stdout)[1..], metrics(&plain.stdout)[1..]);
 }
+
+#[test]
+fn control_characters_in_data_are_shown_not_sent_to_the_terminal() {
+    let root = support::repo_root();
+    let dir = tempfile::tempdir().unwrap();
+    let line = r#"{"qid":"k\u001b[2J\rFAKE PASS","question":"q","answerable":false,"gold_claim_substr":[],"gold_citations":[]}"#;
+    std::fs::write(dir.path().join("gold.jsonl"), format!("{line}\n{line}\n")).unwrap();
+    let spec = root.join("specs/rag-precision.yaml");
+    let trace = root.join("specs/data/rag-precision/trace.jsonl");
+    let out = evalspec(
+        dir.path(),
+        &[
+            "run",
+            spec.to_str().unwrap(),
+            "--dataset",
+            "gold=gold.jsonl",
+            "--dataset",
+            &format!("trace={}", trace.display()),
+            "--out",
+            dir.path().join("out").to_str().unwrap(),
+            "--allow-drift",
+        ],
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        !out.stderr.contains('\u{1b}'),
+        "an escape reached the terminal"
+    );
+    assert!(
+        out.stderr.contains(r"k\u{1b}[2J\u{d}FAKE PASS"),
+        "{}",
+        out.stderr
+    );
+}

@@ -232,6 +232,10 @@ impl Diagnostic {
     ///    = help: did you mean `shipped`?
     /// ```
     pub fn render(&self) -> String {
+        escape_controls(&self.render_raw())
+    }
+
+    fn render_raw(&self) -> String {
         let mut out = String::new();
         let level = match self.level {
             Level::Error => "error",
@@ -278,6 +282,25 @@ impl Diagnostic {
     }
 }
 
+/// Control characters from data or a spec (an escape sequence in a record's key)
+/// are shown as `\u{1b}` rather than sent to the terminal; line breaks and tabs
+/// stay.
+pub fn escape_controls(text: &str) -> String {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return text.to_string();
+    }
+    text.chars()
+        .map(|c| match c {
+            '\n' | '\t' => c.to_string(),
+            c if c.is_control() => c.escape_unicode().to_string(),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
 /// Renders several diagnostics, separated by blank lines, with a closing count of errors.
 pub fn render_all(diagnostics: &[Diagnostic]) -> String {
     let mut out = String::new();
@@ -299,6 +322,16 @@ pub fn render_all(diagnostics: &[Diagnostic]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_are_shown_not_sent_to_the_terminal() {
+        let d = Diagnostic::error("duplicate key `k\u{1b}[2J\rFAKE PASS`");
+        assert_eq!(
+            d.render(),
+            "error: duplicate key `k\\u{1b}[2J\\u{d}FAKE PASS`\n"
+        );
+        assert_eq!(escape_controls("a\tb\nc"), "a\tb\nc");
+    }
     use std::path::Path;
 
     #[test]

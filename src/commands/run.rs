@@ -51,7 +51,10 @@ pub fn run(args: &cli::RunArgs) -> i32 {
         Err(diagnostic) => return fail(&[diagnostic]),
     };
     if !args.quiet {
-        print(&report::summary(&plan, &outcome));
+        // Names and reasons can carry data: control characters are shown, not sent.
+        print(&diagnostic::escape_controls(&report::summary(
+            &plan, &outcome,
+        )));
         let files: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
         print(&format!("reports: {}\n", files.join(", ")));
     }
