@@ -292,3 +292,47 @@ fn control_characters_in_data_are_shown_not_sent_to_the_terminal() {
         out.stderr
     );
 }
+
+#[test]
+fn devices_are_refused_rather_than_read_forever_or_read_as_empty() {
+    if !std::path::Path::new("/dev/zero").exists() {
+        eprintln!("skipped: no /dev/zero on this machine");
+        return;
+    }
+    let root = support::repo_root();
+    let refused = |args: &[&str], expected: &str| {
+        let out = evalspec(&root, args);
+        assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
+        assert!(out.stderr.contains(expected), "{args:?}: {}", out.stderr);
+    };
+    refused(&["check", "/dev/zero"], "not a file");
+    for device in ["/dev/zero", "/dev/null"] {
+        let gold = format!("gold={device}");
+        refused(
+            &["check", "specs/rag-precision.yaml", "--dataset", &gold],
+            "is a device, not a data file",
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().to_str().unwrap();
+        refused(
+            &[
+                "run",
+                "specs/rag-precision.yaml",
+                "--dataset",
+                &gold,
+                "--out",
+                out,
+            ],
+            "is a device, not a data file",
+        );
+        assert!(
+            std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+            "nothing is written"
+        );
+    }
+    refused(
+        &["run", "specs/rag-precision.yaml", "--baseline", "/dev/zero"],
+        "not a file",
+    );
+    refused(&["diff", "/dev/zero", "/dev/zero"], "not a file");
+}

@@ -5,6 +5,7 @@
 pub mod atomic;
 pub mod diagnostic;
 pub mod exact_sum;
+pub mod files;
 pub mod natural;
 pub mod source;
 pub mod suggest;

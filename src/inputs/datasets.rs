@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use crate::base::diagnostic::Diagnostic;
+use crate::base::files::is_device;
 use crate::inputs::error::InputError;
 use crate::inputs::run_files::find_run_files;
 use crate::spec::{DatasetDecl, Format, RunsDecl, Spec};
@@ -72,6 +73,15 @@ pub fn files(decl: &DatasetDecl, overrides: &[(String, PathBuf)]) -> DatasetFile
             None
         }
     };
+    // A device is no data file: read, it never ends (`/dev/zero`) or looks empty.
+    let files = path.iter().chain(runs.iter().flatten().map(|r| &r.path));
+    if let Some(device) = files.into_iter().find(|p| is_device(p)) {
+        let kind = InputError::DatasetIsDevice {
+            dataset: decl.name.text.clone(),
+            path: device.display().to_string(),
+        };
+        errors.push(Diagnostic::of(&kind).at(decl.name.location()));
+    }
     let display_path = match (&decl.runs, overridden) {
         (Some(_), Some(pattern)) => pattern.display().to_string(),
         (Some(runs), None) => runs

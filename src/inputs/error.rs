@@ -12,6 +12,10 @@ pub enum InputError {
         name: String,
         datasets: Vec<String>,
     },
+    DatasetIsDevice {
+        dataset: String,
+        path: String,
+    },
     DatasetNoPath {
         dataset: String,
     },
@@ -106,6 +110,7 @@ impl Kind for InputError {
         use InputError as E;
         match self {
             E::UnknownDatasetOverride { .. } => "unknown_dataset_override",
+            E::DatasetIsDevice { .. } => "dataset_is_device",
             E::DatasetNoPath { .. } => "dataset_no_path",
             E::RunFiles { problem, .. } => problem.code(),
             E::TemplateNotFound { .. } => "template_not_found",
@@ -128,6 +133,10 @@ impl Kind for InputError {
                 datasets.iter().map(String::as_str),
                 || format!("datasets: {}", datasets.join(", ")),
             )),
+            E::DatasetIsDevice { dataset, path } => Words::new(format!(
+                "dataset `{dataset}`: `{path}` is a device, not a data file"
+            ))
+            .help("give a file, a FIFO or `-` (standard input)"),
             E::DatasetNoPath { dataset } => Words::new(format!("dataset `{dataset}` has no path"))
                 .help(format!(
                     "add `path:` to the dataset or pass `--dataset {dataset}=PATH`"

@@ -36,7 +36,7 @@ impl PriorReport {
             path.to_path_buf()
         };
         let display = file.display().to_string();
-        let text = std::fs::read_to_string(&file).map_err(|e| {
+        let text = crate::base::files::read_text(&file).map_err(|e| {
             Diagnostic::error(format!("cannot read report `{display}`: {e}"))
                 .help("pass a report.json written by `evalspec run`, or its --out folder")
         })?;
@@ -64,7 +64,7 @@ impl PriorReport {
     pub fn items(&self) -> Result<Option<Vec<PriorItem>>, Diagnostic> {
         let file = self.path.with_file_name("items.jsonl");
         let display = file.display().to_string();
-        let text = match std::fs::read_to_string(&file) {
+        let text = match crate::base::files::read_text(&file) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(Diagnostic::error(format!("cannot read `{display}`: {e}"))),

@@ -43,8 +43,11 @@ pub fn check_overrides<'a>(
     })
 }
 
+/// Standard input or a FIFO (devices are refused when the inputs are gathered).
 fn is_stream(path: &Path) -> bool {
-    path.as_os_str() == DASH || std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+    path.as_os_str() == DASH
+        || (!crate::base::files::is_device(path)
+            && std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()))
 }
 
 /// Copies every dataset file that is a stream into a temporary file and points

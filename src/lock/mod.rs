@@ -86,7 +86,7 @@ fn folder(path: &Path) -> &Path {
 /// Reads the lock of the spec at `spec`, if it has one.
 pub fn read(spec: &Path) -> Result<Option<(PathBuf, Lock)>, Diagnostic> {
     let path = lock_path(spec);
-    let text = match std::fs::read_to_string(&path) {
+    let text = match crate::base::files::read_text(&path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => {

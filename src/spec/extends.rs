@@ -30,7 +30,7 @@ fn read_chain(
     from: Option<&Node>,
     files: &mut Vec<Arc<SourceFile>>,
 ) -> Result<Node, Diagnostic> {
-    let text = std::fs::read_to_string(path).map_err(|error| {
+    let text = crate::base::files::read_text(path).map_err(|error| {
         let kind = SpecError::CannotReadSpec {
             path: path.display().to_string(),
             error: error.to_string(),
