@@ -4,7 +4,7 @@
 mod support;
 
 use evalspec::report_model::{Item, Report};
-use support::{evalspec, repo_root};
+use support::{evalspec, repo_root, shipped_specs};
 
 fn round_trip(dir: &std::path::Path, what: &str) {
     let text = std::fs::read_to_string(dir.join("report.json")).unwrap();
@@ -24,13 +24,7 @@ fn round_trip(dir: &std::path::Path, what: &str) {
 #[test]
 fn every_shipped_spec_s_reports_read_back_and_write_again_unchanged() {
     let root = repo_root();
-    let mut specs: Vec<_> = std::fs::read_dir(root.join("specs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-        .collect();
-    specs.sort();
-    assert!(!specs.is_empty());
+    let specs = shipped_specs();
     for spec in specs {
         let spec = spec.to_str().unwrap();
         let dir = tempfile::tempdir().unwrap();

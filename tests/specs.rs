@@ -2,18 +2,12 @@
 
 mod support;
 
-use support::{evalspec, repo_root};
+use support::{evalspec, repo_root, shipped_specs};
 
 #[test]
 fn every_shipped_spec_checks_and_runs() {
     let root = repo_root();
-    let mut specs: Vec<_> = std::fs::read_dir(root.join("specs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-        .collect();
-    specs.sort();
-    assert!(!specs.is_empty());
+    let specs = shipped_specs();
     let out_dir = tempfile::tempdir().unwrap();
     for spec in specs {
         let spec = spec.to_str().unwrap();

@@ -75,10 +75,7 @@ pub fn compile(
     spec_path: &std::path::Path,
     overrides: &Overrides,
 ) -> Result<(plan::Plan, Templates), Vec<Diagnostic>> {
-    let spec = spec::load(spec_path)?;
-    let (inputs, templates) = inputs::gather(&spec, overrides);
-    let plan = plan::compile(&spec, &overrides.params, inputs)?;
-    Ok((plan, templates))
+    compile_with(spec_path, overrides, false).map(|(plan, templates, _)| (plan, templates))
 }
 
 /// As [`compile`], for a command that reads the data: datasets that are streams
@@ -88,9 +85,20 @@ pub fn compile_to_read(
     spec_path: &std::path::Path,
     overrides: &Overrides,
 ) -> Result<(plan::Plan, Templates, Spooled), Vec<Diagnostic>> {
+    compile_with(spec_path, overrides, true)
+}
+
+fn compile_with(
+    spec_path: &std::path::Path,
+    overrides: &Overrides,
+    read_streams: bool,
+) -> Result<(plan::Plan, Templates, Spooled), Vec<Diagnostic>> {
     let spec = spec::load(spec_path)?;
     let (mut inputs, templates) = inputs::gather(&spec, overrides);
-    let spooled = inputs::spool_streams(&mut inputs, &spec).map_err(|d| vec![d])?;
+    let spooled = match read_streams {
+        true => inputs::spool_streams(&mut inputs, &spec).map_err(|d| vec![d])?,
+        false => Spooled::default(),
+    };
     let plan = plan::compile(&spec, &overrides.params, inputs)?;
     Ok((plan, templates, spooled))
 }

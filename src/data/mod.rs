@@ -7,6 +7,7 @@ mod csv_scan;
 pub mod error;
 mod json_array;
 mod parquet;
+mod position;
 mod progress;
 mod project;
 mod reader;

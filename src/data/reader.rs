@@ -16,6 +16,7 @@ use sha2::{Digest, Sha256};
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::value::{is_python_space, python_strip, Value};
 use crate::data::error::DataError;
+use crate::data::position::{char_column, line_col, utf8_error};
 use crate::data::progress::Progress;
 use crate::data::{csv, json_array, parquet, project, trec};
 use crate::ir::Record;
@@ -441,17 +442,6 @@ fn read_whole(dataset: &DatasetPlan) -> Result<(Vec<u8>, ReadStats), Diagnostic>
     Ok((bytes, stats))
 }
 
-fn utf8_error(dataset: &DatasetPlan, bytes: &[u8], e: &std::str::Utf8Error) -> Diagnostic {
-    let (line, column) = line_col(
-        &String::from_utf8_lossy(&bytes[..e.valid_up_to()]),
-        e.valid_up_to(),
-    );
-    let kind = DataError::NotUtf8 {
-        dataset: dataset.name.clone(),
-    };
-    Diagnostic::of(&kind).at(Location::in_data(&dataset.display_path, line, Some(column)))
-}
-
 /// A TREC file, streamed query by query in ranges that each hold whole queries;
 /// read again by one thread, every query grouped in memory, if a query turns out
 /// to be split over the file.
@@ -588,23 +578,4 @@ fn read_json_array<S>(
         }
     }
     Ok((None, stats))
-}
-
-/// serde_json reports a column in bytes within its line; we report characters.
-fn char_column(text: &str, line: usize, byte_column: usize) -> usize {
-    let line_text = text.split('\n').nth(line.saturating_sub(1)).unwrap_or("");
-    let end = byte_column.min(line_text.len());
-    let end = (0..=end)
-        .rev()
-        .find(|&i| line_text.is_char_boundary(i))
-        .unwrap_or(0);
-    line_text[..end].chars().count().max(1)
-}
-
-/// 1-based line and character column of a byte offset.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let start = before.rfind('\n').map_or(0, |i| i + 1);
-    (line, before[start..].chars().count() + 1)
 }

@@ -19,7 +19,8 @@ pub const DASH: &str = "-";
 /// What a dataset read from standard input is called in messages and reports.
 pub const STDIN_DISPLAY: &str = "<stdin>";
 
-/// The temporary copies; they are removed when this is dropped.
+/// The temporary copies (none by default); they are removed when this is dropped.
+#[derive(Default)]
 pub struct Spooled {
     _dir: Option<tempfile::TempDir>,
 }

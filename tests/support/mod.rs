@@ -43,6 +43,18 @@ pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Every shipped spec (`specs/*.yaml`), in name order; there is at least one.
+pub fn shipped_specs() -> Vec<PathBuf> {
+    let mut specs: Vec<PathBuf> = std::fs::read_dir(repo_root().join("specs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    specs.sort();
+    assert!(!specs.is_empty(), "no shipped specs");
+    specs
+}
+
 /// The seed documents, beside the repository as `../shared/seeds` (CI provides them).
 pub fn seed(prefix: &str) -> String {
     let dir = repo_root().join("../shared/seeds");
