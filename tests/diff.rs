@@ -361,3 +361,234 @@ fn a_report_from_the_first_release_still_diffs() {
         .unwrap();
     assert_eq!(precision["change"], "improved");
 }
+
+/// Judge scores per item: a number that moves and a boolean that flips.
+const SCORED: &str = r#"name: scored
+version: 1.0.0
+items: trace
+datasets:
+  trace: { format: jsonl, path: trace.jsonl, key: qid }
+fields:
+  score: trace.score
+  grounded: trace.grounded
+labels:
+  - GOOD: score >= 4
+  - BAD: true
+metrics:
+  mean_score: { expr: mean(score), better: higher }
+reports: [items]
+"#;
+
+fn scored(rows: &[(&str, i64, bool)]) -> String {
+    rows.iter()
+        .map(|(q, s, g)| format!("{{\"qid\": \"{q}\", \"score\": {s}, \"grounded\": {g}}}\n"))
+        .collect()
+}
+
+#[test]
+fn item_level_diffs_show_flips_and_moves_largest_first() {
+    let ws = Ws::new();
+    let old = scored(&[
+        ("q1", 5, true),
+        ("q2", 5, true),
+        ("q3", 5, true),
+        ("q10", 5, true),
+        ("q11", 3, false),
+        ("q12", 2, true),
+        ("q13", 4, true),
+    ]);
+    // q1, q2, q3 and q10 go 5 → 4; q11 3 → 5 and flips to grounded; q12 2 → 1
+    // and stops being grounded; q13 is gone and q14 is new.
+    let new = scored(&[
+        ("q10", 4, true),
+        ("q2", 4, true),
+        ("q1", 4, true),
+        ("q3", 4, true),
+        ("q11", 5, true),
+        ("q12", 1, false),
+        ("q14", 4, true),
+    ]);
+    assert_eq!(ws.run(SCORED, &old, "a", &[]).code, 0);
+    assert_eq!(ws.run(SCORED, &new, "b", &[]).code, 0);
+    let text = ws.diff(&["a", "b"]).stdout;
+    insta::assert_snapshot!("item_level_text", text);
+    assert!(
+        text.contains("score (6): q11 3 → 5, q1 5 → 4, q2 5 → 4, q3 5 → 4, q10 5 → 4, q12 2 → 1"),
+        "{text}"
+    );
+    insta::assert_snapshot!(
+        "item_level_md",
+        ws.diff(&["a", "b", "--format", "md"]).stdout
+    );
+    let json: Value =
+        serde_json::from_str(&ws.diff(&["a", "b", "--format", "json"]).stdout).unwrap();
+    insta::assert_snapshot!(
+        "item_level_json",
+        serde_json::to_string_pretty(&json["items"]).unwrap()
+    );
+    assert_eq!(json["unchanged"], false);
+    // Only the values changed: the runs are still not "the same".
+    let same_scores = scored(&[
+        ("q1", 5, false),
+        ("q2", 5, true),
+        ("q3", 5, true),
+        ("q10", 5, true),
+        ("q11", 3, false),
+        ("q12", 2, true),
+        ("q13", 4, true),
+    ]);
+    assert_eq!(ws.run(SCORED, &same_scores, "c", &[]).code, 0);
+    let out = ws.diff(&["a", "c"]);
+    assert!(!out.stdout.contains("no change"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("grounded  true → false (1): q1"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn item_level_diffs_match_items_by_run_and_key() {
+    let ws = Ws::new();
+    let spec = SCORED.replace(
+        "trace: { format: jsonl, path: trace.jsonl, key: qid }",
+        "trace: { format: jsonl, runs: runs, key: qid }",
+    );
+    write(ws.path(), "spec.yaml", &spec);
+    let run = |out: &str, seed1: &[(&str, i64, bool)], seed2: &[(&str, i64, bool)]| {
+        std::fs::create_dir_all(ws.path().join("runs")).unwrap();
+        write(&ws.path().join("runs"), "seed1.jsonl", &scored(seed1));
+        write(&ws.path().join("runs"), "seed2.jsonl", &scored(seed2));
+        let out = evalspec(ws.path(), &["run", "spec.yaml", "--out", out, "-q"]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+    };
+    run("a", &[("q1", 5, true), ("q2", 3, true)], &[("q1", 5, true)]);
+    // The same key moves in one run only; q2 leaves seed1 and joins seed2.
+    run("b", &[("q1", 5, true)], &[("q1", 2, true), ("q2", 3, true)]);
+    let text = ws.diff(&["a", "b"]).stdout;
+    assert!(text.contains("score (1): q1@seed2 5 → 2"), "{text}");
+    assert!(text.contains("items added (1): q2@seed2"), "{text}");
+    assert!(text.contains("items removed (1): q2@seed1"), "{text}");
+    assert!(
+        text.contains("BAD → GOOD") || text.contains("GOOD → BAD"),
+        "{text}"
+    );
+}
+
+/// Two runs of 100,000 items: about a third of the scores move, a fifth of the
+/// `grounded` values flip, 1% of the items leave and 1% join.
+fn large_pair(ws: &Ws) {
+    let mut rng = support::Rng::new(17);
+    let (mut old, mut new) = (String::new(), String::new());
+    let row = |q: usize, s: usize, g: bool| {
+        format!("{{\"qid\": \"q{q}\", \"score\": {s}, \"grounded\": {g}}}\n")
+    };
+    for q in 1..=100_000 {
+        let (s, g) = (1 + rng.below(5), rng.chance(70));
+        let s2 = if rng.chance(33) { 1 + rng.below(5) } else { s };
+        let g2 = if rng.chance(20) { !g } else { g };
+        match rng.below(100) {
+            0 => old.push_str(&row(q, s, g)),
+            1 => new.push_str(&row(q, s2, g2)),
+            _ => {
+                old.push_str(&row(q, s, g));
+                new.push_str(&row(q, s2, g2));
+            }
+        }
+    }
+    assert_eq!(ws.run(SCORED, &old, "a", &[]).code, 0);
+    assert_eq!(ws.run(SCORED, &new, "b", &[]).code, 0);
+}
+
+#[test]
+fn a_markdown_diff_of_100k_items_fits_a_pull_request_comment() {
+    let ws = Ws::new();
+    large_pair(&ws);
+    let out = ws.diff(&["a", "b", "--format", "md"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let md = &out.stdout;
+    let chars = md.chars().count();
+    assert!(chars <= 60_000, "{chars} characters");
+    assert!(chars > 50_000, "the budget is used, not wasted: {chars}");
+    let longest = md.lines().map(|l| l.chars().count()).max().unwrap();
+    assert!(longest <= 200, "a line of {longest} characters");
+    assert!(
+        md.contains("_Cut to fit a comment (60000 characters): `evalspec diff --format json` lists everything._"),
+        "{md}"
+    );
+    let head: String = md.lines().take(24).collect::<Vec<_>>().join("\n");
+    insta::assert_snapshot!("md_100k_head", head);
+    // Every group shows its first entries and says how many it left out.
+    let outline: Vec<&str> = md
+        .lines()
+        .filter(|l| l.starts_with(['*', '-', '_']) || l.ends_with(" more"))
+        .map(|l| {
+            l.rsplit_once(", ")
+                .filter(|_| l.starts_with(' '))
+                .map_or(l, |(_, end)| end)
+        })
+        .collect();
+    insta::assert_snapshot!("md_100k_outline", outline.join("\n"));
+    // Lists end with how many were left out, and the counts agree with the JSON.
+    let json: Value =
+        serde_json::from_str(&ws.diff(&["a", "b", "--format", "json"]).stdout).unwrap();
+    let moves = json["items"]["moves"][0]["items"].as_array().unwrap();
+    let header = format!("- `score` ({}): ", moves.len());
+    let start = md
+        .lines()
+        .position(|l| l.starts_with(&header))
+        .expect(&header);
+    let lines: Vec<&str> = md.lines().skip(start).collect();
+    let end = 1 + lines[1..]
+        .iter()
+        .take_while(|l| l.starts_with("  "))
+        .count();
+    let list = lines[..end].join(" ");
+    let entries: Vec<&str> = list[header.len()..].split(", ").collect();
+    let (shown, last) = (entries.len() - 1, entries[entries.len() - 1]);
+    assert_eq!(last, format!("… and {} more", moves.len() - shown));
+    assert!(shown > 100, "{shown}");
+    // The largest moves come first: the first shown are 4 apart.
+    assert_eq!(moves[0]["delta"].as_f64().unwrap().abs(), 4.0);
+    assert!(entries[0].contains(&format!(
+        "{} {} → {}",
+        moves[0]["key"].as_str().unwrap(),
+        moves[0]["old"],
+        moves[0]["new"]
+    )));
+    // The JSON form is complete.
+    let added = json["items"]["added"].as_array().unwrap().len();
+    assert!(md.contains(&format!("- added ({added}): ")), "{md}");
+    assert!(added > 900, "{added}");
+    // The terminal text is capped too.
+    let text = ws.diff(&["a", "b"]).stdout;
+    assert!(text.chars().count() < 20_000, "{}", text.chars().count());
+    assert!(text.contains("(lists show at most 20 items; `--format json` lists every item)"));
+}
+
+/// items.jsonl is streamed: the 64 MiB bound on whole text files stopped `diff`
+/// on any run of about 250,000 items.
+#[test]
+fn an_items_jsonl_over_64_mib_still_diffs() {
+    let ws = Ws::new();
+    let rows = [("q1", 5, true), ("q2", 3, false)];
+    assert_eq!(ws.run(SCORED, &scored(&rows), "a", &[]).code, 0);
+    let items = std::fs::read_to_string(ws.path().join("a/items.jsonl")).unwrap();
+    let padding = "x".repeat(65 << 20);
+    let big = items.replacen(
+        "\"score\":5",
+        &format!("\"notes\":\"{padding}\",\"score\":4"),
+        1,
+    );
+    assert!(big.len() > 64 << 20);
+    std::fs::create_dir_all(ws.path().join("b")).unwrap();
+    std::fs::copy(
+        ws.path().join("a/report.json"),
+        ws.path().join("b/report.json"),
+    )
+    .unwrap();
+    write(&ws.path().join("b"), "items.jsonl", &big);
+    let out = ws.diff(&["a", "b"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("score (1): q1 5 → 4"), "{}", out.stdout);
+}

@@ -1,6 +1,7 @@
 //! Property tests for invariants the metrics rely on.
 
-use evalspec::base::value::{python_strip, Value};
+use evalspec::base::python::python_strip;
+use evalspec::base::value::Value;
 use evalspec::eval::percentile;
 use evalspec::library::builtins::lookup;
 use proptest::prelude::*;
@@ -99,5 +100,139 @@ proptest! {
         prop_assert_eq!(num(call("reciprocal_rank", std::slice::from_ref(&g))), 1.0);
         prop_assert!((num(call("ndcg_at", &[g.clone(), g.clone(), Value::Number(k as f64)])) - 1.0).abs() < 1e-12);
         prop_assert_eq!(num(call("recall_at", &[g, r, Value::Number(gains.len() as f64)])), 1.0);
+    }
+}
+
+/// Items with a true and a predicted label from a few classes, and a confidence.
+fn labelled() -> impl Strategy<Value = Vec<(&'static str, &'static str, f64)>> {
+    let label = || prop::sample::select(vec!["a", "b", "c", "d"]);
+    prop::collection::vec((label(), label(), 0f64..=1.0), 0..60)
+}
+
+fn confusion(items: &[(&'static str, &'static str, f64)]) -> evalspec::eval::Confusion {
+    let mut c = evalspec::eval::Confusion::default();
+    for (t, p, _) in items {
+        c.add((*t).into(), (*p).into());
+    }
+    c
+}
+
+fn calibration(items: &[(&str, &str, f64)], bins: u32) -> evalspec::eval::Calibration {
+    let mut c = evalspec::eval::Calibration::new(bins);
+    for (t, p, confidence) in items {
+        c.add(*confidence, t == p).unwrap();
+    }
+    c
+}
+
+proptest! {
+    #[test]
+    fn f1_scores_are_bounded_and_micro_f1_is_the_accuracy(items in labelled(), cut in 0usize..60) {
+        let whole = confusion(&items);
+        for f1 in [whole.macro_f1(), whole.micro_f1(), whole.weighted_f1()] {
+            prop_assert_eq!(f1.is_none(), items.is_empty());
+            prop_assert!(f1.is_none_or(|f| (0.0..=1.0).contains(&f)));
+        }
+        let right = items.iter().filter(|(t, p, _)| t == p).count();
+        if !items.is_empty() {
+            prop_assert_eq!(whole.micro_f1(), Some(right as f64 / items.len() as f64));
+        }
+        // Split anywhere and merged, the scores are the same to the bit.
+        let cut = cut.min(items.len());
+        let mut first = confusion(&items[..cut]);
+        first.merge(confusion(&items[cut..]));
+        prop_assert_eq!(first.macro_f1(), whole.macro_f1());
+        prop_assert_eq!(first.weighted_f1(), whole.weighted_f1());
+    }
+
+    #[test]
+    fn calibration_is_bounded_and_does_not_depend_on_the_split(items in labelled(), cut in 0usize..60, bins in 1u32..20) {
+        let whole = calibration(&items, bins);
+        for score in [whole.ece(), whole.brier()] {
+            prop_assert_eq!(score.is_none(), items.is_empty());
+            prop_assert!(score.is_none_or(|s| (0.0..=1.0).contains(&s)));
+        }
+        let cut = cut.min(items.len());
+        let mut first = calibration(&items[..cut], bins);
+        first.merge(calibration(&items[cut..], bins));
+        prop_assert_eq!(first.ece(), whole.ece());
+        prop_assert_eq!(first.brier(), whole.brier());
+        // One bin: |accuracy − mean confidence|.
+        if !items.is_empty() {
+            let n = items.len() as f64;
+            let right = items.iter().filter(|(t, p, _)| t == p).count() as f64;
+            let confidence: f64 = items.iter().map(|(_, _, c)| c).sum();
+            let one = calibration(&items, 1).ece().unwrap();
+            prop_assert!((one - (right / n - confidence / n).abs()).abs() < 1e-12);
+        }
+    }
+}
+
+mod item_diffs {
+    use evalspec::diff::item_changes;
+    use evalspec::inputs::prior_items::{ItemValue, PriorItem, PriorItems, ValueName};
+    use proptest::prelude::*;
+
+    fn value() -> impl Strategy<Value = ItemValue> {
+        prop_oneof![
+            Just(ItemValue::Null),
+            any::<bool>().prop_map(ItemValue::Bool),
+            (0i64..4).prop_map(ItemValue::Int),
+            (0u8..4).prop_map(|f| ItemValue::Float(f as f64 / 2.0)),
+        ]
+    }
+
+    /// Up to 12 items over few keys and runs (so keys repeat), two values each.
+    fn side() -> impl Strategy<Value = PriorItems> {
+        let item = (0u8..5, prop::option::of(0u8..2), value(), value());
+        prop::collection::vec(item, 0..12).prop_map(|rows| PriorItems {
+            names: ["hit", "score"]
+                .map(|n| ValueName {
+                    name: n.into(),
+                    matcher: false,
+                })
+                .to_vec(),
+            items: rows
+                .into_iter()
+                .enumerate()
+                .map(|(line, (key, run, x, y))| PriorItem {
+                    key: format!("q{key}"),
+                    line: line as u64 + 1,
+                    run: run.map(|r| format!("seed{r}")),
+                    label: None,
+                    values: vec![x, y],
+                })
+                .collect(),
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn a_run_against_itself_has_no_item_changes(a in side()) {
+            prop_assert!(item_changes(&a, &a).is_empty());
+        }
+
+        #[test]
+        fn diffing_the_other_way_round_mirrors_every_change(a in side(), b in side()) {
+            let (ab, ba) = (item_changes(&a, &b), item_changes(&b, &a));
+            prop_assert_eq!(&ab.added, &ba.removed);
+            prop_assert_eq!(&ab.removed, &ba.added);
+            for f in &ab.flips {
+                let back = ba.flips.iter().find(|g| g.name == f.name && g.from == f.to && g.to == f.from);
+                prop_assert_eq!(Some(&f.keys), back.map(|g| &g.keys));
+            }
+            prop_assert_eq!(ab.flips.len(), ba.flips.len());
+            for (m, n) in ab.moves.iter().zip(&ba.moves) {
+                let mut there: Vec<_> = m.items.iter().map(|i| (i.key.clone(), i.delta.map(|d| -d))).collect();
+                let mut back: Vec<_> = n.items.iter().map(|i| (i.key.clone(), i.delta)).collect();
+                there.sort_by(|x, y| x.0.cmp(&y.0));
+                back.sort_by(|x, y| x.0.cmp(&y.0));
+                prop_assert_eq!(there, back);
+                // Largest first.
+                let sizes: Vec<f64> = m.items.iter().filter_map(|i| i.delta).map(f64::abs).collect();
+                prop_assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "{:?}", sizes);
+            }
+            prop_assert_eq!(ab.moves.len(), ba.moves.len());
+        }
     }
 }

@@ -125,6 +125,38 @@ fn aggregates_place_their_argument_and_their_filter() {
 }
 
 #[test]
+fn calibration_places_a_confidence_outside_zero_to_one_and_a_correct_that_is_no_bool() {
+    let spec = format!("{GOLD}metrics:\n  b: brier(gold.p, gold.ok)\n");
+    let files = [(
+        "gold.jsonl",
+        "{\"qid\": \"q1\", \"p\": 0.5, \"ok\": true}\n{\"qid\": \"q2\", \"p\": 85, \"ok\": true}\n",
+    )];
+    let d = first_error(&spec, &files);
+    assert_eq!(
+        cause(&d),
+        at("confidence_out_of_range", &spec, "gold.p, gold.ok")
+    );
+    assert!(
+        d.message
+            .ends_with("a confidence must be a probability from 0 to 1, found 85"),
+        "{}",
+        d.message
+    );
+    let files = [("gold.jsonl", "{\"qid\": \"q1\", \"p\": 0.5, \"ok\": 1}\n")];
+    let d = first_error(&spec, &files);
+    assert_eq!(
+        cause(&d),
+        at("aggregate_needs_bool", &spec, "gold.p, gold.ok")
+    );
+    // A null on either side leaves the item out.
+    let files = [(
+        "gold.jsonl",
+        "{\"qid\": \"q1\", \"p\": null, \"ok\": 1}\n{\"qid\": \"q2\", \"p\": 0.5}\n",
+    )];
+    assert!(diagnostics(&spec, &files).is_empty());
+}
+
+#[test]
 fn keys_and_checks_carry_their_codes_and_causes() {
     let list_key =
         "items: gold\ndatasets:\n  gold: { path: gold.jsonl, key: k }\nmetrics:\n  n: count()\n";

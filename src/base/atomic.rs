@@ -1,25 +1,73 @@
-//! Writing a file so that readers see the old or the new content, never a part.
+//! Writing files so that readers see the old or the new content, never a part.
+//!
+//! A file is first *staged*: written in full to a temporary file beside its
+//! target. Committing renames it over the target. Staging every file of a set
+//! before committing any is what lets a failed write leave the old set whole.
 
+use std::fs::Permissions;
 use std::io::Write;
-use std::path::Path;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
 
-/// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// A file written beside its target, not yet in place. Dropped uncommitted, the
+/// temporary file is removed.
+pub struct Staged {
+    temp: tempfile::NamedTempFile,
+    target: PathBuf,
+}
+
+impl Staged {
+    /// Renames the staged file over its target.
+    pub fn commit(self) -> std::io::Result<()> {
+        self.temp.persist(&self.target).map_err(|e| e.error)?;
+        Ok(())
+    }
+
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+}
+
+/// Writes `bytes` to a temporary file beside `path`, creating its folder. The file
+/// gets the mode of the file it will replace, or else the usual mode of a new
+/// file (0666 less the umask, as `open` gives): never tempfile's private 0600.
+pub fn stage(path: &Path, bytes: &[u8]) -> std::io::Result<Staged> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
-    let mut file = tempfile::NamedTempFile::new_in(dir)?;
+    let kept = std::fs::metadata(path)
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.permissions());
+    let mut file = tempfile::Builder::new()
+        .permissions(Permissions::from_mode(0o666))
+        .tempfile_in(dir)?;
+    if let Some(kept) = kept {
+        // Set outright: the umask applies only when a file is created.
+        file.as_file().set_permissions(kept)?;
+    }
     file.write_all(bytes)?;
     file.as_file().sync_all()?;
-    file.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    Ok(Staged {
+        temp: file,
+        target: path.to_path_buf(),
+    })
+}
+
+/// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    stage(path, bytes)?.commit()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn mode(path: &Path) -> u32 {
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
 
     #[test]
     fn replaces_the_file_and_leaves_no_temporary() {
@@ -32,5 +80,30 @@ mod tests {
             std::fs::read_dir(dir.path().join("out")).unwrap().count(),
             1
         );
+    }
+
+    #[test]
+    fn a_new_file_follows_the_umask_and_a_replaced_one_keeps_its_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        // What `open` gives a new file under this process's umask.
+        let usual = dir.path().join("usual");
+        std::fs::write(&usual, b"").unwrap();
+        let fresh = dir.path().join("fresh");
+        write_atomic(&fresh, b"x").unwrap();
+        assert_eq!(mode(&fresh), mode(&usual));
+
+        let kept = dir.path().join("kept");
+        std::fs::write(&kept, b"old").unwrap();
+        std::fs::set_permissions(&kept, Permissions::from_mode(0o640)).unwrap();
+        write_atomic(&kept, b"new").unwrap();
+        assert_eq!(mode(&kept), 0o640);
+    }
+
+    #[test]
+    fn a_staged_file_dropped_uncommitted_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let staged = stage(&dir.path().join("a"), b"x").unwrap();
+        drop(staged);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }

@@ -252,13 +252,14 @@ impl Diagnostic {
             }
             out.push('\n');
             if let (Some(snippet), Some(column)) = (&location.snippet, location.column) {
+                let (text, column, width) = excerpt(&snippet.line_text, column, snippet.width);
                 let _ = writeln!(out, "{pad} |");
-                let _ = writeln!(out, "{} | {}", location.line, snippet.line_text);
+                let _ = writeln!(out, "{} | {text}", location.line);
                 let _ = write!(
                     out,
                     "{pad} | {}{}",
                     " ".repeat(column - 1),
-                    "^".repeat(snippet.width)
+                    "^".repeat(width)
                 );
                 if let Some(label) = &self.label {
                     let _ = write!(out, " {label}");
@@ -282,6 +283,34 @@ impl Diagnostic {
     }
 }
 
+/// The most characters of a source line a diagnostic shows.
+const EXCERPT_CHARS: usize = 120;
+
+/// A long source line cut to [`EXCERPT_CHARS`] around the caret at `column`
+/// (1-based, in characters), `…` marking each cut; with the caret's column and
+/// width in the excerpt. A 100,000-character line is not echoed whole.
+fn excerpt(line: &str, column: usize, width: usize) -> (String, usize, usize) {
+    let chars: Vec<char> = line.chars().collect();
+    if chars.len() <= EXCERPT_CHARS {
+        return (line.to_string(), column, width);
+    }
+    let caret = (column - 1).min(chars.len());
+    let start = caret.saturating_sub(EXCERPT_CHARS / 3);
+    let end = (start + EXCERPT_CHARS).min(chars.len());
+    let mut text: String = if start > 0 {
+        "…".into()
+    } else {
+        String::new()
+    };
+    text.extend(&chars[start..end]);
+    if end < chars.len() {
+        text.push('…');
+    }
+    let column = caret - start + 1 + usize::from(start > 0);
+    let width = width.min(end.saturating_sub(caret)).max(1);
+    (text, column, width)
+}
+
 /// Control characters from data or a spec (an escape sequence in a record's key)
 /// are shown as `\u{1b}` rather than sent to the terminal; line breaks and tabs
 /// stay.
@@ -303,6 +332,19 @@ pub fn escape_controls(text: &str) -> String {
 
 /// Renders several diagnostics, separated by blank lines, with a closing count of errors.
 pub fn render_all(diagnostics: &[Diagnostic]) -> String {
+    render_all_then(diagnostics, "nothing was scored")
+}
+
+/// As [`render_all`], for errors met after the data was scored, while writing
+/// the reports: none was replaced.
+pub fn render_unwritten(diagnostics: &[Diagnostic]) -> String {
+    render_all_then(
+        diagnostics,
+        "the data was scored, but no report was written (earlier reports are as they were)",
+    )
+}
+
+fn render_all_then(diagnostics: &[Diagnostic], consequence: &str) -> String {
     let mut out = String::new();
     for diagnostic in diagnostics {
         out.push_str(&diagnostic.render());
@@ -314,7 +356,7 @@ pub fn render_all(diagnostics: &[Diagnostic]) -> String {
         .count();
     if errors > 0 {
         let noun = if errors == 1 { "error" } else { "errors" };
-        let _ = writeln!(out, "{errors} {noun}; nothing was scored");
+        let _ = writeln!(out, "{errors} {noun}; {consequence}");
     }
     out
 }
@@ -322,6 +364,17 @@ pub fn render_all(diagnostics: &[Diagnostic]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_line_is_cut_around_the_caret() {
+        let line = format!("{}X{}", "a".repeat(5000), "b".repeat(5000));
+        let (text, column, width) = excerpt(&line, 5001, 3);
+        assert_eq!(text.chars().count(), EXCERPT_CHARS + 2);
+        assert!(text.starts_with('…') && text.ends_with('…'));
+        assert_eq!(text.chars().nth(column - 1), Some('X'));
+        assert_eq!(width, 3);
+        assert_eq!(excerpt("short", 2, 1), ("short".to_string(), 2, 1));
+    }
 
     #[test]
     fn control_characters_are_shown_not_sent_to_the_terminal() {

@@ -20,16 +20,56 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
             "it is not a file (a device or a folder)",
         ));
     }
-    let mut text = String::new();
-    file.take(MAX_TEXT_BYTES + 1).read_to_string(&mut text)?;
-    if text.len() as u64 > MAX_TEXT_BYTES {
+    let mut bytes = Vec::new();
+    file.take(MAX_TEXT_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_TEXT_BYTES {
         return Err(Error::new(
             ErrorKind::InvalidData,
             format!("it is larger than {} MiB", MAX_TEXT_BYTES >> 20),
         ));
     }
-    Ok(text)
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let valid = &bytes[..e.utf8_error().valid_up_to()];
+        let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let position = NotUtf8 {
+            line: 1 + valid.iter().filter(|&&b| b == b'\n').count(),
+            // Columns count characters; the valid prefix of the line decodes.
+            column: 1 + String::from_utf8_lossy(&valid[line_start..])
+                .chars()
+                .count(),
+            byte: bytes[valid.len()],
+        };
+        Error::new(ErrorKind::InvalidData, position)
+    })
 }
+
+/// Where a text file stops being UTF-8: carried inside the `io::Error` that
+/// [`read_text`] returns, so that a caller can place its message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotUtf8 {
+    pub line: usize,
+    pub column: usize,
+    pub byte: u8,
+}
+
+impl NotUtf8 {
+    pub fn of(error: &Error) -> Option<NotUtf8> {
+        error.get_ref()?.downcast_ref::<NotUtf8>().copied()
+    }
+}
+
+impl std::fmt::Display for NotUtf8 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "it is not UTF-8 text (byte 0x{:02X} at line {}, column {})",
+            self.byte, self.line, self.column
+        )
+    }
+}
+
+impl std::error::Error for NotUtf8 {}
 
 #[cfg(unix)]
 fn is_fifo(file_type: &std::fs::FileType) -> bool {
@@ -77,5 +117,19 @@ mod tests {
             assert!(!is_device(&path));
         }
         assert!(read_text(dir.path()).is_err(), "a folder is not read");
+    }
+
+    #[test]
+    fn text_that_is_not_utf8_is_placed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.yaml");
+        std::fs::write(&path, b"name: x\nversion: \xc3\xa9\xff\n").unwrap();
+        let error = read_text(&path).unwrap_err();
+        let at = NotUtf8::of(&error).unwrap();
+        assert_eq!((at.line, at.column, at.byte), (2, 11, 0xFF));
+        assert!(
+            error.to_string().contains("byte 0xFF at line 2, column 11"),
+            "{error}"
+        );
     }
 }

@@ -7,6 +7,7 @@ pub mod diagnostic;
 pub mod exact_sum;
 pub mod files;
 pub mod natural;
+pub mod python;
 pub mod source;
 pub mod suggest;
 pub mod typed_json;

@@ -2,7 +2,7 @@
 
 use std::cmp::Ordering;
 
-use crate::base::value::Key;
+use crate::base::value::{BigInt, Key};
 
 /// Compares strings with runs of ASCII digits compared by their numeric value
 /// (`q2` < `q10`); equal runs with fewer leading zeros first; then bytewise, so
@@ -55,19 +55,48 @@ fn trim_zeros(run: &[u8]) -> &[u8] {
 /// items without a key.
 pub fn key_order(a: Option<&Key>, b: Option<&Key>) -> Ordering {
     match (a, b) {
-        (Some(Key::Num(x)), Some(Key::Num(y))) => f64::from_bits(*x).total_cmp(&f64::from_bits(*y)),
-        (Some(Key::Num(_)), Some(Key::Str(_))) => Ordering::Less,
-        (Some(Key::Str(_)), Some(Key::Num(_))) => Ordering::Greater,
-        (Some(Key::Str(x)), Some(Key::Str(y))) => natural_cmp(x, y),
+        (Some(x), Some(y)) => match (x, y) {
+            (Key::Str(x), Key::Str(y)) => natural_cmp(x, y),
+            (Key::Str(_), _) => Ordering::Greater,
+            (_, Key::Str(_)) => Ordering::Less,
+            (Key::Num(x), Key::Num(y)) => f64::from_bits(*x).total_cmp(&f64::from_bits(*y)),
+            (Key::Big(x), Key::Big(y)) => x.to_i128().cmp(&y.to_i128()),
+            (Key::Num(x), Key::Big(y)) => float_against_big(f64::from_bits(*x), *y),
+            (Key::Big(x), Key::Num(y)) => float_against_big(f64::from_bits(*y), *x).reverse(),
+        },
         (Some(_), None) => Ordering::Less,
         (None, Some(_)) => Ordering::Greater,
         (None, None) => Ordering::Equal,
     }
 }
 
+/// A float key against a big-integer key, by exact value; a float equal to the
+/// integer (they are different keys) sorts first.
+fn float_against_big(float: f64, big: BigInt) -> Ordering {
+    if float.is_nan() {
+        return Ordering::Greater; // as `total_cmp` puts NaN last
+    }
+    if float.abs() >= 1e38 {
+        return if float > 0.0 {
+            Ordering::Greater
+        } else {
+            Ordering::Less
+        };
+    }
+    // Only a float below 2^53 has a fraction, and it cannot tie with a big integer.
+    (float.floor() as i128)
+        .cmp(&big.to_i128())
+        .then(if float.fract() > 0.0 {
+            Ordering::Greater
+        } else {
+            Ordering::Less
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::value::Value;
 
     #[test]
     fn numbers_inside_keys_sort_by_value() {
@@ -76,6 +105,35 @@ mod tests {
         assert_eq!(
             keys,
             ["9", "10", "a", "q", "q1", "q1a", "q1b", "q2", "q02", "q10"]
+        );
+    }
+
+    #[test]
+    fn big_integer_keys_sort_by_exact_value() {
+        let key = |v: Value| Key::of(&v).unwrap().unwrap();
+        let mut keys = [
+            key(Value::from_u64((1 << 60) + 1)),
+            key(Value::from_u64(1 << 60)),
+            key(Value::Number((1u64 << 60) as f64)),
+            key(Value::Number(3.5)),
+            key(Value::from_i64(-(1 << 60))),
+        ];
+        keys.sort_by(|a, b| key_order(Some(a), Some(b)));
+        let shown: Vec<String> = keys.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            shown,
+            [
+                "-1152921504606846976",
+                "3.5",
+                "1.152921504606847e+18",
+                "1152921504606846976",
+                "1152921504606846977"
+            ]
+        );
+        assert_eq!(
+            keys[2],
+            key(Value::Number((1u64 << 60) as f64)),
+            "the float first"
         );
     }
 

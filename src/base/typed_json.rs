@@ -16,6 +16,7 @@ pub fn format_typed(value: &Value, ty: &Type) -> Json {
             json!(*n as i64)
         }
         Value::Number(n) => serde_json::Number::from_f64(*n).map_or(Json::Null, Json::Number),
+        Value::BigInt(b) => Json::Number(b.to_json()),
         Value::Null => Json::Null,
         Value::Bool(b) => Json::Bool(*b),
         Value::String(s) => Json::String(s.to_string()),

@@ -78,3 +78,27 @@ mod tests {
         assert_eq!(Type::Str.join(&Type::Int), Type::Any);
     }
 }
+
+/// `integer` → `an integer`, `list[string]` → `a list[string]`: a type or kind
+/// named in a sentence.
+pub fn with_article(name: impl fmt::Display) -> String {
+    let name = name.to_string();
+    let article = match name.chars().next() {
+        Some('a' | 'e' | 'i' | 'o' | 'u') => "an",
+        _ => "a",
+    };
+    format!("{article} {name}")
+}
+
+#[cfg(test)]
+mod article_tests {
+    use super::*;
+
+    #[test]
+    fn an_before_a_vowel() {
+        assert_eq!(with_article("integer"), "an integer");
+        assert_eq!(with_article(Type::Any), "an any");
+        assert_eq!(with_article("list"), "a list");
+        assert_eq!(with_article("object"), "an object");
+    }
+}

@@ -16,6 +16,10 @@ pub enum Value {
     Null,
     Bool(bool),
     Number(f64),
+    /// An integer beyond ±2^53, read from data, kept exact: as a float it would
+    /// collapse into its neighbours (ids …789 and …788 would be one key).
+    /// Equality, keys and printing are exact; arithmetic reads it as a float.
+    BigInt(BigInt),
     String(Arc<str>),
     List(Arc<[Value]>),
     /// An object, its fields in input order (a repeated key keeps its last value).
@@ -37,6 +41,96 @@ impl From<bool> for Value {
 impl From<f64> for Value {
     fn from(n: f64) -> Self {
         Value::Number(n)
+    }
+}
+
+/// The largest integer a float holds exactly: 2^53.
+const EXACT_IN_FLOAT: u64 = 1 << 53;
+
+/// An integer of 64 bits (signed or not) beyond ±2^53: a sign and a magnitude.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BigInt {
+    negative: bool,
+    magnitude: u64,
+}
+
+impl BigInt {
+    pub fn to_i128(self) -> i128 {
+        match self.negative {
+            true => -i128::from(self.magnitude),
+            false => i128::from(self.magnitude),
+        }
+    }
+
+    /// The nearest float: what arithmetic on it computes with.
+    pub fn to_f64(self) -> f64 {
+        self.to_i128() as f64
+    }
+
+    /// As a JSON number, exact.
+    pub fn to_json(self) -> serde_json::Number {
+        match self.negative {
+            true => serde_json::Number::from(-(self.magnitude as i128) as i64),
+            false => serde_json::Number::from(self.magnitude),
+        }
+    }
+}
+
+impl fmt::Display for BigInt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.to_i128())
+    }
+}
+
+impl Value {
+    /// An integer read from data: a number when a float holds it exactly, else
+    /// a [`BigInt`].
+    pub fn from_i64(n: i64) -> Value {
+        match n.unsigned_abs() <= EXACT_IN_FLOAT {
+            true => Value::Number(n as f64),
+            false => Value::BigInt(BigInt {
+                negative: n < 0,
+                magnitude: n.unsigned_abs(),
+            }),
+        }
+    }
+
+    pub fn from_u64(n: u64) -> Value {
+        match n <= EXACT_IN_FLOAT {
+            true => Value::Number(n as f64),
+            false => Value::BigInt(BigInt {
+                negative: false,
+                magnitude: n,
+            }),
+        }
+    }
+
+    /// A JSON number as a value: integers exact (see [`Value::from_i64`]).
+    pub fn from_json_number(n: &serde_json::Number) -> Value {
+        if let Some(i) = n.as_i64() {
+            Value::from_i64(i)
+        } else if let Some(u) = n.as_u64() {
+            Value::from_u64(u)
+        } else {
+            Value::Number(n.as_f64().unwrap_or(f64::NAN))
+        }
+    }
+
+    /// The value as a float, for arithmetic: numbers, and big integers rounded.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Number(n) => Some(*n),
+            Value::BigInt(b) => Some(b.to_f64()),
+            _ => None,
+        }
+    }
+
+    /// A big integer as the float arithmetic uses; any other value as it is.
+    pub fn into_float(self) -> Value {
+        match self {
+            Value::BigInt(b) => Value::Number(b.to_f64()),
+            other => other,
+        }
     }
 }
 
@@ -62,7 +156,7 @@ impl Value {
         match self {
             Value::Null => "null",
             Value::Bool(_) => "bool",
-            Value::Number(_) => "number",
+            Value::Number(_) | Value::BigInt(_) => "number",
             Value::String(_) => "string",
             Value::List(_) => "list",
             Value::Object(_) => "object",
@@ -75,6 +169,7 @@ impl Value {
             Value::Null => false,
             Value::Bool(b) => *b,
             Value::Number(n) => *n != 0.0,
+            Value::BigInt(_) => true,
             Value::String(s) => !s.is_empty(),
             Value::List(items) => !items.is_empty(),
             Value::Object(fields) => !fields.is_empty(),
@@ -114,6 +209,11 @@ impl PartialEq for Value {
         match (self, other) {
             (Value::Null, Value::Null) => true,
             (Value::String(a), Value::String(b)) => a == b,
+            (Value::BigInt(a), Value::BigInt(b)) => a == b,
+            // A float equals a big integer only when it is that very integer.
+            (Value::BigInt(a), other) | (other, Value::BigInt(a)) => other
+                .as_number_like()
+                .is_some_and(|n| n.fract() == 0.0 && n.abs() < 1e38 && n as i128 == a.to_i128()),
             (Value::List(a), Value::List(b)) => a == b,
             (Value::Object(a), Value::Object(b)) => {
                 a.len() == b.len()
@@ -145,6 +245,7 @@ impl fmt::Display for Value {
             Value::Null => f.write_str("null"),
             Value::Bool(b) => write!(f, "{b}"),
             Value::Number(n) => f.write_str(&format_number(*n)),
+            Value::BigInt(b) => write!(f, "{b}"),
             Value::String(s) => write!(f, "{}", serde_json::Value::from(&**s)),
             Value::List(items) => {
                 f.write_str("[")?;
@@ -182,6 +283,20 @@ pub fn format_number(n: f64) -> String {
     }
 }
 
+/// A slice value as its text: a string as written, a number as [`format_number`]
+/// prints it, `true`/`false`, and `null` for null; `None` for a list or an object.
+/// Values with the same text are the same slice.
+pub fn slice_text(value: &Value) -> Option<Arc<str>> {
+    Some(match value {
+        Value::String(s) => s.clone(),
+        Value::Null => Arc::from("null"),
+        Value::Bool(b) => Arc::from(if *b { "true" } else { "false" }),
+        Value::Number(n) => Arc::from(format_number(*n).as_str()),
+        Value::BigInt(b) => Arc::from(b.to_string().as_str()),
+        Value::List(_) | Value::Object(_) => return None,
+    })
+}
+
 /// What reading a value can fail on; its words are written here and nowhere else.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ValueError {
@@ -207,7 +322,11 @@ impl fmt::Display for ValueError {
             ValueError::FieldOfNonObject { field, found } => {
                 write!(f, "cannot read field `{field}` of a {}", found.type_name())
             }
-            ValueError::NotAKey { found } => write!(f, "a {} cannot be a key", found.type_name()),
+            ValueError::NotAKey { found } => write!(
+                f,
+                "{} cannot be a key",
+                crate::base::types::with_article(found.type_name())
+            ),
         }
     }
 }
@@ -219,6 +338,8 @@ pub enum Key {
     Str(Arc<str>),
     /// The bits of a number, normalised so that `-0.0` equals `0.0`.
     Num(u64),
+    /// An integer beyond ±2^53, exact.
+    Big(BigInt),
 }
 
 impl Key {
@@ -229,6 +350,7 @@ impl Key {
             Value::Null => None,
             Value::String(s) => Some(Key::Str(s.clone())),
             Value::Number(n) => Some(Key::Num(if *n == 0.0 { 0 } else { n.to_bits() })),
+            Value::BigInt(b) => Some(Key::Big(*b)),
             Value::Bool(b) => Some(Key::Num(if *b { 1f64.to_bits() } else { 0 })),
             other => {
                 return Err(ValueError::NotAKey {
@@ -244,6 +366,7 @@ impl fmt::Display for Key {
         match self {
             Key::Str(s) => f.write_str(s),
             Key::Num(bits) => f.write_str(&format_number(f64::from_bits(*bits))),
+            Key::Big(b) => write!(f, "{b}"),
         }
     }
 }
@@ -269,6 +392,9 @@ impl Hash for SetItem<'_> {
                     bits.hash(state);
                 }
             }
+            // By its nearest float, as a float equal to it hashes: neighbours
+            // share a hash, and equality tells them apart.
+            Value::BigInt(b) => b.to_f64().to_bits().hash(state),
             // Lists and objects hash by length only; equality decides.
             Value::List(items) => items.len().hash(state),
             Value::Object(fields) => fields.len().hash(state),
@@ -277,111 +403,12 @@ impl Hash for SetItem<'_> {
     }
 }
 
-/// Python's `str.isspace()` for one character.
-pub fn is_python_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
-/// Python's `str.strip()`.
-/// Python's `str` of a JSON value. JSON numbers are read as floats, so a whole
-/// number prints as Python prints the int (`1`, not `1.0`).
-pub fn python_str(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.to_string(),
-        other => python_repr(other),
-    }
-}
-
-/// Python's `repr`: strings quoted, containers written recursively.
-fn python_repr(value: &Value) -> String {
-    match value {
-        Value::Null => "None".into(),
-        Value::Bool(true) => "True".into(),
-        Value::Bool(false) => "False".into(),
-        Value::Number(n) => python_number(*n),
-        Value::String(s) => python_quote(s),
-        Value::List(items) => {
-            let parts: Vec<String> = items.iter().map(python_repr).collect();
-            format!("[{}]", parts.join(", "))
-        }
-        Value::Object(fields) => {
-            let parts: Vec<String> = fields
-                .iter()
-                .map(|(k, v)| format!("{}: {}", python_quote(k), python_repr(v)))
-                .collect();
-            format!("{{{}}}", parts.join(", "))
-        }
-    }
-}
-
-/// A number as Python prints it: ints whole; floats in their shortest round
-/// trip, positional for 1e-4 <= |x| < 1e16 and scientific (`1e+16`) otherwise.
-fn python_number(n: f64) -> String {
-    if n.fract() == 0.0 && n.abs() < 1e16 {
-        return format!("{}", n as i64);
-    }
-    if !n.is_finite() {
-        return if n.is_nan() {
-            "nan".into()
-        } else if n > 0.0 {
-            "inf".into()
-        } else {
-            "-inf".into()
-        };
-    }
-    if n.abs() >= 1e-4 && n.abs() < 1e16 {
-        return format!("{n}");
-    }
-    // `{:e}` gives the shortest digits, e.g. `1.5e-7`; Python writes `1.5e-07`.
-    let text = format!("{n:e}");
-    let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
-    let (sign, digits) = match exponent.strip_prefix('-') {
-        Some(d) => ('-', d),
-        None => ('+', exponent),
-    };
-    format!("{mantissa}e{sign}{digits:0>2}")
-}
-
-/// Python's quoting of a string: single quotes unless the text holds a single
-/// quote and no double quote.
-fn python_quote(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
-}
-
-pub fn python_strip(s: &str) -> &str {
-    s.trim_matches(is_python_space)
-}
-
 /// Converts an already-parsed JSON value (used for `--param` lists).
 pub fn json_to_value(json: &serde_json::Value) -> Value {
     match json {
         serde_json::Value::Null => Value::Null,
         serde_json::Value::Bool(b) => Value::Bool(*b),
-        serde_json::Value::Number(n) => Value::Number(n.as_f64().unwrap_or(f64::NAN)),
+        serde_json::Value::Number(n) => Value::from_json_number(n),
         serde_json::Value::String(s) => Value::from(s.as_str()),
         serde_json::Value::Array(items) => Value::list(items.iter().map(json_to_value).collect()),
         serde_json::Value::Object(fields) => Value::Object(
@@ -398,28 +425,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn python_str_matches_python() {
-        let cases: [(Value, &str); 9] = [
-            (Value::Null, "None"),
-            (Value::Bool(true), "True"),
-            (Value::Number(3.0), "3"),
-            (Value::Number(2.5), "2.5"),
-            (Value::Number(1.5e-7), "1.5e-07"),
-            (Value::Number(1e16), "1e+16"),
-            (Value::Number(0.0001), "0.0001"),
-            (Value::from("it's"), "it's"),
-            (
-                Value::list(vec![
-                    Value::from("a"),
-                    Value::Number(1.0),
-                    Value::from("it's"),
-                ]),
-                "['a', 1, \"it's\"]",
-            ),
-        ];
-        for (value, expected) in cases {
-            assert_eq!(python_str(&value), expected);
-        }
+    fn integers_beyond_two_to_the_53_stay_exact() {
+        let a = Value::from_i64(1_234_567_890_123_456_789);
+        let b = Value::from_i64(1_234_567_890_123_456_788);
+        assert!(matches!(a, Value::BigInt(_)));
+        assert_ne!(a, b);
+        assert_ne!(Key::of(&a).unwrap(), Key::of(&b).unwrap());
+        assert_eq!(a.to_string(), "1234567890123456789");
+        assert_eq!(
+            Value::from_u64(u64::MAX).to_string(),
+            "18446744073709551615"
+        );
+        assert_eq!(
+            Value::from_i64(i64::MIN).to_string(),
+            "-9223372036854775808"
+        );
+        // Small integers stay plain numbers; a float equals a big integer only exactly.
+        assert_eq!(Value::from_i64(7), Value::Number(7.0));
+        let two_60 = Value::from_u64(1 << 60);
+        assert_eq!(two_60, Value::Number((1u64 << 60) as f64));
+        assert_ne!(
+            Value::from_u64((1 << 60) + 1),
+            Value::Number((1u64 << 60) as f64)
+        );
+        assert_eq!(
+            std::mem::size_of::<Value>(),
+            24,
+            "a value stays three words"
+        );
     }
 
     #[test]
@@ -445,12 +478,6 @@ mod tests {
             assert!(!falsy.truthy(), "{falsy}");
         }
         assert!(Value::from(" ").truthy());
-    }
-
-    #[test]
-    fn strip_matches_python_whitespace() {
-        assert_eq!(python_strip("\u{1f}\u{a0} x \u{3000}\n"), "x");
-        assert_eq!(python_strip("\u{feff}x"), "\u{feff}x");
     }
 
     #[test]

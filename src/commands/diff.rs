@@ -5,8 +5,14 @@ use crate::commands::{cli, exit, fail, print};
 use crate::diff as compare;
 
 pub fn diff(args: &cli::DiffArgs) -> i32 {
-    let load = |path: &std::path::Path| compare::Side::load(path);
-    let (old, new) = match (load(&args.old), load(&args.new)) {
+    // The two sides are read at once: at 1M items each is seconds of parsing.
+    let (old, new) = std::thread::scope(|scope| {
+        let old = scope.spawn(|| compare::Side::load(&args.old));
+        let new = compare::Side::load(&args.new);
+        let old = old.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        (old, new)
+    });
+    let (old, new) = match (old, new) {
         (Ok(old), Ok(new)) => (old, new),
         (old, new) => {
             let errors: Vec<Diagnostic> = [old.err(), new.err()].into_iter().flatten().collect();

@@ -3,8 +3,8 @@
 use std::io::Write;
 
 use crate::base::diagnostic;
-use crate::base::diagnostic::render_all;
 use crate::base::diagnostic::Diagnostic;
+use crate::base::diagnostic::{render_all, render_unwritten};
 use crate::commands::{cli, compile_to_read, exit, fail, overrides, print};
 use crate::{eval, lock, plan, report};
 
@@ -33,6 +33,11 @@ pub fn run(args: &cli::RunArgs) -> i32 {
         }
         Err(d) => return fail(&[d]),
     };
+    // Checked before scoring: a report that would overwrite an input stops the run.
+    let out = match report::OutputFolder::check(&args.out, &plan) {
+        Ok(out) => out,
+        Err(d) => return fail(&[d]),
+    };
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
@@ -45,15 +50,19 @@ pub fn run(args: &cli::RunArgs) -> i32 {
         stderr.push_str(&warning.render());
     }
     let _ = std::io::stderr().write_all(stderr.as_bytes());
-    let written = match report::write_reports(&plan, &outcome, lock.as_ref(), &templates, &args.out)
-    {
+    let written = match report::write_reports(&plan, &outcome, lock.as_ref(), &templates, &out) {
         Ok(written) => written,
-        Err(diagnostic) => return fail(&[diagnostic]),
+        Err(diagnostic) => {
+            let _ = std::io::stderr().write_all(render_unwritten(&[diagnostic]).as_bytes());
+            return exit::ERROR;
+        }
     };
     if !args.quiet {
         // Names and reasons can carry data: control characters are shown, not sent.
         print(&diagnostic::escape_controls(&report::summary(
-            &plan, &outcome,
+            &plan,
+            &outcome,
+            lock.as_ref(),
         )));
         let files: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
         print(&format!("reports: {}\n", files.join(", ")));

@@ -418,6 +418,15 @@ fn scalar(text: &str, ty: &DataType) -> Result<Value, String> {
     match ty {
         DataType::Number | DataType::Integer => {
             let trimmed = text.trim();
+            // Whole digits beyond 2^53 stay exact (ids), as they do in JSON.
+            if !trimmed.starts_with('+') {
+                if let Ok(n) = trimmed.parse::<i64>() {
+                    return Ok(Value::from_i64(n));
+                }
+                if let Ok(n) = trimmed.parse::<u64>() {
+                    return Ok(Value::from_u64(n));
+                }
+            }
             let number = trimmed
                 .parse::<f64>()
                 .ok()

@@ -97,6 +97,7 @@ pub enum SchemaProblem {
     Missing,
     WrongType { expected: DataType, found: Value },
     BelowMin { min: f64, found: Value },
+    AboveMax { max: f64, found: Value },
     Empty,
 }
 
@@ -235,6 +236,12 @@ impl std::fmt::Display for SchemaProblem {
                 f,
                 "must be at least {}, found {}",
                 format_number(*min),
+                found.preview()
+            ),
+            SchemaProblem::AboveMax { max, found } => write!(
+                f,
+                "must be at most {}, found {}",
+                format_number(*max),
                 found.preview()
             ),
             SchemaProblem::Empty => f.write_str("must not be empty"),

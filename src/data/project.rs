@@ -254,10 +254,10 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
         Ok(Value::Bool(v))
     }
     fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::Number(v as f64))
+        Ok(Value::from_i64(v))
     }
     fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::Number(v as f64))
+        Ok(Value::from_u64(v))
     }
     fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
         Ok(Value::Number(v))

@@ -14,7 +14,8 @@ use std::ops::{ControlFlow, Range};
 use sha2::{Digest, Sha256};
 
 use crate::base::diagnostic::{Diagnostic, Location};
-use crate::base::value::{is_python_space, python_strip, Value};
+use crate::base::python::{is_python_space, python_strip};
+use crate::base::value::Value;
 use crate::data::error::DataError;
 use crate::data::position::{char_column, line_col, utf8_error};
 use crate::data::progress::Progress;

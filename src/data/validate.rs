@@ -120,10 +120,18 @@ fn check(rule: &Rule, value: &Value) -> Option<SchemaProblem> {
             found: value.clone(),
         });
     }
-    if let (Some(min), Value::Number(n)) = (rule.min, value) {
-        if *n < min {
+    if let (Some(min), Some(n)) = (rule.min, value.as_f64()) {
+        if n < min {
             return Some(SchemaProblem::BelowMin {
                 min,
+                found: value.clone(),
+            });
+        }
+    }
+    if let (Some(max), Some(n)) = (rule.max, value.as_f64()) {
+        if n > max {
+            return Some(SchemaProblem::AboveMax {
+                max,
                 found: value.clone(),
             });
         }
@@ -141,8 +149,9 @@ fn matches_type(ty: &DataType, value: &Value) -> bool {
         (DataType::Any, _) => true,
         (DataType::String, Value::String(_))
         | (DataType::Bool, Value::Bool(_))
-        | (DataType::Number, Value::Number(_)) => true,
+        | (DataType::Number, Value::Number(_) | Value::BigInt(_)) => true,
         (DataType::Integer, Value::Number(n)) => n.fract() == 0.0,
+        (DataType::Integer, Value::BigInt(_)) => true,
         (DataType::Object, Value::Object(_)) => true,
         (DataType::List(None), Value::List(_)) => true,
         (DataType::List(Some(element)), Value::List(items)) => {
@@ -168,6 +177,7 @@ mod tests {
             optional,
             nonempty,
             min: None,
+            max: None,
         }
     }
 
@@ -198,6 +208,26 @@ mod tests {
                 .unwrap()
                 .to_string(),
             "must be a list of string values, found list [1]"
+        );
+    }
+
+    #[test]
+    fn numbers_are_bounded_by_min_and_max_inclusive() {
+        let bounded = Rule {
+            min: Some(0.0),
+            max: Some(1.0),
+            ..rule(DataType::Number, false, false)
+        };
+        for ok in [0.0, 0.5, 1.0] {
+            assert!(check(&bounded, &Value::Number(ok)).is_none(), "{ok}");
+        }
+        assert_eq!(
+            check(&bounded, &Value::Number(1.5)).unwrap().to_string(),
+            "must be at most 1, found 1.5"
+        );
+        assert_eq!(
+            check(&bounded, &Value::Number(-2.0)).unwrap().to_string(),
+            "must be at least 0, found -2"
         );
     }
 }

@@ -2,18 +2,21 @@
 //! The comparison is computed once ([`compare`]) and rendered as terminal text,
 //! Markdown or JSON ([`render`]).
 
+mod item_lists;
+mod items;
+mod page;
 mod render;
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::Value as Json;
 
 use crate::base::diagnostic::Diagnostic;
-use crate::base::natural::natural_cmp;
-use crate::inputs::prior_report::{PriorItem, PriorReport};
-use crate::report_model::{Better, GateStatus, NameMap, Report};
+use crate::inputs::prior_items::PriorItems;
+use crate::inputs::prior_report::PriorReport;
+use crate::report_model::{Better, GateStatus, MetricValue, NameMap, Report, SliceStatus};
 
+pub use items::{item_changes, Flips, ItemChanges, Move, Moves};
 pub use render::{json, markdown, text};
 
 /// Changes smaller than this fraction of the values' size are rounding, not moves.
@@ -22,7 +25,7 @@ const SLACK: f64 = 1e-9;
 /// One side of a diff: a prior report and, when beside it, its items.
 pub struct Side {
     pub prior: PriorReport,
-    pub items: Option<Vec<PriorItem>>,
+    pub items: Option<PriorItems>,
 }
 
 impl Side {
@@ -38,6 +41,8 @@ pub struct Comparison {
     pub old: String,
     pub new: String,
     pub spec: SpecChange,
+    /// Params whose value differs between the runs (or that one run lacks).
+    pub params: Vec<ParamChange>,
     pub metrics: Vec<MetricChange>,
     pub gates: Vec<GateChange>,
     pub labels: Vec<LabelCount>,
@@ -68,6 +73,15 @@ impl SpecChange {
     pub fn version_changed(&self) -> bool {
         self.old.name != self.new.name || self.old.version != self.new.version
     }
+}
+
+/// A param set to different values in the two runs: `--param`, or a spec change.
+#[derive(Debug)]
+pub struct ParamChange {
+    pub name: String,
+    /// `None`: the run has no such param.
+    pub old: Option<Json>,
+    pub new: Option<Json>,
 }
 
 #[derive(Debug)]
@@ -136,15 +150,6 @@ pub struct LabelCount {
     pub new: Option<u64>,
 }
 
-#[derive(Debug, Default)]
-pub struct ItemChanges {
-    /// `(old label, new label)` → keys, in natural key order; transitions in
-    /// order of label pairs.
-    pub transitions: Vec<((String, String), Vec<String>)>,
-    pub added: Vec<String>,
-    pub removed: Vec<String>,
-}
-
 impl Comparison {
     /// A gate went from pass to fail, or a metric moved in its bad direction by
     /// more than its tolerance.
@@ -158,15 +163,14 @@ impl Comparison {
 
     pub fn unchanged(&self) -> bool {
         !self.spec.changed()
+            && self.params.is_empty()
             && self
                 .metrics
                 .iter()
                 .all(|m| m.direction == Direction::Unchanged)
             && !self.gates.iter().any(GateChange::changed)
             && self.labels.iter().all(|l| l.old == l.new)
-            && self.items.as_ref().is_none_or(|i| {
-                i.transitions.is_empty() && i.added.is_empty() && i.removed.is_empty()
-            })
+            && self.items.as_ref().is_none_or(ItemChanges::is_empty)
     }
 }
 
@@ -205,9 +209,20 @@ pub fn compare(old: &Side, new: &Side) -> Comparison {
             _ => None,
         },
     };
-    let metrics = union(&a.metrics, &b.metrics)
+    let params = union(&a.params, &b.params)
         .into_iter()
-        .map(|name| metric_change(a, b, name))
+        .map(|name| ParamChange {
+            old: a.params.get(&name).cloned(),
+            new: b.params.get(&name).cloned(),
+            name,
+        })
+        .filter(|p| p.old != p.new)
+        .collect();
+    // Per-slice values compare as metrics named `METRIC[SLICE=VALUE]`.
+    let (a_metrics, b_metrics) = (with_slices(a), with_slices(b));
+    let metrics = union(&a_metrics, &b_metrics)
+        .into_iter()
+        .map(|name| metric_change(a, b, (&a_metrics, &b_metrics), name))
         .collect();
     let gates = gate_changes(a, b);
     let no_labels = NameMap::new();
@@ -231,6 +246,7 @@ pub fn compare(old: &Side, new: &Side) -> Comparison {
         old: old.prior.display.clone(),
         new: new.prior.display.clone(),
         spec,
+        params,
         metrics,
         gates,
         labels,
@@ -238,14 +254,39 @@ pub fn compare(old: &Side, new: &Side) -> Comparison {
     }
 }
 
-fn metric_change(a: &Report, b: &Report, name: String) -> MetricChange {
-    let old = a.metrics.get(&name).map(|v| v.as_json().clone());
-    let new = b.metrics.get(&name).map(|v| v.as_json().clone());
-    // The new run's declaration decides direction and tolerance.
+/// A report's metrics, then each slice value's as `METRIC[SLICE=VALUE]`.
+fn with_slices(report: &Report) -> NameMap<MetricValue> {
+    let mut all = report.metrics.clone();
+    for (slice, values) in report.slices.iter().flat_map(NameMap::iter) {
+        for (value, entry) in values.iter() {
+            for (metric, v) in entry.metrics.iter() {
+                all.insert(slice_name(metric, slice, value), v.clone());
+            }
+        }
+    }
+    all
+}
+
+/// `mean_score[category=refunds]`: a metric, or a gate, in one slice value.
+fn slice_name(name: &str, slice: &str, value: &str) -> String {
+    format!("{name}[{slice}={value}]")
+}
+
+fn metric_change(
+    a: &Report,
+    b: &Report,
+    (old_map, new_map): (&NameMap<MetricValue>, &NameMap<MetricValue>),
+    name: String,
+) -> MetricChange {
+    let old = old_map.get(&name).map(|v| v.as_json().clone());
+    let new = new_map.get(&name).map(|v| v.as_json().clone());
+    // The new run's declaration decides direction and tolerance (a slice value's
+    // metric is declared as the metric).
+    let declared = name.split(['[', '@']).next().unwrap_or(&name);
     let info = b
         .metric_info
-        .get(&name)
-        .or_else(|| a.metric_info.get(&name));
+        .get(declared)
+        .or_else(|| a.metric_info.get(declared));
     let better = info.and_then(|i| i.better);
     let tolerance = info.and_then(|i| i.tolerance).unwrap_or(0.0);
     let (x, y) = (
@@ -292,81 +333,33 @@ fn metric_change(a: &Report, b: &Report, name: String) -> MetricChange {
     }
 }
 
-fn gate_changes(a: &Report, b: &Report) -> Vec<GateChange> {
-    let find = |report: &Report, name: &str| {
-        report
-            .gates
-            .iter()
-            .find(|g| g.name == name)
-            .map(|g| g.status)
-    };
-    let mut names: Vec<&str> = b.gates.iter().map(|g| g.name.as_str()).collect();
-    for gate in &a.gates {
-        if !names.contains(&gate.name.as_str()) {
-            names.push(&gate.name);
+/// Each gate's status, then each slice value of a gate with `by:` as
+/// `GATE[SLICE=VALUE]` (a skipped value has no status).
+fn gate_statuses(report: &Report) -> NameMap<Option<GateStatus>> {
+    let mut all = NameMap::new();
+    for gate in &report.gates {
+        all.insert(gate.name.clone(), Some(gate.status));
+        for v in gate.by.iter().flat_map(|by| &by.values) {
+            let status = match v.status {
+                SliceStatus::Pass => Some(GateStatus::Pass),
+                SliceStatus::Warn => Some(GateStatus::Warn),
+                SliceStatus::Fail => Some(GateStatus::Fail),
+                SliceStatus::Skipped => None,
+            };
+            all.insert(slice_name(&gate.name, &v.slice, &v.value), status);
         }
     }
-    names
-        .into_iter()
-        .map(|name| GateChange {
-            old: find(a, name),
-            new: find(b, name),
-            name: name.to_string(),
-        })
-        .collect()
+    all
 }
 
-/// Items are matched by key; items sharing a key are matched in line order.
-fn item_changes(old: &[PriorItem], new: &[PriorItem]) -> ItemChanges {
-    fn index(items: &[PriorItem]) -> BTreeMap<(String, usize), &PriorItem> {
-        let mut map: BTreeMap<(String, usize), &PriorItem> = BTreeMap::new();
-        let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
-        let mut sorted: Vec<&PriorItem> = items.iter().collect();
-        sorted.sort_by_key(|item| item.line);
-        for item in sorted {
-            let n = seen.entry(item.key.as_str()).or_default();
-            map.insert((item.key.clone(), *n), item);
-            *n += 1;
-        }
-        map
-    }
-    let (a, b) = (index(old), index(new));
-    let shown = |(key, n): &(String, usize)| {
-        if *n == 0 {
-            key.clone()
-        } else {
-            format!("{key}#{}", n + 1)
-        }
-    };
-    let mut changes = ItemChanges::default();
-    let mut transitions: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
-    for (id, item) in &a {
-        match b.get(id) {
-            None => changes.removed.push(shown(id)),
-            Some(other) if other.label != item.label => {
-                let label = |l: &Option<String>| l.clone().unwrap_or_else(|| "(none)".into());
-                transitions
-                    .entry((label(&item.label), label(&other.label)))
-                    .or_default()
-                    .push(shown(id));
-            }
-            Some(_) => {}
-        }
-    }
-    changes.added = b
-        .keys()
-        .filter(|id| !a.contains_key(*id))
-        .map(shown)
-        .collect();
-    let by_key = |list: &mut Vec<String>| list.sort_by(|x, y| natural_cmp(x, y));
-    by_key(&mut changes.added);
-    by_key(&mut changes.removed);
-    changes.transitions = transitions
+fn gate_changes(a: &Report, b: &Report) -> Vec<GateChange> {
+    let (old, new) = (gate_statuses(a), gate_statuses(b));
+    union(&old, &new)
         .into_iter()
-        .map(|(pair, mut keys)| {
-            by_key(&mut keys);
-            (pair, keys)
+        .map(|name| GateChange {
+            old: old.get(&name).copied().flatten(),
+            new: new.get(&name).copied().flatten(),
+            name,
         })
-        .collect();
-    changes
+        .collect()
 }

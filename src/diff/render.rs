@@ -4,6 +4,8 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value as Json};
 
+use crate::diff::item_lists;
+use crate::diff::page::{Page, MARKDOWN_LIMIT};
 use crate::diff::{Comparison, Direction, MetricChange};
 use crate::report_model::GateStatus;
 
@@ -53,11 +55,19 @@ fn spec_line(c: &Comparison) -> String {
             s.sha256.get(..12).unwrap_or(&s.sha256)
         )
     };
-    if c.spec.changed() {
-        format!("{} → {}", id(&c.spec.old), id(&c.spec.new))
-    } else {
-        format!("{}, unchanged", id(&c.spec.new))
+    match (c.spec.changed(), c.params.is_empty()) {
+        (true, _) => format!("{} → {}", id(&c.spec.old), id(&c.spec.new)),
+        (false, true) => format!("{}, unchanged", id(&c.spec.new)),
+        // The same spec text run with other params is not the same gate.
+        (false, false) => format!("{}, unchanged, but run with other params", id(&c.spec.new)),
     }
+}
+
+/// A param's value in one run, or `-` when the run has no such param.
+fn param(value: &Option<Json>) -> String {
+    value
+        .as_ref()
+        .map_or_else(|| "-".to_string(), Json::to_string)
 }
 
 /// Terminal text; `colour` adds ANSI colours (red for regressions, green for
@@ -70,7 +80,7 @@ pub fn text(c: &Comparison, colour: bool) -> String {
             s.to_string()
         }
     };
-    let mut out = String::new();
+    let mut out = Page::new(None);
     let _ = writeln!(out, "evalspec diff: {} → {}", c.old, c.new);
     let _ = writeln!(out, "spec: {}", spec_line(c));
     if c.spec.version_changed() {
@@ -88,15 +98,28 @@ pub fn text(c: &Comparison, colour: bool) -> String {
     }
     if c.unchanged() {
         let _ = writeln!(out, "no change");
-        return out;
+        return out.finish();
     }
     let width = c
         .metrics
         .iter()
         .map(|m| m.name.len())
         .chain(c.gates.iter().map(|g| g.name.len()))
+        .chain(c.params.iter().map(|p| p.name.len()))
         .max()
         .unwrap_or(0);
+    if !c.params.is_empty() {
+        let _ = writeln!(out, "\nparams");
+        for p in &c.params {
+            let _ = writeln!(
+                out,
+                "  {:width$}  {} → {}",
+                p.name,
+                param(&p.old),
+                param(&p.new)
+            );
+        }
+    }
     let moved: Vec<&MetricChange> = c
         .metrics
         .iter()
@@ -155,30 +178,7 @@ pub fn text(c: &Comparison, colour: bool) -> String {
         None => {
             let _ = writeln!(out, "\nitems: not compared (a run has no items.jsonl)");
         }
-        Some(items) => {
-            if !items.transitions.is_empty() {
-                let _ = writeln!(out, "\nlabel transitions");
-                for ((from, to), keys) in &items.transitions {
-                    let _ = writeln!(out, "  {from} → {to} ({}): {}", keys.len(), keys.join(", "));
-                }
-            }
-            if !items.added.is_empty() {
-                let _ = writeln!(
-                    out,
-                    "\nitems added ({}): {}",
-                    items.added.len(),
-                    items.added.join(", ")
-                );
-            }
-            if !items.removed.is_empty() {
-                let _ = writeln!(
-                    out,
-                    "\nitems removed ({}): {}",
-                    items.removed.len(),
-                    items.removed.join(", ")
-                );
-            }
-        }
+        Some(items) => item_lists::text(&mut out, items),
     }
     if let Some(unified) = &c.spec.unified {
         let _ = writeln!(out, "\nspec diff");
@@ -194,12 +194,16 @@ pub fn text(c: &Comparison, colour: bool) -> String {
     if c.regressed() {
         let _ = writeln!(out, "\n{}", paint("31", "regressed"));
     }
-    out
+    out.finish()
 }
 
-/// Markdown for a pull-request comment.
+/// The most room item lists leave for the spec diff in Markdown.
+const SPEC_DIFF_ROOM: usize = 10_000;
+
+/// Markdown for a pull-request comment, of at most [`MARKDOWN_LIMIT`]
+/// characters: rows and lists that do not fit are left out, and say so.
 pub fn markdown(c: &Comparison) -> String {
-    let mut out = String::new();
+    let mut out = Page::new(Some(MARKDOWN_LIMIT));
     let _ = writeln!(out, "### evalspec diff\n");
     let _ = writeln!(out, "`{}` → `{}`\n", c.old, c.new);
     let _ = writeln!(out, "**Spec:** {}\n", spec_line(c));
@@ -212,7 +216,23 @@ pub fn markdown(c: &Comparison) -> String {
     }
     if c.unchanged() {
         let _ = writeln!(out, "No change.");
-        return out;
+        return out.finish();
+    }
+    if !c.params.is_empty() {
+        let _ = writeln!(out, "| param | old | new |");
+        let _ = writeln!(out, "|---|---|---|");
+        for p in &c.params {
+            let cell = |v: &Option<Json>| param(v).replace('|', "\\|");
+            let _ = writeln!(
+                out,
+                "| {} | `{}` | `{}` |",
+                p.name,
+                cell(&p.old),
+                cell(&p.new)
+            );
+        }
+        more(&mut out, "params");
+        let _ = writeln!(out);
     }
     let _ = writeln!(out, "| metric | old | new | Δ | Δ% | |");
     let _ = writeln!(out, "|---|---:|---:|---:|---:|---|");
@@ -233,6 +253,7 @@ pub fn markdown(c: &Comparison) -> String {
             relative(m)
         );
     }
+    more(&mut out, "metrics");
     let flipped: Vec<_> = c.gates.iter().filter(|g| g.changed()).collect();
     if !flipped.is_empty() {
         let _ = writeln!(out, "\n**Gates that changed**\n");
@@ -248,48 +269,50 @@ pub fn markdown(c: &Comparison) -> String {
                 if g.regressed() { " ✗" } else { "" }
             );
         }
+        more(&mut out, "gates");
     }
-    if let Some(items) = &c.items {
-        if !items.transitions.is_empty() {
-            let _ = writeln!(out, "\n**Label transitions**\n");
-            for ((from, to), keys) in &items.transitions {
-                let _ = writeln!(
-                    out,
-                    "- `{from} → {to}` ({}): {}",
-                    keys.len(),
-                    keys.join(", ")
-                );
-            }
+    // Room kept for the spec diff, which comes after the items.
+    let held = c
+        .spec
+        .unified
+        .as_ref()
+        .map_or(0, |u| (u.chars().count() + 100).min(SPEC_DIFF_ROOM));
+    out.hold(held);
+    match &c.items {
+        Some(items) => item_lists::markdown(&mut out, items),
+        None => {
+            let _ = writeln!(out, "\n_Items not compared: a run has no items.jsonl._");
         }
-        if !items.added.is_empty() || !items.removed.is_empty() {
-            let list = |keys: &[String]| {
-                if keys.is_empty() {
-                    "none".to_string()
-                } else {
-                    keys.join(", ")
-                }
-            };
-            let _ = writeln!(
-                out,
-                "\n**Items** added: {}; removed: {}",
-                list(&items.added),
-                list(&items.removed)
-            );
-        }
-    } else {
-        let _ = writeln!(out, "\n_Items not compared: a run has no items.jsonl._");
     }
+    out.release(held);
     if let Some(unified) = &c.spec.unified {
-        let _ = writeln!(
-            out,
-            "\n<details><summary>Spec diff</summary>\n\n```diff\n{}```\n</details>",
-            unified
-        );
+        // Opened only with room for some of it, so that it is always closed.
+        if out.room() > 200 {
+            out.close("\n<details><summary>Spec diff</summary>\n\n```diff\n");
+            let _ = write!(out, "{unified}");
+            out.close("```\n</details>\n");
+            more(&mut out, "lines of the spec diff");
+        } else {
+            out.left_out();
+        }
+    }
+    if out.cut() {
+        out.close(&format!(
+            "\n_Cut to fit a comment ({MARKDOWN_LIMIT} characters): `evalspec diff --format json` lists everything._\n"
+        ));
     }
     if c.regressed() {
-        let _ = writeln!(out, "\n**Regressed.**");
+        out.close("\n**Regressed.**\n");
     }
-    out
+    out.finish()
+}
+
+/// Says how many lines of a table or block were left out, if any.
+fn more(out: &mut Page, what: &str) {
+    let n = out.dropped();
+    if n > 0 {
+        out.close(&format!("\n… and {n} more {what}\n"));
+    }
 }
 
 /// The comparison as JSON.
@@ -315,18 +338,17 @@ pub fn json(c: &Comparison) -> String {
         .iter()
         .map(|g| json!({"name": g.name, "old": g.old, "new": g.new, "changed": g.changed(), "regressed": g.regressed()}))
         .collect();
+    let params: Vec<Json> = c
+        .params
+        .iter()
+        .map(|p| json!({"name": p.name, "old": p.old, "new": p.new}))
+        .collect();
     let labels: Vec<Json> = c
         .labels
         .iter()
         .map(|l| json!({"label": l.label, "old": l.old, "new": l.new}))
         .collect();
-    let items = c.items.as_ref().map(|i| {
-        json!({
-            "transitions": i.transitions.iter().map(|((from, to), keys)| json!({"from": from, "to": to, "keys": keys})).collect::<Vec<_>>(),
-            "added": i.added,
-            "removed": i.removed,
-        })
-    });
+    let items = c.items.as_ref().map(item_lists::json);
     let id =
         |s: &crate::diff::SpecId| json!({"name": s.name, "version": s.version, "sha256": s.sha256});
     let value = json!({
@@ -341,6 +363,7 @@ pub fn json(c: &Comparison) -> String {
         },
         "unchanged": c.unchanged(),
         "regressed": c.regressed(),
+        "params": params,
         "metrics": metrics,
         "gates": gates,
         "labels": labels,

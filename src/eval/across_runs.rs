@@ -16,9 +16,11 @@ use crate::eval::outcome::{
     MAX_FLIPS,
 };
 use crate::eval::pass::{data_warnings, Pass};
+use crate::eval::slice_gates::SliceRun;
+use crate::eval::slices;
 use crate::ir::{evaluate, Frame, RuntimeError};
 use crate::library::aggregates::AggregateFn;
-use crate::plan::{GatePlan, Plan};
+use crate::plan::{GatePlan, GateRule, Plan};
 use crate::spec::GateRuns;
 
 /// What one run reads: its name, and per dataset which of its run files
@@ -42,8 +44,10 @@ pub(super) fn combine(
     let names: Vec<Option<Arc<str>>> = sources.iter().map(|s| s.name.clone()).collect();
     let mut tracks: Vec<Vec<Vec<(Key, Value)>>> = vec![Vec::new(); plan.aggregates.len()];
     let mut agreements: Vec<AgreementOutcome> = Vec::new();
+    let mut confusions: Vec<AgreementOutcome> = Vec::new();
     let mut run_aggregates = Vec::with_capacity(passes.len());
     let mut run_metrics = Vec::with_capacity(passes.len());
+    let mut run_slices = Vec::with_capacity(passes.len());
     for ((pass, _), name) in passes.iter_mut().zip(&names) {
         let accumulators = std::mem::take(&mut pass.accumulators);
         let mut values = Vec::with_capacity(plan.aggregates.len());
@@ -57,16 +61,26 @@ pub(super) fn combine(
                 }
                 Accumulator::Confusion(confusion) => {
                     let value = confusion.value(aggregate.function);
+                    // The reports show the tables of `kappa`/`agreement` and of
+                    // `confusion`; the F1 scores only give their value.
+                    let tables = match aggregate.function {
+                        AggregateFn::Kappa | AggregateFn::Agreement => Some(&mut agreements),
+                        AggregateFn::Confusion => Some(&mut confusions),
+                        _ => None,
+                    };
                     // `kappa(a, b)` and `agreement(a, b)` share one table per run.
-                    let seen = agreements.iter().any(|a| {
-                        a.run == *name && plan.aggregates[a.aggregate].subject == aggregate.subject
-                    });
-                    if !seen {
-                        agreements.push(AgreementOutcome {
-                            aggregate: i,
-                            run: name.clone(),
-                            confusion,
+                    if let Some(tables) = tables {
+                        let seen = tables.iter().any(|a| {
+                            a.run == *name
+                                && plan.aggregates[a.aggregate].subject == aggregate.subject
                         });
+                        if !seen {
+                            tables.push(AgreementOutcome {
+                                aggregate: i,
+                                run: name.clone(),
+                                confusion,
+                            });
+                        }
                     }
                     value
                 }
@@ -74,6 +88,8 @@ pub(super) fn combine(
             });
         }
         run_metrics.push(per_run_metrics(plan, &values, &pass.dataset_records)?);
+        let folds = std::mem::take(&mut pass.slices);
+        run_slices.push(slices::finish(plan, folds, &pass.dataset_records)?);
         run_aggregates.push(values);
     }
 
@@ -113,17 +129,26 @@ pub(super) fn combine(
     let (mut items, mut label_counts) = (0, vec![0; plan.labels.len()]);
     let (mut rows, mut offenders, mut warnings) = (Vec::new(), Vec::new(), Vec::new());
     let mut single = None;
-    for ((((pass, files), name), metrics), aggregates) in passes
+    for (((((pass, files), name), metrics), aggregates), slices) in passes
         .into_iter()
         .zip(&names)
         .zip(run_metrics)
         .zip(&run_aggregates)
+        .zip(run_slices)
     {
         let baseline = baseline_values(plan, name.as_deref());
+        let slice_run = SliceRun {
+            plan,
+            slices: &slices,
+            run: name.as_deref(),
+        };
         let gates: Vec<GateOutcome> = plan
             .gates
             .iter()
             .map(|gate| {
+                if gate.by.is_some() || matches!(gate.rule, GateRule::SliceValues { .. }) {
+                    return slice_run.decide(gate);
+                }
                 let has_baseline = plan.baseline.is_some();
                 evaluate_gate(gate, &metrics, aggregates, &baseline, has_baseline)
             })
@@ -155,8 +180,9 @@ pub(super) fn combine(
                 gates,
                 baseline,
                 label_counts: pass.label_counts,
+                slices,
             }),
-            None => single = Some((metrics, gates)),
+            None => single = Some((metrics, gates, slices)),
         }
     }
     for (index, (total, dataset)) in datasets.iter_mut().zip(&plan.datasets).enumerate() {
@@ -169,13 +195,13 @@ pub(super) fn combine(
 
     // Without runs the one pass is the outcome; with runs, per-run metrics stay
     // with their runs and each gate is decided over them.
-    let (metrics, gates) = match single {
+    let (metrics, gates, slices) = match single {
         Some(single) => single,
         None => {
             let gates = (0..plan.gates.len())
                 .map(|g| decide_over_runs(&plan.gates[g], &runs, g))
                 .collect();
-            (metrics, gates)
+            (metrics, gates, Vec::new())
         }
     };
     Ok(Outcome {
@@ -191,6 +217,8 @@ pub(super) fn combine(
         runs,
         stability,
         agreements,
+        confusions,
+        slices,
     })
 }
 

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::base::exact_sum::ExactSum;
 use crate::base::value::{format_number, Key, Value};
+use crate::eval::calibration::Calibration;
 use crate::library::aggregates::AggregateFn;
 use crate::library::error::RuntimeErrorKind;
 
@@ -25,6 +26,7 @@ pub enum Accumulator {
     },
     Values(Vec<f64>),
     Confusion(Confusion),
+    Calibration(Calibration),
     /// `stability`: each keyed item's value in this run, in item order; compared
     /// across runs once every run is read.
     Track(Vec<(Key, Value)>),
@@ -48,9 +50,14 @@ impl Accumulator {
                 max: true,
             },
             AggregateFn::Percentile(_) => Accumulator::Values(Vec::new()),
-            AggregateFn::Kappa | AggregateFn::Agreement => {
-                Accumulator::Confusion(Confusion::default())
-            }
+            AggregateFn::Kappa
+            | AggregateFn::Agreement
+            | AggregateFn::MacroF1
+            | AggregateFn::MicroF1
+            | AggregateFn::WeightedF1
+            | AggregateFn::Confusion => Accumulator::Confusion(Confusion::default()),
+            AggregateFn::Ece(bins) => Accumulator::Calibration(Calibration::new(bins)),
+            AggregateFn::Brier => Accumulator::Calibration(Calibration::new(1)),
             AggregateFn::Stability => Accumulator::Track(Vec::new()),
         }
     }
@@ -107,6 +114,13 @@ impl Accumulator {
                     }
                 }
             }
+            Accumulator::Calibration(calibration) => {
+                if let Some(Value::List(pair)) = &value {
+                    if let Some((confidence, correct)) = calibrated(&pair[0], &pair[1])? {
+                        calibration.add(confidence, correct)?;
+                    }
+                }
+            }
             Accumulator::Track(_) => unreachable!("stability items are tracked with their key"),
         }
         Ok(())
@@ -135,6 +149,7 @@ impl Accumulator {
             }
             (Accumulator::Values(a), Accumulator::Values(b)) => a.extend(b),
             (Accumulator::Confusion(a), Accumulator::Confusion(b)) => a.merge(b),
+            (Accumulator::Calibration(a), Accumulator::Calibration(b)) => a.merge(b),
             (Accumulator::Track(a), Accumulator::Track(b)) => a.extend(b),
             _ => unreachable!("accumulators of one aggregate have one kind"),
         }
@@ -157,6 +172,10 @@ impl Accumulator {
             }
             (Accumulator::Values(_), _) => Value::Null,
             (Accumulator::Confusion(c), function) => c.value(function),
+            (Accumulator::Calibration(c), AggregateFn::Brier) => {
+                c.brier().map_or(Value::Null, Value::Number)
+            }
+            (Accumulator::Calibration(c), _) => c.ece().map_or(Value::Null, Value::Number),
             // Decided across runs, not by one run.
             (Accumulator::Track(_), _) => Value::Null,
         }
@@ -180,13 +199,23 @@ impl Confusion {
         }
     }
 
-    /// `kappa` or `agreement` (any other function reads as `agreement`).
+    /// The value of an aggregate folded into a table: `kappa`, an F1, `confusion`
+    /// (the items in it), or `agreement` (any other function).
     pub fn value(&self, function: AggregateFn) -> Value {
         let value = match function {
             AggregateFn::Kappa => self.kappa(),
+            AggregateFn::MacroF1 => self.macro_f1(),
+            AggregateFn::MicroF1 => self.micro_f1(),
+            AggregateFn::WeightedF1 => self.weighted_f1(),
+            AggregateFn::Confusion => Some(self.total() as f64),
             _ => self.agreement(),
         };
         value.map_or(Value::Null, Value::Number)
+    }
+
+    /// Every non-zero cell: (first, second) label → items, in byte order.
+    pub fn cells(&self) -> impl Iterator<Item = (&(Arc<str>, Arc<str>), &u64)> {
+        self.counts.iter()
     }
 
     /// Items with both labels.
@@ -271,8 +300,27 @@ fn label(value: &Value) -> Result<Option<Arc<str>>, RuntimeErrorKind> {
         Value::String(s) => Ok(Some(s.clone())),
         Value::Bool(b) => Ok(Some(Arc::from(if *b { "true" } else { "false" }))),
         Value::Number(n) => Ok(Some(Arc::from(format_number(*n).as_str()))),
+        Value::BigInt(b) => Ok(Some(Arc::from(b.to_string().as_str()))),
         other => Err(RuntimeErrorKind::LabelNotScalar {
             found: other.clone(),
+        }),
+    }
+}
+
+/// A calibration's item: its confidence and whether it is correct; null in
+/// either leaves the item out.
+fn calibrated(
+    confidence: &Value,
+    correct: &Value,
+) -> Result<Option<(f64, bool)>, RuntimeErrorKind> {
+    match (confidence, correct) {
+        (Value::Null, _) | (_, Value::Null) => Ok(None),
+        (Value::Number(c), Value::Bool(ok)) => Ok(Some((*c, *ok))),
+        (Value::Number(_), found) => Err(RuntimeErrorKind::AggregateNeedsBool {
+            found: found.clone(),
+        }),
+        (found, _) => Err(RuntimeErrorKind::AggregateNeedsNumber {
+            found: found.clone(),
         }),
     }
 }
@@ -288,6 +336,7 @@ fn condition(value: Option<Value>) -> Result<bool, RuntimeErrorKind> {
 fn number(value: Option<Value>) -> Result<Option<f64>, RuntimeErrorKind> {
     match value {
         Some(Value::Number(x)) => Ok(Some(x)),
+        Some(Value::BigInt(b)) => Ok(Some(b.to_f64())),
         Some(Value::Null) | None => Ok(None),
         Some(found) => Err(RuntimeErrorKind::AggregateNeedsNumber { found }),
     }

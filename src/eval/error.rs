@@ -84,6 +84,8 @@ pub enum Within {
     Aggregate(String),
     /// `offenders.when`, by its text.
     OffendersWhen(String),
+    /// A slice's expression, by the slice's name.
+    Slice(String),
 }
 
 impl EvalError {
@@ -139,6 +141,7 @@ impl Kind for EvalError {
                     Within::Derived(name) => format!("in `{name}`"),
                     Within::Aggregate(text) => format!("in `{text}`"),
                     Within::OffendersWhen(text) => format!("in `offenders.when` (`{text}`)"),
+                    Within::Slice(name) => format!("in slice `{name}`"),
                 };
                 Words::new(format!(
                     "item {item} ({}): {within}: {error}",
@@ -177,11 +180,14 @@ impl Kind for EvalError {
                 "{dataset}: `{path}` has no records, so its run has no name"
             ))
             .help("name runs by file (`run_name: file`), or give the file its records"),
-            E::RunNameNotScalar { dataset, run_name, found } => Words::new(format!(
-                "{dataset}: the run name `{run_name}` is {} {}",
-                found.type_name(),
-                found.preview()
-            ))
+            E::RunNameNotScalar { dataset, run_name, found } => Words::new(match found {
+                Value::Null => format!("{dataset}: the run name `{run_name}` is null (or missing)"),
+                found => format!(
+                    "{dataset}: the run name `{run_name}` is {}: {}",
+                    crate::base::types::with_article(found.type_name()),
+                    found.preview()
+                ),
+            })
             .help("a run's name must be a string or a number"),
             E::RunNameNotEvaluated { dataset, run_name, error } => Words::new(format!(
                 "{dataset}: cannot compute the run name `{run_name}`: {error}"

@@ -215,7 +215,7 @@ pub(super) fn first_run_name(
         }
     };
     let kind = match evaluate_on_record(&check.op, dataset_id, &record) {
-        Ok(value @ (Value::String(_) | Value::Number(_))) => return Ok(value),
+        Ok(value @ (Value::String(_) | Value::Number(_) | Value::BigInt(_))) => return Ok(value),
         Ok(found) => EvalError::RunNameNotScalar {
             dataset: dataset.name.clone(),
             run_name: check.text.clone(),

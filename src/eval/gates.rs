@@ -40,6 +40,22 @@ pub struct GateOutcome {
     pub reasons: Vec<String>,
     /// With several runs: the run whose outcome this is (the worst, or the best).
     pub run: Option<std::sync::Arc<str>>,
+    /// A gate with `by:`: each slice value's outcome, slice by slice.
+    pub slices: Vec<SliceGateOutcome>,
+}
+
+/// How one value of a slice fared under a gate with `by:`.
+#[derive(Debug, Clone)]
+pub struct SliceGateOutcome {
+    /// Index into `plan.slices`.
+    pub slice: usize,
+    pub value: std::sync::Arc<str>,
+    pub items: usize,
+    /// `None`: skipped, having fewer than `min_items` items.
+    pub status: Option<GateStatus>,
+    pub gated: Value,
+    pub threshold: Option<Value>,
+    pub reasons: Vec<String>,
 }
 
 /// Changes are compared with this much relative slack, so that `0.78` counts as
@@ -100,16 +116,18 @@ pub fn evaluate_gate(
                 baseline: Value::Null,
                 reasons,
                 run: None,
+                slices: Vec::new(),
             })
         }
         GateRule::Shape(shape) => {
             shaped_gate(shape, &frame, on_failure, has_baseline).map_err(fail)
         }
+        GateRule::SliceValues { .. } => unreachable!("decided by `slice_gates`"),
     }
 }
 
 fn number(op: &crate::ir::Op, frame: &Frame<'_>) -> Result<Option<f64>, RuntimeError> {
-    Ok(match evaluate(op, frame)? {
+    Ok(match evaluate(op, frame)?.into_float() {
         Value::Number(n) => Some(n),
         Value::Bool(b) => Some(f64::from(u8::from(b))),
         _ => None,
@@ -143,7 +161,7 @@ fn shaped_gate(
     let threshold = bound(&shape.threshold)?;
     let warn_threshold = bound(&shape.warn_threshold)?;
     let mut verdict = Verdict::default();
-    let numeric = match metric_value {
+    let numeric = match metric_value.clone().into_float() {
         Value::Number(v) => Some(v),
         Value::Bool(b) => Some(f64::from(u8::from(b))),
         _ => None,
@@ -312,5 +330,6 @@ fn outcome(
         baseline,
         reasons,
         run: None,
+        slices: Vec::new(),
     }
 }

@@ -11,6 +11,7 @@ use crate::eval::error::{EvalError, Within};
 use crate::eval::keys::{duplicate_error, key_of, FastMap};
 use crate::eval::lookup::Lookup;
 use crate::eval::outcome::{ItemRow, OffenderRow};
+use crate::eval::slices::{self, SliceFold};
 use crate::ir::{evaluate, Frame, Record, RuntimeError};
 use crate::library::aggregates::AggregateFn;
 use crate::library::error::RuntimeErrorKind;
@@ -45,6 +46,11 @@ pub(super) struct ItemChunk<'p> {
     pub(super) label_counts: Vec<usize>,
     pub(super) rows: Vec<ItemRow>,
     pub(super) offenders: Vec<OffenderRow>,
+    /// Per slice: its values so far, and the current item's entry in each.
+    pub(super) slices: Vec<SliceFold>,
+    places: Vec<usize>,
+    /// Per aggregate: the slices that also fold it.
+    routes: Vec<Vec<(usize, usize)>>,
 }
 
 impl<'p> ItemChunk<'p> {
@@ -74,6 +80,9 @@ impl<'p> ItemChunk<'p> {
             label_counts: vec![0; plan.labels.len()],
             rows: Vec::new(),
             offenders: Vec::new(),
+            slices: plan.slices.iter().map(|_| SliceFold::default()).collect(),
+            places: vec![0; plan.slices.len()],
+            routes: slices::routes(plan),
         }
     }
 
@@ -203,7 +212,18 @@ impl<'p> ItemChunk<'p> {
             derived: &self.derived,
             ..Frame::default()
         };
-        for (aggregate, accumulator) in plan.aggregates.iter().zip(&mut self.accumulators) {
+        slices::place_item(plan, &frame, &mut self.slices, &mut self.places).map_err(
+            |(s, e)| {
+                let slice = &plan.slices[s];
+                Box::new((slice.at.clone(), Within::Slice(slice.name.clone()), e))
+            },
+        )?;
+        for ((aggregate, accumulator), routes) in plan
+            .aggregates
+            .iter()
+            .zip(&mut self.accumulators)
+            .zip(&self.routes)
+        {
             let fail = |e: RuntimeError| {
                 let within = Within::Aggregate(aggregate.text.clone());
                 Box::new((aggregate.at.clone(), within, e))
@@ -226,9 +246,11 @@ impl<'p> ItemChunk<'p> {
                 accumulator.track(key, value.unwrap_or(Value::Null));
                 continue;
             }
-            accumulator
-                .add(value)
-                .map_err(|kind| fail(RuntimeError::from(kind).or_at(aggregate.arg_at)))?;
+            let fail_at = |kind| fail(RuntimeError::from(kind).or_at(aggregate.arg_at));
+            if !routes.is_empty() {
+                slices::add(&mut self.slices, &self.places, routes, &value).map_err(fail_at)?;
+            }
+            accumulator.add(value).map_err(fail_at)?;
         }
         let offender = match &plan.offenders {
             Some(offenders) => {

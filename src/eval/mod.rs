@@ -2,12 +2,15 @@
 //! values and aggregates, then metrics and gates; per run, then across runs.
 //!
 //! `evaluation` drives it; `pass` is one pass over the datasets (with `lookup`
-//! tables and `item` chunks); `aggregate` folds items; `gates` decides gates;
+//! tables and `item` chunks); `aggregate` folds items (with `classification`
+//! and `calibration` for their scores); `gates` decides gates;
 //! `across_runs` combines the runs; `outcome` is what it all gives; `error`
 //! holds the words of every error and warning they report.
 
 mod across_runs;
 mod aggregate;
+mod calibration;
+mod classification;
 pub mod error;
 mod evaluation;
 mod gates;
@@ -16,12 +19,17 @@ mod keys;
 mod lookup;
 mod outcome;
 mod pass;
+mod slice_gates;
+mod slices;
 
 pub use across_runs::per_run_name;
 pub use aggregate::{percentile, Confusion};
+pub use calibration::Calibration;
+pub use classification::ClassCounts;
 pub use evaluation::evaluate;
-pub use gates::{GateOutcome, GateStatus};
+pub use gates::{GateOutcome, GateStatus, SliceGateOutcome};
 pub use outcome::{
     AgreementOutcome, DatasetOutcome, Flip, ItemRow, OffenderRow, Outcome, RunOutcome,
     StabilityOutcome, MAX_FLIPS,
 };
+pub use slices::SliceValueOutcome;

@@ -1,5 +1,6 @@
 //! What evaluating a plan gives: per dataset what was read, every metric and
-//! gate, and what reports list (items, offenders, runs, stability, agreement).
+//! gate, and what reports list (items, offenders, runs, stability, agreement,
+//! confusion).
 
 use std::sync::Arc;
 
@@ -8,6 +9,7 @@ use crate::base::value::{Key, Value};
 use crate::data::ReadStats;
 use crate::eval::aggregate::Confusion;
 use crate::eval::gates::{GateOutcome, GateStatus};
+use crate::eval::slices::SliceValueOutcome;
 
 /// Items that flip listed per `stability` aggregate; the count covers them all.
 pub const MAX_FLIPS: usize = 100;
@@ -38,6 +40,10 @@ pub struct Outcome {
     pub stability: Vec<StabilityOutcome>,
     /// Per `kappa`/`agreement` subject (and run): its confusion table.
     pub agreements: Vec<AgreementOutcome>,
+    /// Per `confusion(truth, predicted)` subject (and run): its table.
+    pub confusions: Vec<AgreementOutcome>,
+    /// Per slice (plan order): its values. Empty with several runs (each run has its own).
+    pub slices: Vec<Vec<SliceValueOutcome>>,
 }
 
 impl Outcome {
@@ -62,6 +68,8 @@ pub struct RunOutcome {
     /// Per metric (plan order): its value for this run in the baseline run.
     pub baseline: Vec<Value>,
     pub label_counts: Vec<usize>,
+    /// Per slice (plan order): its values in this run.
+    pub slices: Vec<Vec<SliceValueOutcome>>,
 }
 
 #[derive(Debug)]

@@ -15,6 +15,7 @@ use crate::eval::item::{ItemChunk, MAX_ITEM_ERRORS};
 use crate::eval::keys::{duplicate_error, stop_line};
 use crate::eval::lookup::Lookup;
 use crate::eval::outcome::{DatasetOutcome, ItemRow, OffenderRow};
+use crate::eval::slices::SliceFold;
 use crate::plan::{DatasetPlan, Plan};
 use crate::spec::{Duplicates, Join};
 
@@ -29,6 +30,8 @@ pub(super) struct Pass {
     pub label_counts: Vec<usize>,
     pub rows: Vec<ItemRow>,
     pub offenders: Vec<OffenderRow>,
+    /// Per slice: its values, folded in the same pass.
+    pub slices: Vec<SliceFold>,
 }
 
 /// Reads the items dataset `items` (the plan's, or one run's file of it) against
@@ -63,6 +66,7 @@ pub(super) fn pass(
         label_counts: streamed.label_counts,
         rows: streamed.rows,
         offenders: streamed.offenders,
+        slices: streamed.slices,
     })
 }
 
@@ -74,6 +78,7 @@ pub(super) struct Items {
     pub(super) label_counts: Vec<usize>,
     pub(super) rows: Vec<ItemRow>,
     pub(super) offenders: Vec<OffenderRow>,
+    pub(super) slices: Vec<SliceFold>,
 }
 
 pub(super) fn stream_items(
@@ -145,6 +150,9 @@ pub(super) fn stream_items(
         for (a, b) in total.accumulators.iter_mut().zip(part.accumulators) {
             a.merge(b);
         }
+        for (a, b) in total.slices.iter_mut().zip(part.slices) {
+            a.merge(b);
+        }
         total.count += part.count;
         total.keyless += part.keyless;
         for (a, b) in total.label_counts.iter_mut().zip(&part.label_counts) {
@@ -178,6 +186,7 @@ pub(super) fn stream_items(
         label_counts: total.label_counts,
         rows: total.rows,
         offenders,
+        slices: total.slices,
     })
 }
 

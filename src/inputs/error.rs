@@ -39,6 +39,11 @@ pub enum InputError {
     ReportOutsideOut {
         file: String,
     },
+    /// A template rendered more than the largest report allowed.
+    TemplateTooLarge {
+        name: String,
+        limit: usize,
+    },
     /// A template that does not load, parse or render: minijinja's account of it.
     Template {
         file: String,
@@ -47,6 +52,16 @@ pub enum InputError {
         /// The errors beneath it, outermost first.
         causes: Vec<String>,
     },
+}
+
+impl InputError {
+    /// Said under a template that ran out of fuel.
+    pub fn template_fuel_note(fuel: u64) -> String {
+        format!(
+            "a report may take {fuel} units of template work (an instruction, or 64 bytes \
+             of text built); this template loops too long or builds too much"
+        )
+    }
 }
 
 /// Why the files of a dataset's runs could not be listed.
@@ -117,6 +132,7 @@ impl Kind for InputError {
             E::TemplateNameTwice { .. } => "template_name_twice",
             E::ReportFileTwice { .. } => "report_file_twice",
             E::ReportOutsideOut { .. } => "report_outside_out",
+            E::TemplateTooLarge { .. } => "template_output_too_large",
             E::Template { .. } => "template",
         }
     }
@@ -160,6 +176,11 @@ impl Kind for InputError {
                 Words::new(format!("the report path `{file}` leaves the output folder"))
                     .help(report_path_help)
             }
+            E::TemplateTooLarge { name, limit } => Words::new(format!(
+                "the template `{name}` rendered more than {} MiB",
+                limit >> 20
+            ))
+            .help("a report is at most that large: check the template's loops"),
             E::Template { file, kind, detail, causes } => {
                 let mut message = match detail {
                     Some(detail) => format!("{kind}: {detail}"),

@@ -10,6 +10,7 @@
 
 pub mod datasets;
 pub mod error;
+pub mod prior_items;
 pub mod prior_report;
 pub mod reports;
 pub mod run_files;

@@ -4,11 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value as Json;
-
 use crate::base::diagnostic::Diagnostic;
 use crate::base::value::Value;
-use crate::report_model::{Item, Report};
+use crate::inputs::prior_items::PriorItems;
+use crate::report_model::Report;
 
 #[derive(Debug, Clone)]
 pub struct PriorReport {
@@ -16,15 +15,6 @@ pub struct PriorReport {
     pub path: PathBuf,
     pub display: String,
     pub report: Report,
-}
-
-/// One item of a prior report, as `diff` compares them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PriorItem {
-    /// The key as shown (`(no key)` for an item without one).
-    pub key: String,
-    pub line: u64,
-    pub label: Option<String>,
 }
 
 impl PriorReport {
@@ -60,32 +50,50 @@ impl PriorReport {
         }
     }
 
-    /// The items.jsonl beside the report, when there is one.
-    pub fn items(&self) -> Result<Option<Vec<PriorItem>>, Diagnostic> {
+    /// A metric's value for one value of a slice (null when the report has none).
+    pub fn slice_metric(&self, slice: &str, value: &str, name: &str) -> Value {
+        let metric = self
+            .report
+            .slices
+            .as_ref()
+            .and_then(|slices| slices.get(slice))
+            .and_then(|values| values.get(value))
+            .and_then(|v| v.metrics.get(name));
+        match metric.map(|m| (m.as_f64(), m.as_bool())) {
+            Some((Some(n), _)) => Value::Number(n),
+            Some((None, Some(b))) => Value::Bool(b),
+            _ => Value::Null,
+        }
+    }
+
+    /// The values of a slice in this report, with their item counts.
+    pub fn slice_values(&self, slice: &str) -> Vec<(&str, u64)> {
+        self.report
+            .slices
+            .as_ref()
+            .and_then(|slices| slices.get(slice))
+            .map_or_else(Vec::new, |values| {
+                values.iter().map(|(v, entry)| (v, entry.items)).collect()
+            })
+    }
+
+    /// The items.jsonl beside the report, when there is one. It is streamed:
+    /// unlike report.json it may be larger than the bound on whole text files.
+    pub fn items(&self) -> Result<Option<PriorItems>, Diagnostic> {
         let file = self.path.with_file_name("items.jsonl");
         let display = file.display().to_string();
-        let text = match crate::base::files::read_text(&file) {
-            Ok(text) => text,
+        let cannot = |e: std::io::Error| Diagnostic::error(format!("cannot read `{display}`: {e}"));
+        let opened = match std::fs::File::open(&file) {
+            Ok(opened) => opened,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(Diagnostic::error(format!("cannot read `{display}`: {e}"))),
+            Err(e) => return Err(cannot(e)),
         };
-        let mut items = Vec::new();
-        for (i, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let item = Item::from_json_line(line, &display, i + 1)?;
-            let key = match item.key {
-                Json::Null => "(no key)".to_string(),
-                Json::String(s) => s,
-                other => other.to_string(),
-            };
-            items.push(PriorItem {
-                key,
-                line: item.line,
-                label: item.label.flatten(),
-            });
+        if !opened.metadata().map_err(cannot)?.is_file() {
+            return Err(Diagnostic::error(format!(
+                "cannot read `{display}`: it is not a file"
+            )));
         }
-        Ok(Some(items))
+        let reader = std::io::BufReader::with_capacity(1 << 20, opened);
+        PriorItems::read(reader, &display).map(Some)
     }
 }

@@ -12,6 +12,19 @@ use crate::base::diagnostic::{Diagnostic, Location};
 use crate::inputs::error::{InputError, TemplateLoadProblem};
 use crate::spec::ReportFormat;
 
+/// The work one report's rendering may do, in minijinja's fuel: one unit per
+/// instruction, and one per 64 bytes of data built or written. Ten million
+/// instructions (about a second), or 640 MB of strings: far beyond any report
+/// of the built-in templates, and a bound on a template that loops or doubles
+/// a string forever.
+pub const TEMPLATE_FUEL: u64 = 10_000_000;
+
+/// The largest report a template may render: 128 MiB.
+pub const MAX_RENDERED_BYTES: usize = 128 << 20;
+
+/// The most decimal digits a formatting filter prints.
+const MAX_DIGITS: usize = 100;
+
 /// Built-in templates: name, source.
 const BUILTIN: &[(&str, &str)] = &[
     (
@@ -87,20 +100,53 @@ impl Templates {
         Ok(template.undeclared_variables(false).contains("items"))
     }
 
-    /// Renders `name` with `context`.
+    /// Renders `name` with `context`, within [`TEMPLATE_FUEL`] and
+    /// [`MAX_RENDERED_BYTES`].
     pub fn render(&self, name: &str, context: Value) -> Result<String, Diagnostic> {
         let template = self
             .env
             .get_template(name)
             .map_err(|e| template_error(&e, name))?;
-        template
-            .render(context)
-            .map_err(|e| template_error(&e, name))
+        let mut out = CappedOutput::default();
+        match template.render_captured_to(context, &mut out) {
+            Ok(_) => Ok(String::from_utf8(out.bytes).expect("templates render UTF-8 text")),
+            Err(_) if out.overflowed => Err(Diagnostic::of(&InputError::TemplateTooLarge {
+                name: name.to_string(),
+                limit: MAX_RENDERED_BYTES,
+            })),
+            Err(e) if e.kind() == ErrorKind::OutOfFuel => {
+                Err(template_error(&e, name).note(InputError::template_fuel_note(TEMPLATE_FUEL)))
+            }
+            Err(e) => Err(template_error(&e, name)),
+        }
+    }
+}
+
+/// A rendering's output, refused past [`MAX_RENDERED_BYTES`].
+#[derive(Default)]
+struct CappedOutput {
+    bytes: Vec<u8>,
+    overflowed: bool,
+}
+
+impl std::io::Write for CappedOutput {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.bytes.len() + buf.len() > MAX_RENDERED_BYTES {
+            self.overflowed = true;
+            return Err(std::io::Error::other("the report is too large"));
+        }
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
 fn environment(dirs: Vec<PathBuf>) -> Environment<'static> {
     let mut env = Environment::new();
+    env.set_fuel(Some(TEMPLATE_FUEL));
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     // Block tags on their own lines leave no blank lines, and a template's final
     // newline is kept: what a template shows is what is written.
@@ -141,11 +187,58 @@ fn environment(dirs: Vec<PathBuf>) -> Environment<'static> {
         }
         Ok(None)
     });
+    env.set_formatter(markup_formatter);
+    env.add_filter("md", md);
     env.add_filter("pct", pct);
     env.add_filter("fixed", fixed);
     env.add_filter("num", num);
     env.add_filter("signed", signed);
     env
+}
+
+/// Values in HTML and XML templates (escaped by minijinja, by extension) also
+/// have the characters XML 1.0 forbids (C0 controls other than tab and line
+/// breaks, U+FFFE, U+FFFF) shown as `\u{1b}`, so junit.xml stays valid XML
+/// whatever the data holds.
+fn markup_formatter(
+    out: &mut minijinja::Output,
+    state: &mut minijinja::State,
+    value: &Value,
+) -> Result<(), minijinja::Error> {
+    let forbidden = |c: char| {
+        (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{fffe}' | '\u{ffff}')
+    };
+    match value.as_str() {
+        Some(text)
+            if *state.auto_escape() != minijinja::AutoEscape::None && text.contains(forbidden) =>
+        {
+            let shown: String = text
+                .chars()
+                .map(|c| match c {
+                    c if forbidden(c) => c.escape_unicode().to_string(),
+                    c => c.to_string(),
+                })
+                .collect();
+            let shown = match value.is_safe() {
+                true => Value::from_safe_string(shown),
+                false => Value::from(shown),
+            };
+            minijinja::escape_formatter(out, state, &shown)
+        }
+        _ => minijinja::escape_formatter(out, state, value),
+    }
+}
+
+/// `x | md`: text from the data made safe inside a Markdown table cell or list
+/// item: `|` is escaped, a line break becomes a space (it would end the row or
+/// start a heading), control characters are shown as `\u{1b}`.
+fn md(value: Value) -> String {
+    let text = match value.as_str() {
+        Some(text) => text.to_string(),
+        None => value.to_string(),
+    };
+    let text = text.replace("\r\n", " ").replace(['\n', '\r'], " ");
+    crate::base::diagnostic::escape_controls(&text).replace('|', "\\|")
 }
 
 fn as_number(value: &Value) -> Option<f64> {
@@ -155,28 +248,45 @@ fn as_number(value: &Value) -> Option<f64> {
     }
 }
 
-/// `x | pct` → `12.5%`: 100·x with one decimal (Python's `f"{100*x:.1f}%"`,
-/// round-half-even on the exact binary value); `pct(2)` for two decimals.
-fn pct(value: Value, digits: Option<usize>) -> String {
-    match as_number(&value) {
-        Some(x) => format!("{:.*}%", digits.unwrap_or(1), 100.0 * x),
-        None => "n/a".to_string(),
+/// The digits a filter was asked for; more than [`MAX_DIGITS`] is an error of
+/// the template (a huge count cannot even be formatted).
+fn digits_or(digits: Option<usize>, default: usize) -> Result<usize, minijinja::Error> {
+    match digits.unwrap_or(default) {
+        n if n <= MAX_DIGITS => Ok(n),
+        n => Err(minijinja::Error::new(
+            ErrorKind::InvalidOperation,
+            format!("{n} digits asked for; a filter prints at most {MAX_DIGITS}"),
+        )),
     }
 }
 
-/// `x | fixed(3)` → `0.125`.
-fn fixed(value: Value, digits: Option<usize>) -> String {
-    match as_number(&value) {
-        Some(x) => format!("{:.*}", digits.unwrap_or(3), x),
+/// `x | pct` → `12.5%`: 100·x with one decimal (Python's `f"{100*x:.1f}%"`,
+/// round-half-even on the exact binary value); `pct(2)` for two decimals.
+fn pct(value: Value, digits: Option<usize>) -> Result<String, minijinja::Error> {
+    let digits = digits_or(digits, 1)?;
+    Ok(match as_number(&value) {
+        Some(x) => format!("{:.*}%", digits, 100.0 * x),
         None => "n/a".to_string(),
-    }
+    })
+}
+
+/// `x | fixed(3)` → `0.125`.
+fn fixed(value: Value, digits: Option<usize>) -> Result<String, minijinja::Error> {
+    let digits = digits_or(digits, 3)?;
+    Ok(match as_number(&value) {
+        Some(x) => format!("{x:.digits$}"),
+        None => "n/a".to_string(),
+    })
 }
 
 /// `x | num`: a number as report.json prints it (integers without a fraction,
 /// other numbers in their shortest round trip); `num(4)` gives non-integers
 /// four decimals.
-fn num(value: Value, digits: Option<usize>) -> String {
-    match (as_number(&value), digits) {
+fn num(value: Value, digits: Option<usize>) -> Result<String, minijinja::Error> {
+    if digits.is_some() {
+        digits_or(digits, 0)?;
+    }
+    Ok(match (as_number(&value), digits) {
         (Some(x), _) if value.is_integer() => crate::base::value::format_number(x),
         (Some(x), Some(digits)) => format!("{x:.digits$}"),
         (Some(x), None) => crate::base::value::format_number(x),
@@ -184,16 +294,17 @@ fn num(value: Value, digits: Option<usize>) -> String {
             value.is_true().to_string()
         }
         (None, _) => "n/a".to_string(),
-    }
+    })
 }
 
 /// `x | signed(3)` → `+0.020` / `-0.013` / `±0.000`: a change.
-fn signed(value: Value, digits: Option<usize>) -> String {
-    match as_number(&value) {
-        Some(0.0) => format!("±{:.*}", digits.unwrap_or(3), 0.0),
-        Some(x) => format!("{x:+.*}", digits.unwrap_or(3)),
+fn signed(value: Value, digits: Option<usize>) -> Result<String, minijinja::Error> {
+    let digits = digits_or(digits, 3)?;
+    Ok(match as_number(&value) {
+        Some(0.0) => format!("±{:.digits$}", 0.0),
+        Some(x) => format!("{x:+.digits$}"),
         None => "n/a".to_string(),
-    }
+    })
 }
 
 /// A template error with the template's name, line and column.
@@ -229,11 +340,36 @@ mod tests {
     #[test]
     fn percentages_round_half_even_like_python() {
         // 0.125 and 0.375 are exact in binary: ties go to the even digit.
-        assert_eq!(pct(Value::from(0.00125), None), "0.1%");
-        assert_eq!(pct(Value::from(0.5), None), "50.0%");
-        assert_eq!(pct(Value::from(2.0 / 3.0), None), "66.7%");
-        assert_eq!(pct(Value::from(0.0125), None), "1.2%");
-        assert_eq!(pct(Value::from(()), None), "n/a");
+        assert_eq!(pct(Value::from(0.00125), None).unwrap(), "0.1%");
+        assert_eq!(pct(Value::from(0.5), None).unwrap(), "50.0%");
+        assert_eq!(pct(Value::from(2.0 / 3.0), None).unwrap(), "66.7%");
+        assert_eq!(pct(Value::from(0.0125), None).unwrap(), "1.2%");
+        assert_eq!(pct(Value::from(()), None).unwrap(), "n/a");
+    }
+
+    #[test]
+    fn markdown_cells_cannot_split_a_row_or_start_a_heading() {
+        assert_eq!(
+            md(Value::from("a|b\n# FAKE\r\nx\u{1b}")),
+            "a\\|b # FAKE x\\u{1b}"
+        );
+        assert_eq!(md(Value::from(3)), "3");
+    }
+
+    #[test]
+    fn xml_templates_show_the_characters_xml_forbids() {
+        let mut env = environment(Vec::new());
+        env.add_template("t.xml", "<a b=\"{{ x }}\">{{ x }}</a>")
+            .unwrap();
+        let out = env
+            .get_template("t.xml")
+            .unwrap()
+            .render(minijinja::context! { x => "<\u{1}\u{1b}\t\u{ffff}>" })
+            .unwrap();
+        assert_eq!(
+            out,
+            "<a b=\"&lt;\\u{1}\\u{1b}\t\\u{ffff}&gt;\">&lt;\\u{1}\\u{1b}\t\\u{ffff}&gt;</a>"
+        );
     }
 
     #[test]

@@ -98,7 +98,7 @@ pub fn evaluate(op: &Op, frame: &Frame<'_>) -> Result<Value, RuntimeError> {
             Value::Null => Value::Null,
             found => return Err(RuntimeError::located(K::NotNeedsBool { found }, *at)),
         },
-        Op::Neg(operand, at) => match evaluate(operand, frame)? {
+        Op::Neg(operand, at) => match evaluate(operand, frame)?.into_float() {
             Value::Number(n) => Value::Number(-n),
             Value::Null => Value::Null,
             found => return Err(RuntimeError::located(K::NegNeedsNumber { found }, *at)),
@@ -181,13 +181,21 @@ fn binary(op: BinaryOp, l: Value, r: Value) -> Result<Value, K> {
             right: r.clone(),
         })
     };
+    // Arithmetic reads a big integer as its float; comparisons keep it exact.
+    let (l, r) = match op {
+        B::Add | B::Sub | B::Mul | B::Div | B::Rem => (l.into_float(), r.into_float()),
+        _ => (l, r),
+    };
     Ok(match op {
         B::Eq => Value::Bool(l == r),
         B::Ne => Value::Bool(l != r),
         B::Lt | B::Le | B::Gt | B::Ge => {
             let ordering = match (&l, &r) {
                 (Value::Null, _) | (_, Value::Null) => return Ok(Value::Null),
-                (Value::Number(a), Value::Number(b)) => a.partial_cmp(b),
+                (Value::BigInt(a), Value::BigInt(b)) => Some(a.cmp(b)),
+                (a, b) if a.as_f64().is_some() && b.as_f64().is_some() => {
+                    a.as_f64().partial_cmp(&b.as_f64())
+                }
                 (Value::String(a), Value::String(b)) => Some(a.cmp(b)),
                 _ => return mismatch(&l, &r),
             };
@@ -213,8 +221,18 @@ fn binary(op: BinaryOp, l: Value, r: Value) -> Result<Value, K> {
         B::Add => match (&l, &r) {
             (Value::Null, _) | (_, Value::Null) => Value::Null,
             (Value::Number(a), Value::Number(b)) => Value::Number(a + b),
-            (Value::String(a), Value::String(b)) => Value::from(format!("{a}{b}").as_str()),
+            (Value::String(a), Value::String(b)) => {
+                crate::library::builtins::check_text("+", a.len() + b.len())?;
+                Value::from(format!("{a}{b}").as_str())
+            }
             (Value::List(a), Value::List(b)) => {
+                let length = a.len() + b.len();
+                if length > crate::library::builtins::MAX_LIST {
+                    return Err(K::ListTooLong {
+                        function: "+",
+                        length: length as f64,
+                    });
+                }
                 Value::list(a.iter().chain(b.iter()).cloned().collect())
             }
             _ => return mismatch(&l, &r),

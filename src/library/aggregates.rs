@@ -18,6 +18,17 @@ pub enum AggregateFn {
     Agreement,
     /// Across runs: the share of items whose value is the same in every run.
     Stability,
+    /// F1 per class (truth vs predicted label), averaged as scikit-learn's
+    /// `f1_score(average="macro")`, `"micro"` and `"weighted"`.
+    MacroF1,
+    MicroF1,
+    WeightedF1,
+    /// The confusion matrix of two labels; its value is the items in it.
+    Confusion,
+    /// Expected calibration error over this many equal-width bins.
+    Ece(u32),
+    /// The Brier score: the mean squared error of a confidence against 0/1.
+    Brier,
 }
 
 /// What an aggregate's arguments must be.
@@ -31,6 +42,10 @@ pub enum Takes {
     NumberAndPercentile,
     /// Two labels of each item.
     TwoLabels,
+    /// A confidence (a number from 0 to 1) and whether the item is correct (a bool).
+    Calibration,
+    /// A confidence, a bool, then the number of bins as a literal.
+    CalibrationAndBins,
     /// Any value of each item, compared across runs.
     Value,
 }
@@ -48,7 +63,8 @@ pub enum Gives {
 #[derive(Debug)]
 pub struct AggregateDef {
     pub name: &'static str,
-    /// `None`: a percentile whose level is the second argument.
+    /// `None`: a percentile whose level is the second argument, or `ece`, whose
+    /// bins are the third.
     pub function: Option<AggregateFn>,
     pub takes: Takes,
     /// Fewest and most arguments.
@@ -183,6 +199,60 @@ pub static AGGREGATES: &[AggregateDef] = &[
         Number,
         "the share of items whose two labels agree",
         "kappa(scholar.verdict, auditor.verdict)"
+    ),
+    aggregate!(
+        "macro_f1",
+        Some(AggregateFn::MacroF1),
+        TwoLabels,
+        (2, 2),
+        Number,
+        "the unweighted mean of each class's F1 (scikit-learn's `f1_score`, `average=\"macro\"`)",
+        "macro_f1(gold.intent, pred.intent)"
+    ),
+    aggregate!(
+        "micro_f1",
+        Some(AggregateFn::MicroF1),
+        TwoLabels,
+        (2, 2),
+        Number,
+        "F1 of the pooled counts (`average=\"micro\"`): the share of items whose labels agree",
+        "micro_f1(gold.intent, pred.intent)"
+    ),
+    aggregate!(
+        "weighted_f1",
+        Some(AggregateFn::WeightedF1),
+        TwoLabels,
+        (2, 2),
+        Number,
+        "each class's F1 weighted by its true items (`average=\"weighted\"`)",
+        "weighted_f1(gold.intent, pred.intent)"
+    ),
+    aggregate!(
+        "confusion",
+        Some(AggregateFn::Confusion),
+        TwoLabels,
+        (2, 2),
+        Int,
+        "the items with both labels; the confusion matrix and per-class scores go to the reports",
+        "confusion(gold.intent, pred.intent)"
+    ),
+    aggregate!(
+        "ece",
+        None,
+        CalibrationAndBins,
+        (3, 3),
+        Number,
+        "expected calibration error over `bins` equal-width bins of the confidence",
+        "ece(pred.confidence, pred.intent == gold.intent, 10)"
+    ),
+    aggregate!(
+        "brier",
+        Some(AggregateFn::Brier),
+        Calibration,
+        (2, 2),
+        Number,
+        "the mean of (confidence − correct)², correct as 1 or 0 (scikit-learn's `brier_score_loss`)",
+        "brier(pred.confidence, pred.intent == gold.intent)"
     ),
     AggregateDef {
         across_runs: true,

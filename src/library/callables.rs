@@ -3,7 +3,7 @@
 //! a row points to, `explain` and the did-you-mean help read it, and
 //! grammar/README.md documents it. Adding an aggregate is one row in
 //! `aggregates.rs` plus its fold in `eval`; a scalar function, one row in
-//! `builtins.rs` plus its Rust function.
+//! `builtins/mod.rs` plus its Rust function (in `builtins/text.rs`, `lists.rs`, …).
 
 use crate::library::aggregates::{self, AggregateDef, AGGREGATES};
 use crate::library::builtins::{self, Builtin, BUILTINS};

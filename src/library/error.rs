@@ -52,6 +52,10 @@ pub enum RuntimeErrorKind {
         function: &'static str,
         length: f64,
     },
+    /// A string built by an expression would be longer than [`crate::library::builtins::MAX_TEXT`].
+    TextTooLong {
+        function: &'static str,
+    },
     JoinNeedsStrings {
         found: Value,
     },
@@ -128,6 +132,12 @@ pub enum RuntimeErrorKind {
     LabelNotScalar {
         found: Value,
     },
+    ConfidenceOutOfRange {
+        found: f64,
+    },
+    SliceNotScalar {
+        found: Value,
+    },
 }
 
 impl From<ValueError> for RuntimeErrorKind {
@@ -159,6 +169,7 @@ impl Kind for RuntimeErrorKind {
             K::ArgumentType { .. } => "argument_type",
             K::SplitEmptySeparator => "split_empty_separator",
             K::ListTooLong { .. } => "list_too_long",
+            K::TextTooLong { .. } => "text_too_long",
             K::JoinNeedsStrings { .. } => "join_needs_strings",
             K::NumCannotRead { .. } => "num_cannot_read",
             K::NumCannotConvert { .. } => "num_cannot_convert",
@@ -182,11 +193,18 @@ impl Kind for RuntimeErrorKind {
             K::AggregateNeedsBool { .. } => "aggregate_needs_bool",
             K::AggregateNeedsNumber { .. } => "aggregate_needs_number",
             K::LabelNotScalar { .. } => "label_not_scalar",
+            K::ConfidenceOutOfRange { .. } => "confidence_out_of_range",
+            K::SliceNotScalar { .. } => "slice_not_scalar",
         }
     }
 
     fn describe(&self) -> Words {
-        Words::new(self.to_string())
+        let words = Words::new(self.to_string());
+        match self {
+            RuntimeErrorKind::ConfidenceOutOfRange { .. } => words
+                .help("calibration reads probabilities: divide a percentage by 100, or pass a model's probability rather than a score"),
+            _ => words,
+        }
     }
 }
 
@@ -229,6 +247,11 @@ impl fmt::Display for RuntimeErrorKind {
                 f,
                 "`{function}` would build a list of {length} elements; the limit is {}",
                 crate::library::builtins::MAX_LIST
+            ),
+            K::TextTooLong { function } => write!(
+                f,
+                "`{function}` would build a string longer than {} MiB, the limit",
+                crate::library::builtins::MAX_TEXT >> 20
             ),
             K::JoinNeedsStrings { found } => {
                 write!(f, "`join` needs a list of strings, found {}", Typed(found))
@@ -320,6 +343,16 @@ impl fmt::Display for RuntimeErrorKind {
             K::LabelNotScalar { found } => write!(
                 f,
                 "a label must be a string, number or bool, found {}",
+                Typed(found)
+            ),
+            K::ConfidenceOutOfRange { found } => write!(
+                f,
+                "a confidence must be a probability from 0 to 1, found {}",
+                crate::base::value::format_number(*found)
+            ),
+            K::SliceNotScalar { found } => write!(
+                f,
+                "a slice value must be a string, number, bool or null, found {}",
                 Typed(found)
             ),
         }

@@ -4,8 +4,9 @@
 
 use regex::Regex;
 
+use crate::base::python::python_strip;
 use crate::base::types::Type;
-use crate::base::value::{python_strip, Value};
+use crate::base::value::Value;
 use crate::library::builtins::Param;
 use crate::library::error::RuntimeErrorKind;
 

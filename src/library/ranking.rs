@@ -37,10 +37,7 @@ fn cutoff(value: &Value) -> Result<usize, RuntimeErrorKind> {
 }
 
 fn number(value: &Value) -> f64 {
-    match value {
-        Value::Number(n) => *n,
-        _ => 0.0,
-    }
+    value.as_f64().unwrap_or(0.0)
 }
 
 fn relevant(gain: f64) -> bool {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::base::diagnostic::{Diagnostic, Location};
+use crate::base::diagnostic::Diagnostic;
 use crate::lock::error::LockError;
 use crate::plan::Plan;
 
@@ -97,15 +97,15 @@ pub fn read(spec: &Path) -> Result<Option<(PathBuf, Lock)>, Diagnostic> {
             return Err(kind.diagnostic());
         }
     };
-    let lock: Lock = serde_json::from_str(&text).map_err(|e| {
-        let display = path.display().to_string();
-        let at = Location::in_data(&display, e.line(), Some(e.column()));
-        let kind = LockError::Invalid {
-            path: display,
-            error: e.to_string(),
-        };
-        kind.diagnostic().at(at)
-    })?;
+    let display = path.display().to_string();
+    let lock: Lock =
+        crate::report_model::read_json(&text, &display, "the lock").map_err(|problem| {
+            let kind = LockError::Invalid {
+                path: display.clone(),
+                error: problem.message,
+            };
+            kind.diagnostic().at(problem.at)
+        })?;
     if lock.evalspec_lock != LOCK_FORMAT {
         let kind = LockError::UnknownFormat {
             path: path.display().to_string(),

@@ -36,7 +36,15 @@ impl Plan {
                 } else {
                     Type::Any
                 };
-                let origin = if p.overridden { " (from --param)" } else { "" };
+                let origin = match (p.differs(), p.overridden, p.locked) {
+                    (true, _, _) => format!(
+                        " (overridden with --param; spec default {})",
+                        format_typed(&p.default, &ty)
+                    ),
+                    (false, true, _) => " (from --param)".to_string(),
+                    (false, false, true) => " (locked)".to_string(),
+                    (false, false, false) => String::new(),
+                };
                 let _ = writeln!(
                     out,
                     "  {} = {} ({}){origin}",
@@ -103,7 +111,7 @@ impl Plan {
             let _ = writeln!(out, "\naggregates, folded item by item");
             for (i, a) in self.aggregates.iter().enumerate() {
                 let empty = match a.function {
-                    AggregateFn::Count | AggregateFn::Sum => "",
+                    AggregateFn::Count | AggregateFn::Sum | AggregateFn::Confusion => "",
                     _ => " (no value when nothing is aggregated)",
                 };
                 let _ = writeln!(out, "  a{i}. {}{empty}", a.text);
@@ -119,6 +127,29 @@ impl Plan {
                 let _ = writeln!(out, "  {}. {}: {} = {}{empty}", i + 1, m.name, m.ty, m.text);
             }
         }
+        if !self.slices.is_empty() {
+            let _ = writeln!(out, "\nslices, each value folded in the same pass");
+            for s in &self.slices {
+                let _ = write!(out, "  {} = {}", s.name, s.text);
+                if let Some(values) = &s.values {
+                    let listed: Vec<&str> = values.iter().map(|v| v.as_ref()).collect();
+                    let when = s.unexpected.keyword();
+                    let _ = write!(out, " (values [{}], else {when})", listed.join(", "));
+                }
+                let metrics: Vec<&str> = (self.metrics.iter().zip(&s.metrics))
+                    .filter(|(_, needed)| **needed)
+                    .map(|(m, _)| m.name.as_str())
+                    .collect();
+                let aggregates: Vec<String> =
+                    s.aggregates.iter().map(|a| format!("a{a}")).collect();
+                let _ = writeln!(
+                    out,
+                    "; per value: {} (folding {})",
+                    metrics.join(", "),
+                    aggregates.join(", ")
+                );
+            }
+        }
     }
 
     /// Gates and offenders.
@@ -126,7 +157,25 @@ impl Plan {
         if !self.gates.is_empty() {
             let _ = writeln!(out, "\ngates");
             for g in &self.gates {
-                let _ = writeln!(out, "  {} [{}]: {}", g.name, g.severity.keyword(), g.text);
+                let _ = write!(out, "  {} [{}]: {}", g.name, g.severity.keyword(), g.text);
+                if let Some(by) = &g.by {
+                    let names: Vec<&str> = by
+                        .slices
+                        .iter()
+                        .map(|&s| self.slices[s].name.as_str())
+                        .collect();
+                    let _ = write!(
+                        out,
+                        ", by {} ({} value",
+                        names.join(", "),
+                        by.mode.keyword()
+                    );
+                    if by.min_items > 0 {
+                        let _ = write!(out, ", at least {} items", by.min_items);
+                    }
+                    out.push(')');
+                }
+                out.push('\n');
             }
         }
         if let Some(offenders) = &self.offenders {

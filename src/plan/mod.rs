@@ -23,7 +23,8 @@ use crate::inputs::{PriorReport, ReportPlan, RunFile};
 use crate::ir::{DatasetId, DerivedId, ExprAt, ExprLocations, Linked, MetricId, Op, Stage};
 use crate::library::aggregates::AggregateFn;
 use crate::spec::{
-    Better, Change, CsvOptions, DataType, Duplicates, Format, GateRuns, Join, NoBaseline, ParamType,
+    Better, Change, CsvOptions, DataType, Duplicates, Format, GateRuns, GateSlices, Join,
+    NoBaseline, ParamType,
 };
 
 #[derive(Debug)]
@@ -48,6 +49,9 @@ pub struct Plan {
     pub aggregates: Vec<Aggregate>,
     /// In dependency order, indexed by [`MetricId`].
     pub metrics: Vec<MetricPlan>,
+    /// As declared; `by:` refers to them by index.
+    pub slices: Vec<SlicePlan>,
+    /// As declared, then one check per slice with `values:` (`slices.NAME`).
     pub gates: Vec<GatePlan>,
     /// Label names in rule order; the label itself is the derived value `label_slot`.
     pub labels: Vec<String>,
@@ -98,8 +102,19 @@ pub struct ParamValue {
     pub name: String,
     pub ty: ParamType,
     pub value: Value,
+    /// The spec's value, which `--param` may override.
+    pub default: Value,
     /// Set with `--param` rather than the spec's default.
     pub overridden: bool,
+    /// Declared `locked: true`: no `--param` may set it.
+    pub locked: bool,
+}
+
+impl ParamValue {
+    /// The value differs from the spec's default: what reports mark as overridden.
+    pub fn differs(&self) -> bool {
+        self.value != self.default
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -160,6 +175,7 @@ pub struct Rule {
     pub optional: bool,
     pub nonempty: bool,
     pub min: Option<f64>,
+    pub max: Option<f64>,
 }
 
 /// A per-record condition, evaluated with only the record (and params) in scope.
@@ -219,6 +235,28 @@ pub struct MetricPlan<S: Stage = Linked> {
     pub declared: usize,
     /// Computed once over all runs (`stability`, `run_mean`, …) rather than per run.
     pub across: bool,
+    /// `by:` the slices (indices into `plan.slices`) it is also computed per value of.
+    pub by: Vec<usize>,
+}
+
+/// A slice: a per-item value each of whose distinct values (by their text, see
+/// [`crate::base::value::slice_text`]) has its own item count and metrics.
+#[derive(Debug)]
+pub struct SlicePlan<S: Stage = Linked> {
+    pub name: String,
+    pub op: Op<S>,
+    pub text: String,
+    /// Where the slice is declared, for errors evaluating it.
+    pub at: Location,
+    /// `values:` the values expected, as their text.
+    pub values: Option<Vec<std::sync::Arc<str>>>,
+    /// What a value outside `values` (or one missing) does.
+    pub unexpected: Severity,
+    /// Per metric (plan order): computed per value, being `by` this slice or
+    /// read by such a metric. Filled in by linking.
+    pub metrics: Vec<bool>,
+    /// The aggregates those metrics read: folded per value, in one pass.
+    pub aggregates: Vec<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -248,6 +286,18 @@ pub struct GatePlan<S: Stage = Linked> {
     pub message: Option<String>,
     /// The expression, or a canonical description of a shaped gate.
     pub text: String,
+    /// `by:` the gate holds per slice value rather than on the whole.
+    pub by: Option<GateBy>,
+}
+
+/// How a gate with `by:` is decided over slice values.
+#[derive(Debug, Clone)]
+pub struct GateBy {
+    /// Indices into `plan.slices`; each slice is gated separately.
+    pub slices: Vec<usize>,
+    pub mode: GateSlices,
+    /// Slice values with fewer items are skipped.
+    pub min_items: usize,
 }
 
 #[derive(Debug)]
@@ -261,6 +311,10 @@ pub enum GateRule<S: Stage = Linked> {
         bound: Option<Op<S>>,
     },
     Shape(ShapePlan<S>),
+    /// A slice's values are exactly its `values:` (a check the spec implies).
+    SliceValues {
+        slice: usize,
+    },
 }
 
 /// A gate on one metric: thresholds, and bounds on its change against the baseline.
@@ -273,6 +327,10 @@ pub struct ShapePlan<S: Stage = Linked> {
     pub warn_threshold: Option<Op<S>>,
     pub changes: Vec<(Change, Op<S>)>,
     pub when_no_baseline: NoBaseline,
+    /// The bounds as written (threshold, warning threshold, each change), for `explain`.
+    pub threshold_text: Option<String>,
+    pub warn_threshold_text: Option<String>,
+    pub change_texts: Vec<String>,
 }
 
 impl<S: Stage> GateRule<S> {
@@ -289,6 +347,7 @@ impl<S: Stage> GateRule<S> {
                 .chain(shape.warn_threshold.as_ref())
                 .chain(shape.changes.iter().map(|(_, op)| op))
                 .collect(),
+            GateRule::SliceValues { .. } => Vec::new(),
         }
     }
 }

@@ -17,6 +17,7 @@ fn key_json(key: Option<&Key>) -> Json {
             &crate::base::value::Value::Number(f64::from_bits(*bits)),
             &Type::Any,
         ),
+        Some(Key::Big(b)) => Json::Number(b.to_json()),
     }
 }
 

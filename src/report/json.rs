@@ -18,22 +18,34 @@ use crate::plan::{GateRule, Plan};
 use crate::report::items::offender;
 use crate::report_model::{
     self as model, BaselineSpec, DatasetInfo, Gate, LockInfo, MetricInfo, MetricSinceBaseline,
-    MetricValue, NameMap, Offenders, Report, SinceBaseline, SpecInfo,
+    MetricValue, NameMap, Offenders, ParamOverride, Report, SinceBaseline, SpecInfo,
 };
 use crate::spec::{Better, ParamType};
 
 pub fn report_json(plan: &Plan, outcome: &Outcome, lock: Option<&LockStamp>) -> Report {
     let spec_sha = format!("{:x}", Sha256::digest(plan.spec_text.as_bytes()));
+    let param_ty = |ty: ParamType| {
+        if ty == ParamType::Integer {
+            Type::Int
+        } else {
+            Type::Any
+        }
+    };
     let params: NameMap<Json> = plan
         .params
         .iter()
+        .map(|p| (p.name.clone(), format_typed(&p.value, &param_ty(p.ty))))
+        .collect();
+    let overridden_params: NameMap<ParamOverride> = plan
+        .params
+        .iter()
+        .filter(|p| p.differs())
         .map(|p| {
-            let ty = if p.ty == ParamType::Integer {
-                Type::Int
-            } else {
-                Type::Any
+            let entry = ParamOverride {
+                value: format_typed(&p.value, &param_ty(p.ty)),
+                default: format_typed(&p.default, &param_ty(p.ty)),
             };
-            (p.name.clone(), format_typed(&p.value, &ty))
+            (p.name.clone(), entry)
         })
         .collect();
     let datasets: NameMap<DatasetInfo> = plan
@@ -71,6 +83,8 @@ pub fn report_json(plan: &Plan, outcome: &Outcome, lock: Option<&LockStamp>) -> 
                 tolerance: m.tolerance,
                 description: m.description.as_ref().map(|d| d.trim().to_string()),
                 per_run: plan.has_runs().then_some(!m.across),
+                by: (!m.by.is_empty())
+                    .then(|| m.by.iter().map(|&s| plan.slices[s].name.clone()).collect()),
             };
             (m.name.clone(), info)
         })
@@ -105,6 +119,7 @@ pub fn report_json(plan: &Plan, outcome: &Outcome, lock: Option<&LockStamp>) -> 
                     crate::spec::GateRuns::Any => model::GateRuns::Any,
                 }),
                 run: per_run.then(|| o.run.as_deref().map(str::to_string)),
+                by: crate::report::slices::gate_by(plan, g, o),
             }
         })
         .collect();
@@ -133,10 +148,12 @@ pub fn report_json(plan: &Plan, outcome: &Outcome, lock: Option<&LockStamp>) -> 
             }),
         },
         params,
+        overridden_params,
         datasets,
         scored: Some(outcome.items as u64),
         metrics,
         metric_info,
+        slices: crate::report::slices::slices(plan, outcome),
         gates,
         unlabelled: labels.as_ref().map(|_| (outcome.items - labelled) as u64),
         labels,
@@ -154,6 +171,7 @@ pub fn report_json(plan: &Plan, outcome: &Outcome, lock: Option<&LockStamp>) -> 
         stability: None,
         tradeoff: None,
         agreement: None,
+        confusion: None,
         baseline: None,
         pass: outcome.pass(),
     };
@@ -162,6 +180,9 @@ pub fn report_json(plan: &Plan, outcome: &Outcome, lock: Option<&LockStamp>) -> 
     }
     if !outcome.agreements.is_empty() {
         report.agreement = Some(crate::report::runs::agreements(plan, outcome));
+    }
+    if !outcome.confusions.is_empty() {
+        report.confusion = Some(crate::report::confusion::matrices(plan, outcome));
     }
     if let Some(prior) = &plan.baseline {
         report.baseline = Some(since_baseline(plan, outcome, prior));

@@ -3,12 +3,17 @@
 //! atomically; and the terminal summary. The two files' shapes are the types
 //! of [`crate::report_model`], which `diff` and `--baseline` read back.
 
+mod confusion;
+pub(crate) mod error;
+mod folder;
 pub(crate) mod items;
 mod json;
 pub(crate) mod runs;
+mod slices;
 mod summary;
 mod write;
 
+pub use folder::OutputFolder;
 pub use items::{item_json, items_jsonl};
 pub use json::report_json;
 pub use summary::summary;

@@ -2,12 +2,16 @@
 //! metric spreads, stability and flips, the latency-vs-accuracy points), and
 //! the confusion tables of `kappa`/`agreement`.
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
 use serde_json::Value as Json;
 
+use crate::base::natural::natural_cmp;
 use crate::base::typed_json::format_typed;
 use crate::base::types::Type;
 use crate::base::value::Value;
-use crate::eval::Outcome;
+use crate::eval::{Confusion, Outcome};
 use crate::ir::MetricId;
 use crate::library::aggregates::AggregateFn;
 use crate::library::run_stats::RunStat;
@@ -198,6 +202,13 @@ pub fn add_runs(report: &mut Report, plan: &Plan, outcome: &Outcome) {
     }
 }
 
+/// The most labels a confusion table shows; the others are counted together
+/// under [`OTHER_LABEL`]. 3,000 labels would be a 9-million-cell table.
+pub const MAX_TABLE_LABELS: usize = 20;
+
+/// The row and column that count the labels a table does not show.
+pub const OTHER_LABEL: &str = "(other)";
+
 /// One confusion table per `kappa`/`agreement` subject (and run): rows are the
 /// first labels, columns the second, both in natural order.
 pub fn agreements(plan: &Plan, outcome: &Outcome) -> Vec<Agreement> {
@@ -206,24 +217,16 @@ pub fn agreements(plan: &Plan, outcome: &Outcome) -> Vec<Agreement> {
         .iter()
         .map(|a| {
             let aggregate = &plan.aggregates[a.aggregate];
-            let labels = a.confusion.labels();
-            let table: Vec<Vec<u64>> = labels
-                .iter()
-                .map(|row| {
-                    labels
-                        .iter()
-                        .map(|col| a.confusion.count(row, col))
-                        .collect()
-                })
-                .collect();
+            let (labels, table, folded) = confusion_table(&a.confusion);
             let (first, second) = split_pair(&aggregate.subject);
             Agreement {
                 subject: aggregate.subject.clone(),
                 first,
                 second,
                 run: a.run.as_deref().map(str::to_string),
-                labels: labels.iter().map(|l| l.to_string()).collect(),
+                labels,
                 table,
+                folded,
                 items: a.confusion.total(),
                 observed: a.confusion.agreement(),
                 expected: a.confusion.expected(),
@@ -238,8 +241,52 @@ pub fn agreements(plan: &Plan, outcome: &Outcome) -> Vec<Agreement> {
         .collect()
 }
 
+/// The table of a confusion: every label when there are at most
+/// [`MAX_TABLE_LABELS`], else the most used ones (by items either side labelled
+/// so; ties in natural order) and an `(other)` row and column for the rest,
+/// whose count is returned. Cells are read once: the table costs the cells,
+/// not the square of the labels.
+fn confusion_table(confusion: &Confusion) -> (Vec<String>, Vec<Vec<u64>>, u64) {
+    let all = confusion.labels();
+    let shown: Vec<Arc<str>> = if all.len() <= MAX_TABLE_LABELS {
+        all.clone()
+    } else {
+        let mut used: BTreeMap<&str, u64> = BTreeMap::new();
+        for ((a, b), n) in confusion.cells() {
+            *used.entry(a).or_default() += n;
+            *used.entry(b).or_default() += n;
+        }
+        let mut ranked: Vec<&Arc<str>> = all.iter().collect();
+        ranked.sort_by(|x, y| {
+            used[&***y]
+                .cmp(&used[&***x])
+                .then_with(|| natural_cmp(x, y))
+        });
+        let mut kept: Vec<Arc<str>> = ranked
+            .into_iter()
+            .take(MAX_TABLE_LABELS - 1)
+            .cloned()
+            .collect();
+        kept.sort_by(|x, y| natural_cmp(x, y));
+        kept
+    };
+    let folded = (all.len() - shown.len()) as u64;
+    let size = shown.len() + usize::from(folded > 0);
+    let index: BTreeMap<&str, usize> = shown.iter().enumerate().map(|(i, l)| (&**l, i)).collect();
+    let at = |label: &str| index.get(label).copied().unwrap_or(size - 1);
+    let mut table = vec![vec![0u64; size]; size];
+    for ((a, b), n) in confusion.cells() {
+        table[at(a)][at(b)] += n;
+    }
+    let mut labels: Vec<String> = shown.iter().map(|l| l.to_string()).collect();
+    if folded > 0 {
+        labels.push(OTHER_LABEL.to_string());
+    }
+    (labels, table, folded)
+}
+
 /// `scholar, auditor where x` → (`scholar`, `auditor`): the two label sets, for headings.
-fn split_pair(subject: &str) -> (String, String) {
+pub(super) fn split_pair(subject: &str) -> (String, String) {
     let labels = subject.split(" where ").next().unwrap_or(subject);
     let mut depth = 0i32;
     for (i, c) in labels.char_indices() {

@@ -2,17 +2,25 @@
 
 use std::fmt::Write as _;
 
+use crate::base::natural::natural_cmp;
 use crate::base::typed_json::format_typed;
-use crate::eval::{GateStatus, Outcome};
-use crate::plan::Plan;
+use crate::base::types::Type;
+use crate::eval::{GateOutcome, GateStatus, Outcome, SliceValueOutcome};
+use crate::lock::LockStamp;
+use crate::plan::{GatePlan, GateRule, Plan};
 
-pub fn summary(plan: &Plan, outcome: &Outcome) -> String {
+/// `lock`: the spec's lock, when it has one, so that a frozen run with
+/// overridden params says the lock does not pin them.
+pub fn summary(plan: &Plan, outcome: &Outcome, lock: Option<&LockStamp>) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
         "{} {} ({})",
         plan.spec_name, plan.spec_version, plan.spec_display
     );
+    if let Some(line) = overridden_params(plan, lock) {
+        let _ = writeln!(out, "{line}");
+    }
     let datasets: Vec<String> = plan
         .datasets
         .iter()
@@ -59,6 +67,7 @@ pub fn summary(plan: &Plan, outcome: &Outcome) -> String {
             let _ = writeln!(out, "  {:width$}  {value}", metric.name);
         }
     }
+    slices(plan, outcome, &mut out);
     if !plan.gates.is_empty() {
         let _ = writeln!(out, "\ngates");
         let expr_width = plan
@@ -87,6 +96,13 @@ pub fn summary(plan: &Plan, outcome: &Outcome) -> String {
                 let _ = write!(out, "  — {message}");
             }
             out.push('\n');
+            // The custom message says what it means; the reasons say why it happened.
+            if !result.pass {
+                for reason in &result.reasons {
+                    let _ = writeln!(out, "        why: {reason}");
+                }
+            }
+            slice_reasons(plan, gate, result, &mut out);
         }
     }
     let count = |s: GateStatus| outcome.gates.iter().filter(|g| g.status == s).count();
@@ -99,4 +115,113 @@ pub fn summary(plan: &Plan, outcome: &Outcome) -> String {
         count(GateStatus::Fail)
     );
     out
+}
+
+/// The params this run set to something other than the spec's default, or
+/// `None` when it kept every default. A lock pins the spec's text, defaults
+/// included, but not what `--param` changes, so a frozen run says so.
+fn overridden_params(plan: &Plan, lock: Option<&LockStamp>) -> Option<String> {
+    let changed: Vec<String> = plan
+        .params
+        .iter()
+        .filter(|p| p.differs())
+        .map(|p| {
+            format!(
+                "{} = {} (spec: {})",
+                p.name,
+                format_typed(&p.value, &Type::Any),
+                format_typed(&p.default, &Type::Any)
+            )
+        })
+        .collect();
+    if changed.is_empty() {
+        return None;
+    }
+    let pinned = match lock {
+        Some(_) => "; the lock pins the spec, not these values",
+        None => "",
+    };
+    Some(format!(
+        "params overridden with --param: {}{pinned}",
+        changed.join(", ")
+    ))
+}
+
+/// Per slice, each value's items and the metrics computed by it (per run: `a | b`).
+fn slices(plan: &Plan, outcome: &Outcome, out: &mut String) {
+    let declared = plan.metrics_in_declared_order();
+    for (s, slice) in plan.slices.iter().enumerate() {
+        let sliced: Vec<_> = declared.iter().filter(|(_, m)| m.by.contains(&s)).collect();
+        let runs: Vec<&[SliceValueOutcome]> = match outcome.runs.is_empty() {
+            true => vec![&outcome.slices[s]],
+            false => outcome
+                .runs
+                .iter()
+                .map(|r| r.slices[s].as_slice())
+                .collect(),
+        };
+        let mut values: Vec<&str> = runs
+            .iter()
+            .flat_map(|r| r.iter())
+            .map(|v| &*v.value)
+            .collect();
+        values.sort_by(|a, b| natural_cmp(a, b).then_with(|| a.cmp(b)));
+        values.dedup();
+        let _ = writeln!(out, "\nslice {} ({} values)", slice.name, values.len());
+        for value in values {
+            let found: Vec<Option<&SliceValueOutcome>> = runs
+                .iter()
+                .map(|r| r.iter().find(|v| &*v.value == value))
+                .collect();
+            let items: Vec<String> = (found.iter())
+                .map(|v| v.map_or(0, |v| v.items).to_string())
+                .collect();
+            let noun = if items.iter().all(|n| n == "1") {
+                "item"
+            } else {
+                "items"
+            };
+            let _ = write!(
+                out,
+                "  {}={value} ({} {noun})",
+                slice.name,
+                items.join(" | ")
+            );
+            for (i, m) in &sliced {
+                let per_run: Vec<String> = (found.iter())
+                    .map(|v| match v {
+                        Some(v) => format_typed(&v.metrics[i.index()], &m.ty).to_string(),
+                        None => "null".into(),
+                    })
+                    .collect();
+                let _ = write!(out, "  {} {}", m.name, per_run.join(" | "));
+            }
+            out.push('\n');
+        }
+    }
+}
+
+/// Under a gate over slices that did not pass: why, value by value; and which
+/// values were skipped.
+fn slice_reasons(plan: &Plan, gate: &GatePlan, result: &GateOutcome, out: &mut String) {
+    let over_slices = gate.by.is_some() || matches!(gate.rule, GateRule::SliceValues { .. });
+    if !over_slices {
+        return;
+    }
+    let skipped: Vec<String> = (result.slices.iter())
+        .filter(|row| row.status.is_none())
+        .map(|row| {
+            let noun = if row.items == 1 { "item" } else { "items" };
+            let name = &plan.slices[row.slice].name;
+            format!("{name}={} ({} {noun})", row.value, row.items)
+        })
+        .collect();
+    if let (false, Some(by)) = (skipped.is_empty(), &gate.by) {
+        let _ = writeln!(
+            out,
+            "        skipped (fewer than {} items): {}",
+            by.min_items,
+            skipped.join(", ")
+        );
+    }
 }

@@ -1,26 +1,25 @@
 //! Writing a run's reports into the output folder, each atomically.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value as Json;
 
-use crate::base::atomic::write_atomic;
 use crate::base::diagnostic::Diagnostic;
 use crate::eval::Outcome;
 use crate::inputs::{ReportPlanKind, Templates};
 use crate::lock::LockStamp;
 use crate::plan::Plan;
-use crate::report::{item_json, items_jsonl, report_json};
+use crate::report::{item_json, items_jsonl, report_json, OutputFolder};
 use crate::report_model::Report;
 
-/// Renders every report of the plan, then writes them; returns the files written.
-/// Nothing is written when any report fails to render.
+/// Renders every report of the plan, then writes them as one set; returns the
+/// files written. Nothing is replaced when any report fails to render or stage.
 pub fn write_reports(
     plan: &Plan,
     outcome: &Outcome,
     lock: Option<&LockStamp>,
     templates: &Templates,
-    out: &Path,
+    out: &OutputFolder,
 ) -> Result<Vec<PathBuf>, Diagnostic> {
     let report = report_json(plan, outcome, lock);
     let mut context: Option<minijinja::Value> = None;
@@ -40,14 +39,9 @@ pub fn write_reports(
                 templates.render(name, context.clone())?.into_bytes()
             }
         };
-        rendered.push((out.join(&output.file), bytes));
+        rendered.push((out.path().join(&output.file), bytes));
     }
-    for (path, bytes) in &rendered {
-        write_atomic(path, bytes).map_err(|error| {
-            Diagnostic::error(format!("cannot write `{}`: {error}", path.display()))
-                .help("check that the --out folder is writable")
-        })?;
-    }
+    out.write_set(&rendered)?;
     Ok(rendered.into_iter().map(|(path, _)| path).collect())
 }
 

@@ -14,26 +14,31 @@
 //! a file that is not a report, or a value of the wrong shape, is a located
 //! error in plain words ([`Report::from_json`]).
 
+mod confusion;
 mod item;
 mod keyword;
 mod metric_value;
 mod name_map;
 mod read;
+pub use read::read_json;
 mod report;
 mod runs;
+mod slices;
 
 #[cfg(test)]
 mod tests;
 
+pub use confusion::{ClassScores, ConfusionCell, ConfusionMatrix};
 pub use item::Item;
 pub use metric_value::MetricValue;
 pub use name_map::NameMap;
 pub use report::{
     BaselineSpec, Better, DatasetInfo, Gate, GateRuns, GateStatus, LockInfo, MetricInfo,
-    MetricSinceBaseline, Offender, Offenders, Report, RunFileInfo, Severity, SinceBaseline,
-    SpecInfo,
+    MetricSinceBaseline, Offender, Offenders, ParamOverride, Report, RunFileInfo, Severity,
+    SinceBaseline, SpecInfo,
 };
 pub use runs::{Agreement, Flip, RunGate, RunReport, Spread, Stability, Tradeoff, TradeoffPoint};
+pub use slices::{GateBy, SliceGate, SliceMode, SliceStatus, SliceValue, Slices};
 
 use serde::{Deserialize, Deserializer};
 

@@ -16,9 +16,11 @@ impl Report {
     /// Reads the text of a report.json; `file` names it in errors.
     pub fn from_json(text: &str, file: &str) -> Result<Report, Diagnostic> {
         parse::<Report>(text).map_err(|error| match error {
-            Failure::Syntax(e) => Diagnostic::error(format!("`{file}` is not JSON: {e}"))
-                .at(Location::in_data(file, e.line(), Some(e.column())))
-                .help("pass a report.json written by `evalspec run`"),
+            Failure::Syntax(e) => {
+                Diagnostic::error(format!("`{file}` is not JSON: {}", syntax_message(&e)))
+                    .at(Location::in_data(file, e.line(), Some(e.column())))
+                    .help("pass a report.json written by `evalspec run`")
+            }
             Failure::Shape(shape) => {
                 let not_a_report = shape.path.is_empty()
                     && match &shape.problem {
@@ -52,7 +54,10 @@ impl Item {
     pub fn from_json_line(text: &str, file: &str, number: usize) -> Result<Item, Diagnostic> {
         parse::<Item>(text).map_err(|error| {
             let (message, location) = match error {
-                Failure::Syntax(e) => (e.to_string(), Location::in_data(file, number, None)),
+                Failure::Syntax(e) => (
+                    format!("line {number} is not JSON: {}", syntax_message(&e)),
+                    Location::in_data(file, number, Some(e.column().max(1))),
+                ),
                 Failure::Shape(shape) => {
                     (shape.sentence("the item"), shape.location(file, number - 1))
                 }
@@ -62,6 +67,32 @@ impl Item {
                 .help(ITEMS_HELP)
         })
     }
+}
+
+/// Reads `text` as another file evalspec writes in JSON (a lock), in the same
+/// plain words: on failure, what is wrong (`the lock must be an object, found a
+/// list`; `root` names the whole) and where.
+pub fn read_json<T: DeserializeOwned>(
+    text: &str,
+    file: &str,
+    root: &str,
+) -> Result<T, Box<ReadProblem>> {
+    parse::<T>(text).map_err(|error| {
+        let (message, at) = match error {
+            Failure::Syntax(e) => (
+                format!("it is not JSON: {}", syntax_message(&e)),
+                Location::in_data(file, e.line(), Some(e.column().max(1))),
+            ),
+            Failure::Shape(shape) => (shape.sentence(root), shape.location(file, 0)),
+        };
+        Box::new(ReadProblem { message, at })
+    })
+}
+
+/// What [`read_json`] found wrong, and where.
+pub struct ReadProblem {
+    pub message: String,
+    pub at: Location,
 }
 
 enum Failure {
@@ -94,23 +125,24 @@ enum Problem {
 }
 
 fn parse<T: DeserializeOwned>(text: &str) -> Result<T, Failure> {
+    let body = text.trim_start();
+    if body.starts_with('[') {
+        // serde would read a list's elements as the object's fields, by
+        // position: `[1, 2]` would be an item with key 1 on line 2.
+        let blank = &text[..text.len() - body.len()];
+        return Err(Failure::Shape(Shape {
+            line: 1 + blank.matches('\n').count(),
+            column: 1 + blank.len() - blank.rfind('\n').map_or(0, |at| at + 1),
+            path: Vec::new(),
+            problem: Problem::Invalid {
+                expected: "an object".into(),
+                found: "a list".into(),
+            },
+        }));
+    }
     serde_json::from_str(text).map_err(|e| {
         if !e.is_data() {
             return Failure::Syntax(e);
-        }
-        let body = text.trim_start();
-        if body.starts_with('[') {
-            // serde would read the list's elements as the object's fields, by position.
-            let blank = &text[..text.len() - body.len()];
-            return Failure::Shape(Shape {
-                line: 1 + blank.matches('\n').count(),
-                column: 1 + blank.len() - blank.rfind('\n').map_or(0, |at| at + 1),
-                path: Vec::new(),
-                problem: Problem::Invalid {
-                    expected: "an object".into(),
-                    found: "a list".into(),
-                },
-            });
         }
         let suffix = format!(" at line {} column {}", e.line(), e.column());
         let message = e.to_string();
@@ -122,6 +154,16 @@ fn parse<T: DeserializeOwned>(text: &str) -> Result<T, Failure> {
             problem: Problem::from_serde(message),
         })
     })
+}
+
+/// serde_json's account of text that is not JSON, without its own position.
+fn syntax_message(error: &serde_json::Error) -> String {
+    let message = error.to_string();
+    let suffix = format!(" at line {} column {}", error.line(), error.column());
+    message
+        .strip_suffix(&suffix)
+        .unwrap_or(&message)
+        .to_string()
 }
 
 impl Shape {

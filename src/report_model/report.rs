@@ -8,7 +8,8 @@ use serde_json::Value as Json;
 
 use crate::report_model::keyword::keyword_enum;
 use crate::report_model::runs::{Agreement, RunReport, Spread, Stability, Tradeoff};
-use crate::report_model::{present, MetricValue, NameMap};
+use crate::report_model::slices::{GateBy, Slices};
+use crate::report_model::{present, ConfusionMatrix, MetricValue, NameMap};
 
 /// The whole of `report.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -19,6 +20,10 @@ pub struct Report {
     pub spec: SpecInfo,
     /// Name → value, as declared (integer params without a fraction).
     pub params: NameMap<Json>,
+    /// The params whose value differs from the spec's default (set with
+    /// `--param`), in declaration order; absent when there are none.
+    #[serde(default, skip_serializing_if = "NameMap::is_empty")]
+    pub overridden_params: NameMap<ParamOverride>,
     pub datasets: NameMap<DatasetInfo>,
     /// Items scored (absent in the first reports, which named it `items`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -27,6 +32,9 @@ pub struct Report {
     pub metrics: NameMap<MetricValue>,
     #[serde(default)]
     pub metric_info: NameMap<MetricInfo>,
+    /// Per slice value: items and the metrics with `by`, when the spec has slices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slices: Option<Slices>,
     pub gates: Vec<Gate>,
     /// Label → item count, when the spec has labels.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -47,6 +55,9 @@ pub struct Report {
     /// One confusion table per `kappa`/`agreement` subject (and run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agreement: Option<Vec<Agreement>>,
+    /// One sparse confusion matrix per `confusion` subject (and run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confusion: Option<Vec<ConfusionMatrix>>,
     /// With `--baseline`: each metric against the baseline report.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<SinceBaseline>,
@@ -79,6 +90,14 @@ pub struct LockInfo {
     pub status: String,
     /// One line per drifted file.
     pub drift: Vec<String>,
+}
+
+/// A param the run overrode: its value in this run and the spec's default.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(expecting = "an object")]
+pub struct ParamOverride {
+    pub value: Json,
+    pub default: Json,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -123,6 +142,9 @@ pub struct MetricInfo {
     /// With several runs: whether the metric is computed per run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_run: Option<bool>,
+    /// `by:` the slices it is also computed per value of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<Vec<String>>,
 }
 
 keyword_enum! {
@@ -172,6 +194,9 @@ pub struct Gate {
         skip_serializing_if = "Option::is_none"
     )]
     pub run: Option<Option<String>>,
+    /// A gate with `by:`: how each slice value decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<GateBy>,
 }
 
 keyword_enum! {

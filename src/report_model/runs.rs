@@ -90,10 +90,17 @@ pub struct Agreement {
     pub run: Option<String>,
     pub labels: Vec<String>,
     pub table: Vec<Vec<u64>>,
+    /// Labels counted under `(other)` rather than shown (beyond 20 labels).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub folded: u64,
     pub items: u64,
     pub observed: Option<f64>,
     pub expected: Option<f64>,
     pub kappa: Option<f64>,
     /// `kappa` or `agreement`.
     pub function: String,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

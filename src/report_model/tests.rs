@@ -198,3 +198,63 @@ fn item_lines_read_and_refuse_wrong_shapes() {
         "error: `items.jsonl`: the item has no `line`\n --> items.jsonl:2:12\n  = help: items.jsonl is written by `evalspec run`; re-run to regenerate it\n"
     );
 }
+
+#[test]
+fn overridden_params_are_optional_and_read_back_as_written() {
+    let report = Report::from_json(SMALL, "report.json").unwrap();
+    assert!(
+        report.overridden_params.is_empty(),
+        "absent in older reports"
+    );
+    let text = serde_json::to_string(&report).unwrap();
+    assert!(
+        !text.contains("overridden_params"),
+        "not written when empty"
+    );
+    let overridden = SMALL.replace(
+        "\"params\": {},",
+        "\"params\": {\"k\": 3},\n  \"overridden_params\": {\"k\": {\"value\": 3, \"default\": 5}},",
+    );
+    let report = Report::from_json(&overridden, "report.json").unwrap();
+    let k = report.overridden_params.get("k").unwrap();
+    assert_eq!((k.value.as_u64(), k.default.as_u64()), (Some(3), Some(5)));
+    let text = serde_json::to_string(&report).unwrap();
+    assert!(text.contains(r#""params":{"k":3},"overridden_params":{"k":{"value":3,"default":5}},"#));
+    let wrong = SMALL.replace(
+        "\"params\": {},",
+        "\"params\": {},\n  \"overridden_params\": {\"k\": 3},",
+    );
+    assert!(
+        error(&wrong).contains("overridden_params.k"),
+        "{}",
+        error(&wrong)
+    );
+}
+
+#[test]
+fn slices_read_back_and_older_reports_have_none() {
+    let sliced = SMALL
+        .replace(
+            "  \"gates\": [",
+            "  \"slices\": {\"category\": {\"billing\": {\"items\": 2, \"metrics\": {\"precision\": 1.0}}, \"null\": {\"items\": 1, \"metrics\": {\"precision\": null}}}},\n  \"gates\": [",
+        )
+        .replace(
+            "      \"message\": null\n",
+            "      \"message\": null,\n      \"by\": {\"slices\": [\"category\"], \"metric\": \"precision\", \"mode\": \"every\", \"min_items\": 2, \"values\": [{\"slice\": \"category\", \"value\": \"null\", \"items\": 1, \"status\": \"skipped\", \"gated\": null, \"reasons\": []}]}\n",
+        );
+    let report = Report::from_json(&sliced, "report.json").unwrap();
+    let slices = report.slices.as_ref().unwrap();
+    let category = slices.get("category").unwrap();
+    assert_eq!(category.names().collect::<Vec<_>>(), ["billing", "null"]);
+    assert_eq!(category.get("billing").unwrap().items, 2);
+    let by = report.gates[0].by.as_ref().unwrap();
+    assert_eq!(
+        by.values[0].status,
+        crate::report_model::SliceStatus::Skipped
+    );
+    let written = serde_json::to_value(&report).unwrap();
+    let read: serde_json::Value = serde_json::from_str(&sliced).unwrap();
+    assert_eq!(written["slices"], read["slices"], "written back as read");
+    assert_eq!(written["gates"][0]["by"], read["gates"][0]["by"]);
+    assert!(Report::from_json(OLD, "old.json").unwrap().slices.is_none());
+}

@@ -4,6 +4,7 @@
 
 use crate::base::diagnostic::{Kind, Words};
 use crate::base::suggest::{suggestion, suggestion_or};
+use crate::base::value::format_number;
 use crate::spec::DataType;
 
 #[derive(Debug)]
@@ -23,6 +24,19 @@ pub enum SpecError {
         chain: Vec<String>,
     },
     BadExtends {
+        found: &'static str,
+    },
+    ExtendsTooDeep {
+        limit: usize,
+    },
+    RemoveWithoutExtends,
+    RemoveUnknown {
+        section: &'static str,
+        name: String,
+        /// The names the base has in that section.
+        known: Vec<String>,
+    },
+    RemoveNotAName {
         found: &'static str,
     },
     // ---- mappings and single values ----
@@ -111,6 +125,13 @@ pub enum SpecError {
     MinOnNonNumber {
         field: String,
         ty: DataType,
+        /// `min` or `max`.
+        key: &'static str,
+    },
+    RuleBoundsCrossed {
+        field: String,
+        min: f64,
+        max: f64,
     },
     UnknownDataType {
         text: String,
@@ -156,6 +177,28 @@ pub enum SpecError {
     BadLimit {
         text: String,
     },
+    // ---- slices ----
+    SliceValuesNotAList {
+        found: &'static str,
+    },
+    BadSliceValue {
+        found: &'static str,
+    },
+    DuplicateSliceValue {
+        value: String,
+    },
+    ByNotSlices {
+        found: &'static str,
+    },
+    SliceTwiceInBy {
+        slice: String,
+    },
+    BadMinItems {
+        text: String,
+    },
+    SliceKeyWithoutBy {
+        key: &'static str,
+    },
     // ---- gates, tradeoff, reports ----
     GateExprAndMetric {
         gate: String,
@@ -186,6 +229,10 @@ impl Kind for SpecError {
             E::CannotReadSpec { .. } => "cannot_read_spec",
             E::ExtendsCycle { .. } => "extends_cycle",
             E::BadExtends { .. } => "bad_extends",
+            E::ExtendsTooDeep { .. } => "extends_too_deep",
+            E::RemoveWithoutExtends => "remove_without_extends",
+            E::RemoveUnknown { .. } => "remove_unknown",
+            E::RemoveNotAName { .. } => "remove_not_a_name",
             E::NotAMapping { .. } => "not_a_mapping",
             E::UnknownKey { .. } => "unknown_key",
             E::MissingTopKey { .. } => "missing_top_key",
@@ -214,6 +261,7 @@ impl Kind for SpecError {
             E::EmptyListSeparator => "empty_list_separator",
             E::BadDelimiter { .. } => "bad_delimiter",
             E::MinOnNonNumber { .. } => "min_on_non_number",
+            E::RuleBoundsCrossed { .. } => "rule_bounds_crossed",
             E::UnknownDataType { .. } => "unknown_data_type",
             E::BadRuns { .. } => "bad_runs",
             E::MatcherNoKind { .. } => "matcher_no_kind",
@@ -228,6 +276,13 @@ impl Kind for SpecError {
             E::OffendersNoWhen => "offenders_no_when",
             E::ShowNotAList { .. } => "show_not_a_list",
             E::BadLimit { .. } => "bad_limit",
+            E::SliceValuesNotAList { .. } => "slice_values_not_a_list",
+            E::BadSliceValue { .. } => "bad_slice_value",
+            E::DuplicateSliceValue { .. } => "duplicate_slice_value",
+            E::ByNotSlices { .. } => "by_not_slices",
+            E::SliceTwiceInBy { .. } => "slice_twice_in_by",
+            E::BadMinItems { .. } => "bad_min_items",
+            E::SliceKeyWithoutBy { .. } => "slice_key_without_by",
             E::GateExprAndMetric { .. } => "gate_expr_and_metric",
             E::GateNoRule { .. } => "gate_no_rule",
             E::GateNoBound { .. } => "gate_no_bound",
@@ -249,7 +304,9 @@ impl Kind for SpecError {
                     "each key may appear once per mapping; remove or rename the repeated one".into()
                 })),
             E::CannotReadSpec { path, error, via_extends } => {
-                Words::new(format!("cannot read spec `{path}`: {error}")).help(if *via_extends {
+                Words::new(format!("cannot read spec `{path}`: {error}")).help(if error.contains("not UTF-8") {
+                    "save the spec as UTF-8 text"
+                } else if *via_extends {
                     "`extends` is a path relative to the spec that names it"
                 } else {
                     "check the path; specs are YAML files such as specs/rag-precision.yaml"
@@ -264,10 +321,35 @@ impl Kind for SpecError {
                 "`extends` must be the path of a spec, found {found}"
             ))
             .help("e.g. `extends: ../release-1.4/rag-precision.yaml`"),
+            E::ExtendsTooDeep { limit } => Words::new(format!(
+                "`extends` goes more than {limit} specs deep"
+            ))
+            .help("a release overlay extends a base, which may extend another: keep the chain short"),
+            E::RemoveWithoutExtends => Words::new("`remove` needs a base spec to remove from")
+                .label("this spec has no `extends`")
+                .help("add `extends: BASE.yaml`, or delete the entries from this spec itself"),
+            E::RemoveUnknown { section, name, known } => {
+                let what = section.trim_end_matches('s');
+                Words::new(format!("`remove`: the base spec has no {what} `{name}`"))
+                    .label(format!("not a {what} of the base"))
+                    .help(suggestion_or(name, known.iter().map(String::as_str), || {
+                        if known.is_empty() {
+                            format!("the base spec has no {section}")
+                        } else {
+                            format!("its {section}: {}", known.join(", "))
+                        }
+                    }))
+            }
+            E::RemoveNotAName { found } => Words::new(format!(
+                "`remove` lists names, found {found}"
+            ))
+            .help("e.g. `remove: {gates: [scu], metrics: [scu_violations], reports: [junit]}`"),
             E::NotAMapping { what, found } => {
                 Words::new(format!("{what} must be a mapping, found {found}"))
             }
-            E::UnknownKey { key, known } => Words::new(format!("unknown key `{key}`"))
+            // Every key evalspec knows is ASCII: a key with anything else is shown
+            // escaped, or `thrеshold` (a Cyrillic е) would read as `threshold`.
+            E::UnknownKey { key, known } => Words::new(format!("unknown key `{}`", ascii_visible(key)))
                 .label("not a key here")
                 .help(suggestion_or(key, known.iter().copied(), || {
                     format!("known keys: {}", known.join(", "))
@@ -339,10 +421,16 @@ impl Kind for SpecError {
                 "a delimiter is one ASCII character other than a quote or a line break, found {text:?}"
             ))
             .help("e.g. `delimiter: \";\"`, or `format: tsv` for tabs"),
-            E::MinOnNonNumber { field, ty } => Words::new(format!(
-                "`min` bounds numbers, but field `{field}` is {ty}"
+            E::MinOnNonNumber { field, ty, key } => Words::new(format!(
+                "`{key}` bounds numbers, but field `{field}` is {ty}"
             ))
-            .help("declare the field `number` or `integer`, or remove `min`"),
+            .help(format!("declare the field `number` or `integer`, or remove `{key}`")),
+            E::RuleBoundsCrossed { field, min, max } => Words::new(format!(
+                "field `{field}` has `min` {} above `max` {}, so no value could pass",
+                format_number(*min),
+                format_number(*max)
+            ))
+            .help("swap the bounds, or fix the one that is wrong"),
             E::UnknownDataType { text } => Words::new(format!("unknown data type `{text}`"))
                 .help("types: any, string, bool, number, integer, object, list, list<T>; add `?` for optional"),
             E::BadRuns { found } => Words::new(format!(
@@ -393,6 +481,31 @@ impl Kind for SpecError {
             E::BadLimit { text } => Words::new(format!(
                 "`limit` must be a whole number ≥ 1, found `{text}`"
             )),
+            E::SliceValuesNotAList { found } => Words::new(format!(
+                "`values` must be a list of the slice's expected values, found {found}"
+            ))
+            .help("e.g. `values: [billing, shipping, refunds]`"),
+            E::BadSliceValue { found } => Words::new(format!(
+                "a slice value must be a string, number, bool or null, found {found}"
+            )),
+            E::DuplicateSliceValue { value } => {
+                Words::new(format!("slice value `{value}` is listed twice"))
+                    .help("values with the same text are one slice: `1` and `\"1\"` are the same")
+            }
+            E::ByNotSlices { found } => Words::new(format!(
+                "`by` must name a slice or a list of slices, found {found}"
+            ))
+            .help("e.g. `by: category` or `by: [category, intent]`, naming entries of `slices:`"),
+            E::SliceTwiceInBy { slice } => {
+                Words::new(format!("slice `{slice}` is named twice in `by`"))
+            }
+            E::BadMinItems { text } => Words::new(format!(
+                "`min_items` must be a whole number ≥ 1, found `{text}`"
+            )),
+            E::SliceKeyWithoutBy { key } => Words::new(format!(
+                "`{key}` applies only to a gate with `by:`"
+            ))
+            .help("add `by: SLICE` to gate every value of a slice, or remove this key"),
             E::GateExprAndMetric { gate } => Words::new(format!(
                 "gate `{gate}` has both `expr` and `metric`"
             ))
@@ -418,6 +531,16 @@ impl Kind for SpecError {
                 .help("e.g. `{format: junit, path: gates.xml}` or `{template: report.md.j2}`"),
         }
     }
+}
+
+/// `key` with every character outside printable ASCII shown as `\u{435}`.
+fn ascii_visible(key: &str) -> String {
+    key.chars()
+        .map(|c| match c {
+            ' '..='~' => c.to_string(),
+            c => c.escape_unicode().to_string(),
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -1,7 +1,9 @@
 //! `extends: base.yaml`: a spec read on top of another. The base is resolved first
 //! (it may extend a spec of its own), then the spec's mappings are merged into it key
-//! by key, at any depth; a list or a scalar replaces the base's value whole. Nodes
-//! keep their files, so errors and relative paths stay with the file that wrote them.
+//! by key, at any depth; a list or a scalar replaces the base's value whole, and
+//! `remove:` drops the base's gates, metrics or reports by name first
+//! ([`crate::spec::remove`]). Nodes keep their files, so errors and relative
+//! paths stay with the file that wrote them.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -10,6 +12,7 @@ use crate::base::diagnostic::Diagnostic;
 use crate::base::source::SourceFile;
 use crate::spec::error::SpecError;
 use crate::spec::mapping::locate;
+use crate::spec::remove;
 use crate::spec::yaml::{self, Node, NodeKind};
 
 /// A spec's merged tree and the files it came from, the spec itself first.
@@ -19,17 +22,28 @@ pub struct Resolved {
 }
 
 /// Reads the spec at `path` and, through `extends`, every spec below it.
-pub fn resolve(path: &Path) -> Result<Resolved, Diagnostic> {
+pub fn resolve(path: &Path) -> Result<Resolved, Vec<Diagnostic>> {
     let mut files = Vec::new();
-    let root = read_chain(path, None, &mut files)?;
+    let root = read_chain(path, None, &mut files, &mut Vec::new())?;
     Ok(Resolved { root, files })
 }
 
+/// The most specs an `extends` chain reads (the spec and its bases): the
+/// chain is read recursively, and a longer one is a mistake, not a release.
+pub const MAX_EXTENDS: usize = 64;
+
+/// Reads `path` and its bases; `identities` are the resolved paths of `files`,
+/// to find a cycle without resolving every file again at each step.
 fn read_chain(
     path: &Path,
     from: Option<&Node>,
     files: &mut Vec<Arc<SourceFile>>,
-) -> Result<Node, Diagnostic> {
+    identities: &mut Vec<PathBuf>,
+) -> Result<Node, Vec<Diagnostic>> {
+    if let (Some(node), true) = (from, files.len() >= MAX_EXTENDS) {
+        let kind = SpecError::ExtendsTooDeep { limit: MAX_EXTENDS };
+        return Err(vec![Diagnostic::of(&kind).at(locate(node, "extends"))]);
+    }
     let text = crate::base::files::read_text(path).map_err(|error| {
         let kind = SpecError::CannotReadSpec {
             path: path.display().to_string(),
@@ -37,30 +51,43 @@ fn read_chain(
             via_extends: from.is_some(),
         };
         let d = Diagnostic::of(&kind);
-        match from {
-            Some(node) => d.at(locate(node, "extends")),
-            None => d,
-        }
+        vec![match (crate::base::files::NotUtf8::of(&error), from) {
+            (Some(at), _) => d.at(crate::base::diagnostic::Location::in_data(
+                &path.display().to_string(),
+                at.line,
+                Some(at.column),
+            )),
+            (None, Some(node)) => d.at(locate(node, "extends")),
+            (None, None) => d,
+        }]
     })?;
     let identity = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    if let Some(first) = files
-        .iter()
-        .position(|f: &Arc<SourceFile>| same_file(&f.path, &identity))
-    {
+    if let Some(first) = identities.iter().position(|seen| *seen == identity) {
         let mut chain: Vec<String> = files[first..].iter().map(|f| f.display.clone()).collect();
         chain.push(files[first].display.clone());
         let node = from.expect("a repeated file is reached through `extends`");
         let kind = SpecError::ExtendsCycle { chain };
-        return Err(Diagnostic::of(&kind).at(locate(node, "extends")));
+        return Err(vec![Diagnostic::of(&kind).at(locate(node, "extends"))]);
     }
     let source = Arc::new(SourceFile::new(path, text));
     files.push(source.clone());
-    let mut root = yaml::parse(&source)?;
-    let Some(base) = take_extends(&mut root)? else {
-        return Ok(root);
+    identities.push(identity);
+    let mut root = yaml::parse(&source).map_err(|d| vec![d])?;
+    let removals = remove::take(&mut root);
+    let Some(base) = take_extends(&mut root).map_err(|d| vec![d])? else {
+        return match removals {
+            Some((key, _)) => Err(vec![remove::without_base(&key)]),
+            None => Ok(root),
+        };
     };
     let base_path = lexically_normal(&path.parent().unwrap_or(Path::new("")).join(&base.0));
-    let base_root = read_chain(&base_path, Some(&base.1), files)?;
+    let mut base_root = read_chain(&base_path, Some(&base.1), files, identities)?;
+    if let Some((_, removals)) = removals {
+        let errors = remove::apply(&mut base_root, &removals);
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+    }
     Ok(merge(base_root, root))
 }
 
@@ -82,10 +109,6 @@ fn lexically_normal(path: &Path) -> PathBuf {
     out
 }
 
-fn same_file(a: &Path, canonical: &Path) -> bool {
-    std::fs::canonicalize(a).is_ok_and(|a| a == canonical)
-}
-
 /// Removes `extends` from a spec's top mapping, returning its path and node.
 fn take_extends(root: &mut Node) -> Result<Option<(PathBuf, Node)>, Diagnostic> {
     let NodeKind::Map(entries) = &mut root.kind else {
@@ -98,9 +121,11 @@ fn take_extends(root: &mut Node) -> Result<Option<(PathBuf, Node)>, Diagnostic> 
     match &node.kind {
         NodeKind::Str(path) if !path.trim().is_empty() => Ok(Some((PathBuf::from(path), node))),
         _ => {
-            let kind = SpecError::BadExtends {
-                found: node.type_name(),
+            let found = match &node.kind {
+                NodeKind::Str(_) => "an empty path",
+                _ => node.type_name(),
             };
+            let kind = SpecError::BadExtends { found };
             Err(Diagnostic::of(&kind).at(locate(&node, "extends")))
         }
     }

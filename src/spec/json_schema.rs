@@ -32,10 +32,12 @@ mod tests {
                     [1]
                 .clone(),
                 "metric" => defs["metric"]["oneOf"][1].clone(),
+                "slice" => defs["slice"]["oneOf"][1].clone(),
                 "gate" => defs["gate"]["oneOf"][1].clone(),
                 "offenders" => schema["properties"]["offenders"].clone(),
                 "report" => schema["properties"]["reports"]["items"]["oneOf"][1].clone(),
                 "tradeoff" => schema["properties"]["tradeoff"].clone(),
+                "remove" => schema["properties"]["remove"].clone(),
                 other => panic!("no place for {other}"),
             }
         };

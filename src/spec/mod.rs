@@ -8,6 +8,7 @@ mod load;
 mod mapping;
 mod model;
 pub mod params;
+mod remove;
 pub mod yaml;
 
 pub use load::{check_param_range, load, KEY_TABLES};

@@ -26,6 +26,8 @@ pub struct Spec {
     pub datasets: Vec<DatasetDecl>,
     pub fields: Vec<FieldDecl>,
     pub matchers: Vec<MatcherDecl>,
+    /// Named per-item values that metrics and gates with `by:` are broken down by.
+    pub slices: Vec<SliceDecl>,
     pub metrics: Vec<MetricDecl>,
     pub gates: Vec<GateDecl>,
     /// Ordered `LABEL: condition` rules; an item takes the first label whose
@@ -67,7 +69,7 @@ impl ExprText {
     pub fn location(&self, start: usize, end: usize) -> Location {
         let start = floor_char_boundary(&self.text, start);
         let end = ceil_char_boundary(&self.text, end.max(start + 1));
-        let last = floor_char_boundary(&self.text, end - 1);
+        let last = floor_char_boundary(&self.text, end.saturating_sub(1));
         let from = self.node.source_offset(&self.text, start);
         let to = self.node.source_offset(&self.text, last) + 1;
         Location::in_source(&self.node.source, from, to.saturating_sub(from).max(1))
@@ -109,6 +111,9 @@ pub struct ParamDecl {
     pub min: Option<f64>,
     pub max: Option<f64>,
     pub description: Option<String>,
+    /// `locked: true`: `--param` may not change it, so a lock pins its value
+    /// with the spec's text.
+    pub locked: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -282,6 +287,8 @@ pub struct FieldRule {
     pub nonempty: bool,
     /// Numbers must be at least this.
     pub min: Option<f64>,
+    /// Numbers must be at most this.
+    pub max: Option<f64>,
     pub node: Node,
 }
 
@@ -359,6 +366,25 @@ pub enum Constant {
     Other,
 }
 
+/// `slices: {NAME: EXPR}` or `{NAME: {expr, values, unexpected}}`: a per-item
+/// value whose distinct values each get their own metrics and gates.
+#[derive(Debug, Clone)]
+pub struct SliceDecl {
+    pub name: Name,
+    pub expr: ExprText,
+    /// The values expected, as slice keys (their text), with where each is written.
+    pub values: Option<Vec<(String, Node)>>,
+    /// What a value seen but not listed, or listed but not seen, does.
+    pub unexpected: Unexpected,
+}
+
+/// What a slice value outside `values:` (or one missing from the data) does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unexpected {
+    Warn,
+    Fail,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Better {
     Higher,
@@ -387,6 +413,8 @@ pub struct MetricDecl {
     /// How far the metric may move in its bad direction before `diff
     /// --fail-on-regression` calls it a regression.
     pub tolerance: Option<f64>,
+    /// `by:` the slices the metric is also computed per value of.
+    pub by: Vec<Name>,
 }
 
 #[derive(Debug, Clone)]
@@ -405,6 +433,30 @@ pub struct GateDecl {
     pub runs: GateRuns,
     pub severity: SeveritySpec,
     pub message: Option<String>,
+    /// `by:` the slices the gate holds in; empty for a gate on the whole.
+    pub by: Vec<Name>,
+    /// With `by`: every slice must pass, or the worst slice's value is gated.
+    pub slices: (GateSlices, Option<Node>),
+    /// With `by`: slices with fewer items are skipped (listed as skipped).
+    pub min_items: usize,
+}
+
+/// How a gate with `by:` decides over the slice values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GateSlices {
+    /// Every slice value must pass; the gate names each that does not.
+    Every,
+    /// The worst value over the slices (by the metric's `better`) is gated.
+    Worst,
+}
+
+impl GateSlices {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            GateSlices::Every => "every",
+            GateSlices::Worst => "worst",
+        }
+    }
 }
 
 /// How a gate over per-run metrics decides with several runs.

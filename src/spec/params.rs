@@ -5,12 +5,15 @@ use crate::spec::ParamType;
 
 /// Checks (and, for integers, validates wholeness of) a param value.
 pub fn check_type(ty: ParamType, value: Value) -> Result<Value, String> {
-    if matches!((&value, ty), (Value::Number(n), ParamType::Integer) if n.abs() > MAX_EXACT_INTEGER)
-    {
-        return Err(format!(
-            "expected {OUT_OF_RANGE}, found {}",
-            value.preview()
-        ));
+    if let (Value::Number(n), ParamType::Integer) = (&value, ty) {
+        if n.abs() > MAX_EXACT_INTEGER {
+            // In digits, as written (not `1e+20`); past 1e21 the digits are noise.
+            let shown = match n.abs() < 1e21 && n.fract() == 0.0 {
+                true => format!("{n:.0}"),
+                false => value.preview(),
+            };
+            return Err(format!("expected {OUT_OF_RANGE}, found {shown}"));
+        }
     }
     let ok = match (&value, ty) {
         (Value::Number(_), ParamType::Number) | (Value::Bool(_), ParamType::Bool) => true,
@@ -104,6 +107,9 @@ mod tests {
             Value::Number(-9_007_199_254_740_992.0)
         );
         assert!(check_type(ParamType::Integer, Value::Number(1e23)).is_err());
+        assert!(check_type(ParamType::Integer, Value::Number(1e20))
+            .unwrap_err()
+            .ends_with("found 100000000000000000000"));
     }
 
     #[test]

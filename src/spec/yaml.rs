@@ -263,11 +263,38 @@ fn yaml_message(rendered: &str) -> String {
         Some(i) if first.starts_with("line ") => &first[i + 2..],
         _ => first,
     };
-    first
+    let first = first
         .split(", set DuplicateKeyPolicy")
         .next()
-        .unwrap_or(first)
-        .to_string()
+        .unwrap_or(first);
+    // serde-saphyr's own words for limits and for a second document name its
+    // internals (`budget breached: Depth { depth: 65 }`, `from_str_multiple`).
+    if first.starts_with("multiple YAML documents") {
+        return "a spec is one YAML document, but this file has another after `---`".into();
+    }
+    if let Some(breach) = first.strip_prefix("budget breached: ") {
+        return budget_message(breach);
+    }
+    first.to_string()
+}
+
+/// A YAML limit breached (serde-saphyr's `Depth { depth: 65 }`), in words.
+fn budget_message(breach: &str) -> String {
+    let (what, count) = breach.split_once(" {").unwrap_or((breach, ""));
+    let digits: String = count.chars().filter(char::is_ascii_digit).collect();
+    // The count is where reading stopped, one past the limit.
+    let limit = digits.parse::<u64>().map_or(0, |n| n.saturating_sub(1));
+    match what {
+        "Depth" => format!("the spec nests collections more than {limit} levels deep"),
+        "Nodes" => format!("the spec holds more than {limit} YAML values"),
+        "Aliases" | "Anchors" => {
+            format!(
+                "the spec uses more than {limit} YAML {}",
+                what.to_lowercase()
+            )
+        }
+        _ => format!("the spec is larger than evalspec reads (the YAML limit on {what})"),
+    }
 }
 
 #[cfg(test)]

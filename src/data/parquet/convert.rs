@@ -107,6 +107,8 @@ pub(super) enum Kind<'a> {
     Null,
     Bool(Get<'a, bool>),
     Number(Get<'a, f64>),
+    /// A 64-bit integer column: kept exact beyond 2^53 (ids).
+    Int(Get<'a, Value>),
     /// A decimal, as text: parsed into the nearest number.
     Decimal(Get<'a, String>),
     Text(Get<'a, &'a str>),
@@ -188,11 +190,17 @@ impl<'a> Converter<'a> {
             ArrowType::Int8 => number!(array, Int8Type),
             ArrowType::Int16 => number!(array, Int16Type),
             ArrowType::Int32 => number!(array, Int32Type),
-            ArrowType::Int64 => number!(array, Int64Type),
+            ArrowType::Int64 => {
+                let a = array.as_primitive::<Int64Type>();
+                Kind::Int(Box::new(move |i| Value::from_i64(a.value(i))))
+            }
             ArrowType::UInt8 => number!(array, UInt8Type),
             ArrowType::UInt16 => number!(array, UInt16Type),
             ArrowType::UInt32 => number!(array, UInt32Type),
-            ArrowType::UInt64 => number!(array, UInt64Type),
+            ArrowType::UInt64 => {
+                let a = array.as_primitive::<UInt64Type>();
+                Kind::Int(Box::new(move |i| Value::from_u64(a.value(i))))
+            }
             ArrowType::Float16 => {
                 let a = array.as_primitive::<Float16Type>();
                 Kind::Number(Box::new(move |i| a.value(i).to_f64()))
@@ -307,6 +315,7 @@ impl<'a> Converter<'a> {
             Kind::Null => Value::Null,
             Kind::Bool(get) => Value::Bool(get(i)),
             Kind::Number(get) => Value::Number(get(i)),
+            Kind::Int(get) => get(i),
             Kind::Decimal(get) => {
                 let text = get(i);
                 Value::Number(

@@ -10,7 +10,7 @@ use crate::plan::compile::calls::Call;
 use crate::plan::compile::error::CompileError as E;
 use crate::plan::compile::expr::{DeclaredOp, ExprCtx, Lowering, Scope};
 use crate::plan::Aggregate;
-use crate::syntax::{ExprKind, Span};
+use crate::syntax::{Expr, ExprKind, Span};
 
 impl Lowering<'_> {
     pub(super) fn aggregate(
@@ -49,10 +49,22 @@ impl Lowering<'_> {
             self.error_at(ctx, expr.span, kind);
             return None;
         }
-        let function = match def.function {
-            Some(function) => function,
-            // `percentile(x, q)`: the level is a literal, fixed when the spec compiles.
-            None => match args[1].kind {
+        let function = match (def.function, def.takes) {
+            (Some(function), _) => function,
+            // `percentile(x, q)` and `ece(c, ok, bins)`: a literal, fixed when the spec compiles.
+            (None, Takes::CalibrationAndBins) => match args[2].kind {
+                ExprKind::Number(b) if b.fract() == 0.0 && (1.0..=MAX_BINS).contains(&b) => {
+                    AggregateFn::Ece(b as u32)
+                }
+                _ => {
+                    let kind = E::EceBins {
+                        max: MAX_BINS as u32,
+                    };
+                    self.error_at(ctx, args[2].span, kind);
+                    return None;
+                }
+            },
+            (None, _) => match args[1].kind {
                 ExprKind::Number(q) if (0.0..=100.0).contains(&q) => AggregateFn::Percentile(q),
                 _ => {
                     self.error_at(ctx, args[1].span, E::PercentileLevel);
@@ -60,21 +72,29 @@ impl Lowering<'_> {
                 }
             },
         };
+        // The arguments each item feeds: both labels, a confidence and whether the
+        // item is correct (as a list), or the first argument.
+        let fed_args = match def.takes {
+            Takes::TwoLabels | Takes::Calibration => args,
+            Takes::CalibrationAndBins => &args[..2],
+            _ => &args[..args.len().min(1)],
+        };
+        let lowered: Vec<Option<(DeclaredOp, Type)>> =
+            fed_args.iter().map(|a| self.lower(a, item, ctx)).collect();
         let arg = match def.takes {
-            Takes::TwoLabels => {
-                let labels: Vec<Option<(DeclaredOp, Type)>> =
-                    args.iter().map(|a| self.lower(a, item, ctx)).collect();
-                Some(
-                    labels
-                        .into_iter()
-                        .collect::<Option<Vec<_>>>()
-                        .map(|labels| {
-                            let ops = labels.into_iter().map(|(op, _)| op).collect();
-                            (Op::List(ops), Type::Any)
-                        }),
-                )
+            Takes::TwoLabels | Takes::Calibration | Takes::CalibrationAndBins => {
+                let lowered = lowered.into_iter().collect::<Option<Vec<_>>>();
+                if let Some(lowered) = &lowered {
+                    if !self.check_pair(def, fed_args, lowered, ctx) {
+                        return None;
+                    }
+                }
+                Some(lowered.map(|pair| {
+                    let ops = pair.into_iter().map(|(op, _)| op).collect();
+                    (Op::List(ops), Type::Any)
+                }))
             }
-            _ => args.first().map(|arg| self.lower(arg, item, ctx)),
+            _ => lowered.into_iter().next(),
         };
         let filter_op = filter.map(|f| self.lower(f, item, ctx));
         let arg = match arg {
@@ -107,13 +127,13 @@ impl Lowering<'_> {
             })
             .trim()
             .to_string();
-        // The argument the accumulator is fed: both labels, or the first argument.
-        let fed = match (def.takes, args.first(), args.last()) {
-            (Takes::TwoLabels, Some(first), Some(last)) => Some(Span {
+        // Where what the accumulator is fed is written (a bad value fails there).
+        let fed = match (fed_args.first(), fed_args.last()) {
+            (Some(first), Some(last)) => Some(Span {
                 start: first.span.start,
                 end: last.span.end,
             }),
-            (_, first, _) => first.map(|a| a.span),
+            _ => None,
         };
         let arg_at = fed.map(|span| self.at(ctx, span));
         let filter_at = filter.map(|f| self.at(ctx, f.span));
@@ -129,6 +149,38 @@ impl Lowering<'_> {
             filter_at,
         });
         Some((Op::Aggregate(id), result_ty))
+    }
+}
+
+/// The most bins `ece` takes: more than this would hold an item or two each.
+const MAX_BINS: f64 = 10_000.0;
+
+impl Lowering<'_> {
+    /// The static types of a two-argument aggregate: labels may be anything; a
+    /// calibration's confidence must be a number and its `correct` a bool.
+    fn check_pair(
+        &mut self,
+        def: &AggregateDef,
+        args: &[Expr],
+        lowered: &[(DeclaredOp, Type)],
+        ctx: &mut ExprCtx<'_>,
+    ) -> bool {
+        if def.takes == Takes::TwoLabels {
+            return true;
+        }
+        let name = def.name.to_string();
+        let (confidence, correct) = (&lowered[0].1, &lowered[1].1);
+        let kind = if !Type::Float.accepts(confidence) {
+            let found = confidence.clone();
+            (args[0].span, E::AggregateNeedsNumber { name, found })
+        } else if !Type::Bool.accepts(correct) {
+            let found = correct.clone();
+            (args[1].span, E::CorrectNotBool { name, found })
+        } else {
+            return true;
+        };
+        self.error_at(ctx, kind.0, kind.1);
+        false
     }
 }
 
@@ -156,7 +208,9 @@ fn item_scope(def: &AggregateDef, scope: Scope<'_>) -> Result<Option<u32>, E> {
 fn result_type(def: &AggregateDef, arg: Option<&Type>) -> Result<Type, E> {
     let name = || def.name.to_string();
     let ty = match (arg, def.takes) {
-        (_, Takes::TwoLabels | Takes::Value) => Type::Any,
+        (_, Takes::TwoLabels | Takes::Value | Takes::Calibration | Takes::CalibrationAndBins) => {
+            Type::Any
+        }
         (Some(ty), Takes::Condition) if !Type::Bool.accepts(ty) => {
             let found = ty.clone();
             return Err(E::CountsNeedCondition {

@@ -114,9 +114,8 @@ impl Lowering<'_> {
         expr: &Expr,
         ctx: &mut ExprCtx<'_>,
     ) -> Option<()> {
-        let max = builtin.params.len();
-        let min = max - builtin.optional;
-        if args.len() < min || args.len() > max {
+        let (min, max) = builtin.arity();
+        if args.len() < min || max.is_some_and(|max| args.len() > max) {
             let kind = E::BuiltinArity {
                 name: builtin.name,
                 min,
@@ -128,7 +127,8 @@ impl Lowering<'_> {
             return None;
         }
         let mut ok = true;
-        for (i, ((_, ty), param)) in lowered.iter().zip(builtin.params).enumerate() {
+        for (i, (_, ty)) in lowered.iter().enumerate() {
+            let param = builtin.param(i);
             if !param.accepts(ty) {
                 let kind = E::BuiltinArgType {
                     position: i + 1,

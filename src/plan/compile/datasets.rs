@@ -47,6 +47,7 @@ pub struct RuleDraft {
     pub optional: bool,
     pub nonempty: bool,
     pub min: Option<f64>,
+    pub max: Option<f64>,
 }
 
 pub fn compile(lowering: &mut Lowering<'_>, inputs: &Inputs) -> Vec<DatasetDraft> {
@@ -105,6 +106,7 @@ pub fn compile(lowering: &mut Lowering<'_>, inputs: &Inputs) -> Vec<DatasetDraft
                 optional: rule.optional,
                 nonempty: rule.nonempty,
                 min: rule.min,
+                max: rule.max,
             })
             .collect();
         let checks = decl

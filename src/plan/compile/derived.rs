@@ -44,6 +44,12 @@ pub fn compile(lowering: &mut Lowering<'_>) -> Ordered<Derived<Declared>> {
             });
         decls.push(decl);
     }
+    // Fields read fields as `any` (they are lowered before their order is
+    // known); what comes after them sees each field's type.
+    lowering.field_types = decls
+        .iter()
+        .map(|d| d.as_ref().map_or(Type::Any, |d| d.derived.ty.clone()))
+        .collect();
     for matcher in &spec.matchers {
         decls.push(self::matcher(lowering, matcher));
     }
@@ -370,6 +376,7 @@ fn option_value(
     kind: OptionKind,
     given: &MatcherArg,
 ) -> Option<OptionValue> {
+    use crate::plan::compile::error::OptionProblem as P;
     let value = match (kind, &given.constant) {
         (OptionKind::Bool, Constant::Bool(b)) => Ok(OptionValue::Bool(*b)),
         (OptionKind::Count, Constant::Int(n)) if *n >= 0 => Ok(OptionValue::Count(*n as usize)),
@@ -377,25 +384,46 @@ fn option_value(
         (OptionKind::Choice(choices), Constant::Str(s)) if choices.contains(&s.as_str()) => {
             Ok(OptionValue::Text(s.clone()))
         }
-        (OptionKind::Choice(choices), _) => {
-            Err(format!("`{option}` must be one of: {}", choices.join(", ")))
-        }
+        (OptionKind::Choice(choices), _) => Err(P::NotOneOf { choices }),
         (OptionKind::Regex, Constant::Str(s)) => regex::Regex::new(s)
             .map(OptionValue::Regex)
-            .map_err(|e| format!("`{option}` is not a valid regex: {e}")),
-        (OptionKind::Bool, _) => Err(format!("`{option}` must be true or false")),
-        (OptionKind::Count, _) => Err(format!("`{option}` must be a whole number ≥ 0")),
-        (OptionKind::Text | OptionKind::Regex, _) => Err(format!("`{option}` must be a string")),
+            .map_err(|e| P::BadRegex {
+                error: regex_problem(&e),
+            }),
+        (OptionKind::Bool, _) => Err(P::Wrong {
+            expected: "true or false",
+            found: given.type_name,
+        }),
+        (OptionKind::Count, _) => Err(P::Wrong {
+            expected: "a whole number ≥ 0",
+            found: given.type_name,
+        }),
+        (OptionKind::Text | OptionKind::Regex, _) => Err(P::Wrong {
+            expected: "a string",
+            found: given.type_name,
+        }),
     };
     value
-        .map_err(|message| {
+        .map_err(|problem| {
             let error = E::BadMatcherOption {
-                problem: message,
-                found: given.type_name,
+                option: option.to_string(),
+                problem,
             };
             lowering.report(error, given.at.clone());
         })
         .ok()
+}
+
+/// The regex crate's account of a bad pattern is several lines (the pattern,
+/// a caret, then `error: unclosed group`): its last line says what is wrong.
+fn regex_problem(error: &regex::Error) -> String {
+    let text = error.to_string();
+    let last = text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or(&text);
+    last.trim().trim_start_matches("error: ").to_string()
 }
 
 fn describe_option(value: &OptionValue) -> String {

@@ -94,6 +94,9 @@ pub struct Lowering<'a> {
     pub(super) aggregates: Vec<Aggregate<Declared>>,
     /// Where each expression an op can fail in is written, for runtime errors.
     pub(super) locations: ExprLocations,
+    /// Each field's type once the fields are lowered (by declaration position),
+    /// for the metrics and gates that read them.
+    pub(super) field_types: Vec<Type>,
 }
 
 impl<'a> Lowering<'a> {
@@ -103,6 +106,7 @@ impl<'a> Lowering<'a> {
             errors,
             aggregates: Vec::new(),
             locations: ExprLocations::default(),
+            field_types: Vec::new(),
         }
     }
 

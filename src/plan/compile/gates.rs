@@ -10,6 +10,7 @@ use crate::plan::compile::declared::{Declared, DeclaredMetric};
 use crate::plan::compile::error::CompileError as E;
 use crate::plan::compile::expr::{DeclaredOp, ExprCtx, Lowering, Scope};
 use crate::plan::compile::metrics::Metrics;
+use crate::plan::compile::slices;
 use crate::plan::{GatePlan, GateRule, Severity, ShapePlan};
 use crate::spec::{self, Better, Change, ExprText, GateRuleDecl, GateShapeDecl, SeveritySpec};
 use crate::syntax::ExprKind;
@@ -33,6 +34,9 @@ pub fn compile(lowering: &mut Lowering<'_>, metrics: &Metrics) -> Vec<GatePlan<D
         let (Some((rule, value_ty, text)), Some(severity)) = (compiled, severity) else {
             continue;
         };
+        let Some(by) = slices::gate_by(lowering, gate, &rule, metrics) else {
+            continue;
+        };
         let mut per_run =
             matches!(&rule, GateRule::Shape(shape) if !metrics.is_across(shape.metric));
         for op in rule.ops() {
@@ -51,6 +55,7 @@ pub fn compile(lowering: &mut Lowering<'_>, metrics: &Metrics) -> Vec<GatePlan<D
             severity,
             message: gate.message.clone(),
             text,
+            by,
         });
     }
     gates
@@ -164,6 +169,9 @@ fn shaped_gate(
             warn_threshold,
             changes,
             when_no_baseline: shape.when_no_baseline,
+            threshold_text: shape.threshold.as_ref().map(|t| t.text.clone()),
+            warn_threshold_text: shape.warn_threshold.as_ref().map(|t| t.text.clone()),
+            change_texts: shape.changes.iter().map(|(_, e)| e.text.clone()).collect(),
         }),
         ty,
         describe_shape(shape, better),

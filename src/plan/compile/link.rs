@@ -17,7 +17,7 @@ use crate::plan::compile::metrics::Metrics;
 use crate::plan::compile::order::Ordered;
 use crate::plan::{
     Aggregate, Check, DatasetPlan, Derived, DerivedKind, GatePlan, GateRule, ItemColumn,
-    MetricPlan, OffendersPlan, ParamValue, Plan, Projection, Rule, ShapePlan, Tradeoff,
+    MetricPlan, OffendersPlan, ParamValue, Plan, Projection, Rule, ShapePlan, SlicePlan, Tradeoff,
 };
 use crate::spec::Spec;
 
@@ -30,6 +30,7 @@ pub struct Parts<'s> {
     pub derived: Ordered<Derived<Declared>>,
     pub aggregates: Vec<Aggregate<Declared>>,
     pub metrics: Metrics,
+    pub slices: Vec<SlicePlan<Declared>>,
     pub gates: Vec<GatePlan<Declared>>,
     pub offenders: Option<OffendersPlan<Declared>>,
     pub tradeoff: Option<(DeclaredMetric, Vec<DeclaredMetric>)>,
@@ -118,6 +119,7 @@ pub fn link(parts: Parts<'_>) -> Plan {
                 .flat_map(|a| a.arg.iter().chain(&a.filter)),
         )
         .chain(parts.metrics.ordered.items.iter().map(|m| &m.op))
+        .chain(parts.slices.iter().map(|s| &s.op))
         .chain(parts.gates.iter().flat_map(|g| g.rule.ops()))
         .chain(parts.offenders.iter().map(|o| &o.when));
     let projections = projections(&drafts, &dataset_ids, ops);
@@ -173,6 +175,29 @@ pub fn link(parts: Parts<'_>) -> Plan {
             .collect(),
         limit: o.limit,
     });
+    let aggregates: Vec<Aggregate> = parts
+        .aggregates
+        .into_iter()
+        .map(|a| aggregate(a, &linker))
+        .collect();
+    let metrics: Vec<MetricPlan> = (parts.metrics.ordered.items.into_iter())
+        .map(|m| metric(m, &linker))
+        .collect();
+    let mut slices: Vec<SlicePlan> = parts
+        .slices
+        .into_iter()
+        .map(|s| SlicePlan {
+            op: s.op.map(&linker),
+            name: s.name,
+            text: s.text,
+            at: s.at,
+            values: s.values,
+            unexpected: s.unexpected,
+            metrics: Vec::new(),
+            aggregates: Vec::new(),
+        })
+        .collect();
+    crate::plan::compile::slices::needs(&mut slices, &metrics, &aggregates);
     let tradeoff = parts.tradeoff.map(|(latency, accuracy)| Tradeoff {
         latency: linker.metric(latency),
         accuracy: accuracy.into_iter().map(|m| linker.metric(m)).collect(),
@@ -189,14 +214,9 @@ pub fn link(parts: Parts<'_>) -> Plan {
         items_dataset: DatasetId::new(datasets.len() - 1),
         datasets,
         derived,
-        aggregates: parts
-            .aggregates
-            .into_iter()
-            .map(|a| aggregate(a, &linker))
-            .collect(),
-        metrics: (parts.metrics.ordered.items.into_iter())
-            .map(|m| metric(m, &linker))
-            .collect(),
+        aggregates,
+        metrics,
+        slices,
         gates: parts.gates.into_iter().map(|g| gate(g, &linker)).collect(),
         labels: spec.labels.iter().map(|r| r.label.text.clone()).collect(),
         label_slot,
@@ -268,6 +288,7 @@ fn dataset(draft: DatasetDraft, linker: &Linker) -> DatasetPlan {
                 optional: rule.optional,
                 nonempty: rule.nonempty,
                 min: rule.min,
+                max: rule.max,
             })
             .collect(),
         projection,
@@ -305,6 +326,7 @@ fn metric(m: MetricPlan<Declared>, linker: &Linker) -> MetricPlan {
         tolerance: m.tolerance,
         declared: m.declared,
         across: m.across,
+        by: m.by,
     }
 }
 
@@ -328,7 +350,11 @@ fn gate(gate: GatePlan<Declared>, linker: &Linker) -> GatePlan {
             warn_threshold: shape.warn_threshold.map(op),
             changes: shape.changes.into_iter().map(|(c, o)| (c, op(o))).collect(),
             when_no_baseline: shape.when_no_baseline,
+            threshold_text: shape.threshold_text,
+            warn_threshold_text: shape.warn_threshold_text,
+            change_texts: shape.change_texts,
         }),
+        GateRule::SliceValues { slice } => GateRule::SliceValues { slice },
     };
     GatePlan {
         name: gate.name,
@@ -339,5 +365,6 @@ fn gate(gate: GatePlan<Declared>, linker: &Linker) -> GatePlan {
         severity: gate.severity,
         message: gate.message,
         text: gate.text,
+        by: gate.by,
     }
 }

@@ -67,6 +67,7 @@ pub fn compile(lowering: &mut Lowering<'_>) -> Metrics {
                         tolerance: metric.tolerance,
                         declared,
                         across: false,
+                        by: Vec::new(),
                     },
                     deps: lowered.deps,
                 })

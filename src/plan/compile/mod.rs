@@ -7,7 +7,8 @@
 //! 1. `names`: params (with `--param`) and the namespaces they share.
 //! 2. `derived`: fields, matchers and labels in dependency order; `offenders`.
 //! 3. `metrics`: metrics in dependency order, per run or across runs; `tradeoff`.
-//! 4. `gates`: each gate's rule, severity and whether it is decided per run.
+//!    `slices`: the per-item values metrics and gates are broken down by (`by:`).
+//! 4. `gates`: each gate's rule, severity, slices and whether it is decided per run.
 //! 5. `datasets`: keys, record checks, schema rules and the files found for each.
 //! 6. `link`: the projection of each dataset, and every declared reference
 //!    replaced by its id in the plan.
@@ -30,6 +31,7 @@ mod names;
 mod operators;
 mod order;
 mod resolve;
+mod slices;
 
 use crate::base::diagnostic::Diagnostic;
 use crate::inputs::Inputs;
@@ -52,8 +54,11 @@ pub fn compile(
 
     let derived = derived::compile(&mut lowering);
     let offenders = derived::offenders(&mut lowering);
-    let metrics = metrics::compile(&mut lowering);
-    let gates = gates::compile(&mut lowering, &metrics);
+    let slices = slices::compile(&mut lowering);
+    let mut metrics = metrics::compile(&mut lowering);
+    slices::metrics_by(&mut lowering, &mut metrics);
+    let mut gates = gates::compile(&mut lowering, &metrics);
+    gates.extend(slices::value_checks(&slices));
     let tradeoff = metrics::tradeoff(&mut lowering, &metrics);
     let datasets = datasets::compile(&mut lowering, &inputs);
 
@@ -77,6 +82,7 @@ pub fn compile(
         derived,
         aggregates,
         metrics,
+        slices,
         gates,
         offenders,
         tradeoff,

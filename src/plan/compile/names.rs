@@ -90,7 +90,9 @@ pub fn params(
             name: p.name.text.clone(),
             ty: p.ty,
             value: p.default.clone(),
+            default: p.default.clone(),
             overridden: false,
+            locked: p.locked,
         })
         .collect();
     for (name, text) in overrides {
@@ -102,6 +104,14 @@ pub fn params(
             continue;
         };
         let decl = &spec.params[index];
+        if decl.locked {
+            let kind = E::LockedParamOverride {
+                name: name.clone(),
+                text: text.clone(),
+            };
+            errors.push(Diagnostic::of(&kind).at(decl.name.location()));
+            continue;
+        }
         let parsed = params::parse_cli(decl.ty, text)
             .and_then(|v| spec::check_param_range(&v, decl.min, decl.max).map(|()| v));
         match parsed {

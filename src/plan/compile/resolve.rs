@@ -11,7 +11,7 @@ use crate::plan::compile::declared::{
 };
 use crate::plan::compile::error::{CompileError as E, NameScope};
 use crate::plan::compile::expr::{name_dot_name, DeclaredOp, ExprCtx, Lowering, Scope};
-use crate::spec::ParamType;
+use crate::spec::{DataType, ParamType};
 use crate::syntax::{Expr, ExprKind, Span};
 
 impl Lowering<'_> {
@@ -29,8 +29,25 @@ impl Lowering<'_> {
         if let Some(result) = self.baseline_metric(expr, scope, ctx) {
             return Some(result);
         }
-        self.dataset_path(expr, scope, ctx)
-            .map(|op| Some((op, Type::Any)))
+        self.dataset_path(expr, scope, ctx).map(|op| {
+            let ty = match &op {
+                Op::Input(input) => self.schema_type(input.dataset, &input.path),
+                _ => Type::Any,
+            };
+            Some((op, ty))
+        })
+    }
+
+    /// The type a dataset's schema declares for the field at `path` (`any` when
+    /// no rule names it, or only its list's elements). Every record is checked
+    /// against its rules before it is used, so the type holds at run time; null
+    /// (an optional field, or a lookup that found nothing) passes any type.
+    pub(super) fn schema_type(&self, dataset: DeclaredDataset, path: &[String]) -> Type {
+        let rules = &self.names.spec.datasets[dataset.0].schema;
+        rules
+            .iter()
+            .find(|rule| rule.each.is_none() && rule.path == path)
+            .map_or(Type::Any, |rule| static_type(&rule.ty))
     }
 
     /// `params.NAME`: a param, named explicitly (the only way to reach one from a
@@ -140,8 +157,9 @@ impl Lowering<'_> {
         let spec = self.names.spec;
         if let Scope::Record(dataset) = scope {
             let path = vec![name.to_string()];
+            let ty = self.schema_type(dataset, &path);
             let at = self.at(ctx, span);
-            return Some((Op::Input(DatasetPath { dataset, path, at }), Type::Any));
+            return Some((Op::Input(DatasetPath { dataset, path, at }), ty));
         }
         if let (
             "k",
@@ -223,10 +241,14 @@ impl Lowering<'_> {
         None
     }
 
-    /// The declared type of a derived value, when it can be known without ordering:
-    /// matchers have fixed types; fields are checked where they are used.
+    /// The type of a derived value, when it can be known without ordering:
+    /// matchers have fixed types; a field's is known once the fields are lowered
+    /// (until then, fields reading fields see `any` and are checked at run time).
     pub(super) fn derived_type_hint(&self, index: usize) -> Type {
         let spec = self.names.spec;
+        if let Some(ty) = self.field_types.get(index) {
+            return ty.clone();
+        }
         let fields = spec.fields.len();
         if index >= fields + spec.matchers.len() {
             return Type::Str; // the label
@@ -237,5 +259,19 @@ impl Lowering<'_> {
             }
         }
         Type::Any
+    }
+}
+
+/// A schema's data type as the type checker sees it.
+fn static_type(ty: &DataType) -> Type {
+    match ty {
+        DataType::Any => Type::Any,
+        DataType::String => Type::Str,
+        DataType::Bool => Type::Bool,
+        DataType::Number => Type::Float,
+        DataType::Integer => Type::Int,
+        DataType::Object => Type::Object,
+        DataType::List(None) => Type::list_of(Type::Any),
+        DataType::List(Some(element)) => Type::list_of(static_type(element)),
     }
 }

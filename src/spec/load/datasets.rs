@@ -26,6 +26,10 @@ impl Loader {
         let description = map
             .take("description")
             .and_then(|n| self.string(n, &map.path_of("description")));
+        let locked = map
+            .take("locked")
+            .and_then(|n| self.bool(n, &map.path_of("locked")))
+            .unwrap_or(false);
         map.finish(PARAM_KEYS, &mut self.errors);
         let Some(ty_node) = ty_node else {
             let kind = SpecError::ParamNoType {
@@ -78,6 +82,7 @@ impl Loader {
             min,
             max,
             description,
+            locked,
         })
     }
 
@@ -248,8 +253,8 @@ impl Loader {
                 self.report(SpecError::NotAFieldPath { field }, locate(key, path));
                 continue;
             }
-            let (type_node, optional, nonempty, min) = match &value.kind {
-                NodeKind::Str(_) => (value, None, false, None),
+            let (type_node, optional, nonempty, min, max) = match &value.kind {
+                NodeKind::Str(_) => (value, None, false, None, None),
                 NodeKind::Map(_) => {
                     let Some(mut rule) =
                         Mapping::new(value, &rule_path, "a rule", &mut self.errors)
@@ -267,9 +272,19 @@ impl Loader {
                     let min = rule
                         .take("min")
                         .and_then(|n| self.number(n, &rule.path_of("min")));
+                    let max = rule
+                        .take("max")
+                        .and_then(|n| self.number(n, &rule.path_of("max")));
                     rule.finish(RULE_KEYS, &mut self.errors);
+                    if let (Some(min), Some(max)) = (min, max) {
+                        if min > max {
+                            let kind = SpecError::RuleBoundsCrossed { field, min, max };
+                            self.report(kind, locate(value, &rule_path));
+                            continue;
+                        }
+                    }
                     match ty {
-                        Some(ty) => (ty, optional, nonempty, min),
+                        Some(ty) => (ty, optional, nonempty, min, max),
                         None => {
                             let at = locate(value, &rule_path);
                             self.report(SpecError::RuleNoType { field }, at);
@@ -293,11 +308,13 @@ impl Loader {
                 None => (text.trim().to_string(), false),
             };
             match parse_data_type(&text) {
-                // `min` bounds numbers; on any other type it would be ignored.
+                // `min` and `max` bound numbers; on any other type they would be ignored.
                 Some(ty)
-                    if min.is_some() && !matches!(ty, DataType::Number | DataType::Integer) =>
+                    if (min.is_some() || max.is_some())
+                        && !matches!(ty, DataType::Number | DataType::Integer) =>
                 {
-                    let kind = SpecError::MinOnNonNumber { field, ty };
+                    let key = if min.is_some() { "min" } else { "max" };
+                    let kind = SpecError::MinOnNonNumber { field, ty, key };
                     self.report(kind, locate(type_node, &rule_path));
                 }
                 Some(ty) => rules.push(FieldRule {
@@ -307,6 +324,7 @@ impl Loader {
                     optional: optional.unwrap_or(question),
                     nonempty,
                     min,
+                    max,
                     node: key.clone(),
                 }),
                 None => self.report(

@@ -17,6 +17,9 @@ impl Loader {
                 runs: GateRuns::Every,
                 severity: SeveritySpec::Fail,
                 message: None,
+                by: Vec::new(),
+                slices: (GateSlices::Every, None),
+                min_items: 0,
             });
         }
         let mut map = Mapping::new(node, &path, "a gate", &mut self.errors)?;
@@ -63,13 +66,19 @@ impl Loader {
                 &[("every", GateRuns::Every), ("any", GateRuns::Any)],
             ),
         };
+        let by = self.by(&mut map);
+        let slices = self.gate_slices(&mut map, &by);
         map.finish(GATE_KEYS, &mut self.errors);
+        let (slices, min_items) = slices?;
         Some(GateDecl {
             name,
             rule: rule?,
             runs: runs?,
             severity: severity?,
             message,
+            by,
+            slices,
+            min_items,
         })
     }
 

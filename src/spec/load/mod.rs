@@ -6,6 +6,7 @@ mod datasets;
 mod gates;
 mod per_item;
 mod scalars;
+mod slices;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -29,14 +30,16 @@ pub(super) const TOP_KEYS: &[&str] = &[
     "datasets",
     "fields",
     "matchers",
+    "slices",
     "metrics",
     "gates",
     "labels",
     "offenders",
     "tradeoff",
     "reports",
+    "remove",
 ];
-pub(super) const PARAM_KEYS: &[&str] = &["type", "default", "min", "max", "description"];
+pub(super) const PARAM_KEYS: &[&str] = &["type", "default", "min", "max", "description", "locked"];
 pub(super) const DATASET_KEYS: &[&str] = &[
     "format",
     "path",
@@ -51,9 +54,17 @@ pub(super) const DATASET_KEYS: &[&str] = &[
     "delimiter",
     "list_separator",
 ];
-pub(super) const RULE_KEYS: &[&str] = &["type", "optional", "nonempty", "min"];
-pub(super) const METRIC_KEYS: &[&str] =
-    &["expr", "empty", "better", "description", "ks", "tolerance"];
+pub(super) const RULE_KEYS: &[&str] = &["type", "optional", "nonempty", "min", "max"];
+pub(super) const METRIC_KEYS: &[&str] = &[
+    "expr",
+    "empty",
+    "better",
+    "description",
+    "ks",
+    "tolerance",
+    "by",
+];
+pub(super) const SLICE_KEYS: &[&str] = &["expr", "values", "unexpected"];
 pub(super) const GATE_KEYS: &[&str] = &[
     "expr",
     "metric",
@@ -68,22 +79,27 @@ pub(super) const GATE_KEYS: &[&str] = &[
     "severity",
     "message",
     "runs",
+    "by",
+    "slices",
+    "min_items",
 ];
 pub(super) const OFFENDER_KEYS: &[&str] = &["when", "show", "limit"];
 pub(super) const REPORT_KEYS: &[&str] = &["format", "template", "path"];
 pub(super) const TRADEOFF_KEYS: &[&str] = &["latency", "accuracy"];
 
 /// Every mapping of fixed keys, by place: what the JSON Schema must agree with.
-pub const KEY_TABLES: [(&str, &[&str]); 9] = [
+pub const KEY_TABLES: [(&str, &[&str]); 11] = [
     ("top", TOP_KEYS),
     ("param", PARAM_KEYS),
     ("dataset", DATASET_KEYS),
     ("rule", RULE_KEYS),
     ("metric", METRIC_KEYS),
+    ("slice", SLICE_KEYS),
     ("gate", GATE_KEYS),
     ("offenders", OFFENDER_KEYS),
     ("report", REPORT_KEYS),
     ("tradeoff", TRADEOFF_KEYS),
+    ("remove", crate::spec::remove::REMOVE_KEYS),
 ];
 
 /// The folder of the file a value was written in: relative paths in a spec are
@@ -97,7 +113,7 @@ pub(super) fn dir_of(node: &Node) -> PathBuf {
 
 /// Reads and structurally validates the spec at `path`.
 pub fn load(path: &Path) -> Result<Spec, Vec<Diagnostic>> {
-    let resolved = extends::resolve(path).map_err(|d| vec![d])?;
+    let resolved = extends::resolve(path)?;
     let text = if resolved.files.len() == 1 {
         resolved.files[0].text.clone()
     } else {
@@ -157,6 +173,7 @@ impl Loader {
             this.expr(node, &path).map(|expr| FieldDecl { name, expr })
         });
         let matchers = self.section(&mut top, "matchers", Self::matcher);
+        let slices = self.section(&mut top, "slices", Self::slice);
         let metrics = self.section(&mut top, "metrics", Self::metric);
         let gates = self.section(&mut top, "gates", Self::gate);
         let labels = top.take("labels").map_or_else(Vec::new, |n| self.labels(n));
@@ -191,6 +208,7 @@ impl Loader {
                 datasets,
                 fields,
                 matchers,
+                slices,
                 metrics,
                 gates,
                 labels,

@@ -93,6 +93,7 @@ impl Loader {
                 description: None,
                 cutoff: None,
                 tolerance: None,
+                by: Vec::new(),
             }];
         }
         let Some(mut map) = Mapping::new(node, &path, "a metric", &mut self.errors) else {
@@ -124,6 +125,7 @@ impl Loader {
             }
             Some(value)
         });
+        let by = self.by(&mut map);
         map.finish(METRIC_KEYS, &mut self.errors);
         let Some(expr) = expr else { return Vec::new() };
         let metric = |name: Name, cutoff: Option<u32>| MetricDecl {
@@ -134,6 +136,7 @@ impl Loader {
             description: description.clone(),
             cutoff,
             tolerance,
+            by: by.clone(),
         };
         match (ks, template) {
             (None, false) => vec![metric(name, None)],

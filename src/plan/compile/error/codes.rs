@@ -9,6 +9,7 @@ impl CompileError {
         match self {
             E::UnknownParamOverride { .. } => "unknown_param_override",
             E::BadParamOverride { .. } => "bad_param_override",
+            E::LockedParamOverride { .. } => "locked_param_override",
             E::NameClash { .. } => "name_clash",
             E::ReservedName { .. } => "reserved_name",
             E::LabelNameTaken { .. } => "label_name_taken",
@@ -43,6 +44,8 @@ impl CompileError {
             E::AggregateScope { .. } => "aggregate_scope",
             E::AggregateArity { .. } => "aggregate_arity",
             E::PercentileLevel => "percentile_level",
+            E::EceBins { .. } => "ece_bins",
+            E::CorrectNotBool { .. } => "correct_not_bool",
             E::WhereNotBool { .. } => "where_not_bool",
             E::CountsNeedCondition { .. } => "counts_need_condition",
             E::AggregateNeedsNumber { .. } => "aggregate_needs_number",
@@ -71,6 +74,7 @@ impl CompileError {
             E::BadSeverity { .. } => "bad_severity",
             E::KeepOnLookup { .. } => "keep_on_lookup",
             E::CheckNotBool { .. } => "check_not_bool",
+            E::Slice(error) => error.code_name(),
         }
     }
 }

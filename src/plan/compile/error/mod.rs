@@ -4,9 +4,13 @@
 
 use crate::base::diagnostic::{Kind, Words};
 use crate::base::suggest::{suggestion, suggestion_or};
+use crate::base::types::with_article;
 use crate::base::types::Type;
 
 mod codes;
+mod slices;
+
+pub use slices::SliceError;
 
 /// Where an unknown name was written, for what the error suggests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,6 +19,21 @@ pub enum NameScope {
     Metric,
     Gate,
     Params,
+}
+
+/// What is wrong with a matcher option's value.
+#[derive(Debug)]
+pub enum OptionProblem {
+    NotOneOf {
+        choices: &'static [&'static str],
+    },
+    BadRegex {
+        error: String,
+    },
+    Wrong {
+        expected: &'static str,
+        found: &'static str,
+    },
 }
 
 #[derive(Debug)]
@@ -29,6 +48,10 @@ pub enum CompileError {
         text: String,
         message: String,
         declared_as: &'static str,
+    },
+    LockedParamOverride {
+        name: String,
+        text: String,
     },
     ReservedName {
         name: &'static str,
@@ -125,7 +148,8 @@ pub enum CompileError {
     BuiltinArity {
         name: &'static str,
         min: usize,
-        max: usize,
+        /// `None`: any number from `min`.
+        max: Option<usize>,
         found: usize,
         example: &'static str,
     },
@@ -161,6 +185,13 @@ pub enum CompileError {
         example: &'static str,
     },
     PercentileLevel,
+    EceBins {
+        max: u32,
+    },
+    CorrectNotBool {
+        name: String,
+        found: Type,
+    },
     WhereNotBool {
         found: Type,
     },
@@ -218,8 +249,8 @@ pub enum CompileError {
         message: String,
     },
     BadMatcherOption {
-        problem: String,
-        found: &'static str,
+        option: String,
+        problem: OptionProblem,
     },
     // ---- metrics ----
     MetricNotNumber {
@@ -272,6 +303,8 @@ pub enum CompileError {
     CheckNotBool {
         found: Type,
     },
+    // ---- slices ----
+    Slice(SliceError),
 }
 
 fn plural(n: usize) -> &'static str {
@@ -308,6 +341,11 @@ impl Kind for CompileError {
             E::BadParamOverride { name, text, message, declared_as } => {
                 Words::new(format!("`--param {name}={text}`: {message}"))
                     .label(format!("`{name}` is declared here as {declared_as}"))
+            }
+            E::LockedParamOverride { name, text } => {
+                Words::new(format!("`--param {name}={text}`: `{name}` is locked"))
+                    .label(format!("`{name}` is declared here with `locked: true`"))
+                    .help("a locked param keeps the spec's value; change it in the spec (and re-freeze its lock)")
             }
             E::NameClash { name, first, second } => {
                 Words::new(format!("the name `{name}` is used by a {first} and a {second}"))
@@ -394,10 +432,10 @@ impl Kind for CompileError {
                 Words::new(format!("syntax error: {message}")).help(help)
             }
             E::FieldOfNonObject { field, base } => {
-                Words::new(format!("cannot read field `{field}` of a {base}"))
+                Words::new(format!("cannot read field `{field}` of {}", with_article(base)))
             }
             E::BadIndex { base, index } => {
-                Words::new(format!("cannot index a {base} with a {index}"))
+                Words::new(format!("cannot index {} with {}", with_article(base), with_article(index)))
             }
             E::NotNeedsBool { found } => Words::new(format!("`not` needs a bool, found {found}"))
                 .help("to test for a missing or empty value use `is_null(x)` or `not truthy(x)`"),
@@ -432,15 +470,12 @@ impl Kind for CompileError {
                 "the condition of `if` must be a bool, found {found}"
             )),
             E::BuiltinArity { name, min, max, found, example } => {
-                let expected = if min == max {
-                    format!("{max}")
-                } else {
-                    format!("{min} to {max}")
+                let expected = match max {
+                    Some(max) if max == min => format!("{max} argument{}", plural(*max)),
+                    Some(max) => format!("{min} to {max} arguments"),
+                    None => format!("at least {min} argument{}", plural(*min)),
                 };
-                Words::new(format!(
-                    "`{name}` takes {expected} argument{}, found {found}",
-                    plural(*max)
-                ))
+                Words::new(format!("`{name}` takes {expected}, found {found}"))
                 .help(format!("example: {example}"))
             }
             E::BuiltinArgType { position, name, expected, found, example } => Words::new(format!(
@@ -478,6 +513,17 @@ impl Kind for CompileError {
             ))
             .help(format!("example: {example}")),
             E::PercentileLevel => Words::new("the percentile must be a number from 0 to 100"),
+            E::EceBins { max } => Words::new(format!(
+                "the number of bins must be a whole-number literal from 1 to {max}"
+            ))
+            .help("e.g. `ece(pred.confidence, pred.label == gold.label, 10)`"),
+            E::CorrectNotBool { name, found } => Words::new(format!(
+                "`{name}` needs whether each item is correct as a bool, found {found}"
+            ))
+            .help(format!(
+                "compare, e.g. `{name}(pred.confidence, pred.label == gold.label{})`",
+                if name == "ece" { ", 10" } else { "" }
+            )),
             E::WhereNotBool { found } => Words::new(format!("`where` needs a bool, found {found}")),
             E::CountsNeedCondition { name, found } => Words::new(format!(
                 "`{name}` counts items where its argument is true, but it is {found}"
@@ -528,9 +574,18 @@ impl Kind for CompileError {
             E::MatcherRejected { matcher, message } => {
                 Words::new(format!("matcher `{matcher}`: {message}"))
             }
-            E::BadMatcherOption { problem, found } => {
-                Words::new(format!("{problem}, found {found}"))
-            }
+            E::BadMatcherOption { option, problem } => match problem {
+                OptionProblem::NotOneOf { choices } => {
+                    Words::new(format!("`{option}` must be one of: {}", choices.join(", ")))
+                }
+                OptionProblem::BadRegex { error } => {
+                    Words::new(format!("`{option}` is not a valid regex: {error}"))
+                        .help("regexes follow the Rust regex crate's syntax (as Python's `re`, without look-around or backreferences)")
+                }
+                OptionProblem::Wrong { expected, found } => {
+                    Words::new(format!("`{option}` must be {expected}, found {found}"))
+                }
+            },
             E::MetricNotNumber { name, found } => {
                 Words::new(format!("metric `{name}` must be a number, found {found}")).help(
                     "a metric aggregates items, e.g. `ratio(correct where shipped)` or `count(shipped)`",
@@ -596,6 +651,7 @@ impl Kind for CompileError {
             E::CheckNotBool { found } => Words::new(format!(
                 "a check must be true or false, but this one is {found}"
             )),
+            E::Slice(error) => error.words(),
         }
     }
 }

@@ -2,14 +2,25 @@
 //! signature drives type checking and its `eval` evaluation; rows are part of the
 //! table of callables (`callables.rs`).
 
-use std::collections::HashSet;
-use std::sync::Arc;
-
 use crate::base::types::Type;
-use crate::base::value::{python_strip, SetItem, Value};
+use crate::base::value::Value;
 use crate::library::error::RuntimeErrorKind;
 use crate::library::page_spans;
 use crate::library::ranking;
+
+mod kinds;
+mod lists;
+mod numbers;
+mod text;
+
+use kinds::*;
+use lists::*;
+use numbers::*;
+use text::*;
+
+pub use lists::MAX_LIST;
+pub use numbers::round_half_even;
+pub use text::{check_text, MAX_TEXT};
 
 /// What an argument must be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +33,8 @@ pub enum Param {
     List,
     /// A list or a string (`len`).
     Sized,
+    /// Numbers, as many as are given (only last): `least(a, b, …)`.
+    Nums,
 }
 
 impl Param {
@@ -30,7 +43,7 @@ impl Param {
             Param::Any => return true,
             Param::Bool => Type::Bool,
             Param::Int => Type::Int,
-            Param::Num => Type::Float,
+            Param::Num | Param::Nums => Type::Float,
             Param::Str => Type::Str,
             Param::List => Type::list_of(Type::Any),
             Param::Sized => return Type::Str.accepts(ty) || Type::list_of(Type::Any).accepts(ty),
@@ -43,7 +56,7 @@ impl Param {
             Param::Any => "any value",
             Param::Bool => "a bool",
             Param::Int => "an integer",
-            Param::Num => "a number",
+            Param::Num | Param::Nums => "a number",
             Param::Str => "a string",
             Param::List => "a list",
             Param::Sized => "a list or a string",
@@ -58,7 +71,7 @@ impl Param {
             (Param::Bool, Value::Bool(_))
             | (Param::Str, Value::String(_))
             | (Param::List, Value::List(_)) => true,
-            (Param::Num, Value::Number(_)) => true,
+            (Param::Num | Param::Nums, Value::Number(_)) => true,
             (Param::Int, Value::Number(n)) => n.fract() == 0.0,
             (Param::Sized, Value::String(_) | Value::List(_)) => true,
             _ => false,
@@ -80,6 +93,8 @@ pub enum Returns {
     Arg(usize),
     /// The join of the types of arguments `a` and `b`.
     Join(usize, usize),
+    /// The join of the types of every argument.
+    JoinAll,
     /// A list of argument 0's elements.
     SameList,
 }
@@ -115,6 +130,10 @@ impl Builtin {
             Returns::Any => Type::Any,
             Returns::Arg(i) => arg(i),
             Returns::Join(a, b) => arg(a).join(&arg(b)),
+            Returns::JoinAll => args
+                .iter()
+                .skip(1)
+                .fold(arg(0), |joined, ty| joined.join(ty)),
             Returns::SameList => match arg(0) {
                 Type::List(element) => Type::List(element),
                 _ => Type::list_of(Type::Any),
@@ -122,9 +141,33 @@ impl Builtin {
         }
     }
 
+    /// Fewest and most arguments (`None`: any number, the last param repeating).
+    pub fn arity(&self) -> (usize, Option<usize>) {
+        let max = self.params.len();
+        let repeats = self.params.last() == Some(&Param::Nums);
+        (max - self.optional, (!repeats).then_some(max))
+    }
+
+    /// What argument `i` must be (the last param covers every argument after it).
+    pub fn param(&self, i: usize) -> Param {
+        self.params[i.min(self.params.len() - 1)]
+    }
+
     /// Checks the arguments' run-time types, then applies the function.
     pub fn call(&self, args: &[Value]) -> Result<Value, RuntimeErrorKind> {
-        for (i, (param, value)) in self.params.iter().zip(args).enumerate() {
+        // A big integer is a number to a numeric parameter: as its float.
+        let numeric = |i: usize| matches!(self.param(i), Param::Num | Param::Nums | Param::Int);
+        if (0..args.len()).any(|i| matches!(args[i], Value::BigInt(_)) && numeric(i)) {
+            let floats: Vec<Value> = (0..args.len())
+                .map(|i| match numeric(i) {
+                    true => args[i].clone().into_float(),
+                    false => args[i].clone(),
+                })
+                .collect();
+            return self.call(&floats);
+        }
+        for (i, value) in args.iter().enumerate() {
+            let param = self.param(i);
             if !param.check(value) {
                 return Err(RuntimeErrorKind::ArgumentType {
                     position: i + 1,
@@ -168,8 +211,8 @@ pub static BUILTINS: &[Builtin] = &[
     Builtin { name: "num", params: &[P::Any], optional: 0, returns: Returns::Num, eval: to_num, summary: "a number, or a string parsed as one; null stays null", example: "num(\"2.5\") == 2.5" },
     Builtin { name: "abs", params: &[P::Num], optional: 0, returns: Returns::Arg(0), eval: abs, summary: "absolute value", example: "abs(-2) == 2" },
     Builtin { name: "round", params: &[P::Num, P::Int], optional: 1, returns: Returns::Num, eval: round, summary: "rounds half to even to the given number of decimals (default 0), as Python's `round`", example: "round(0.125, 2) == 0.12" },
-    Builtin { name: "least", params: &[P::Num, P::Num], optional: 0, returns: Returns::Join(0, 1), eval: least, summary: "the smaller of two numbers", example: "least(3, 5) == 3" },
-    Builtin { name: "greatest", params: &[P::Num, P::Num], optional: 0, returns: Returns::Join(0, 1), eval: greatest, summary: "the larger of two numbers", example: "greatest(3, 5) == 5" },
+    Builtin { name: "least", params: &[P::Num, P::Nums], optional: 0, returns: Returns::JoinAll, eval: least, summary: "the smallest of two or more numbers; null if any is null", example: "least(3, 5, 4) == 3" },
+    Builtin { name: "greatest", params: &[P::Num, P::Nums], optional: 0, returns: Returns::JoinAll, eval: greatest, summary: "the largest of two or more numbers; null if any is null", example: "greatest(3, 5, 4) == 5" },
     Builtin { name: "is_list", params: &[P::Any], optional: 0, returns: Returns::Bool, eval: is_list, summary: "the value is a list", example: "is_list(trace.citations)" },
     Builtin { name: "is_string", params: &[P::Any], optional: 0, returns: Returns::Bool, eval: is_string, summary: "the value is a string", example: "is_string(trace.answer)" },
     Builtin { name: "is_number", params: &[P::Any], optional: 0, returns: Returns::Bool, eval: is_number, summary: "the value is a number", example: "is_number(trace.latency_ms)" },
@@ -198,355 +241,37 @@ pub static BUILTINS: &[Builtin] = &[
     Builtin { name: "truthy_or", params: &[P::Any, P::Any], optional: 0, returns: Returns::Join(0, 1), eval: truthy_or, summary: "the first value if it is truthy, else the second (Python's `a or b`)", example: "truthy_or(trace.qid, trace.q_id)" },
 ];
 
-fn null_or<F: FnOnce(&str) -> Value>(value: &Value, f: F) -> Value {
+pub(super) fn null_or<F: FnOnce(&str) -> Value>(value: &Value, f: F) -> Value {
     match value {
         Value::String(s) => f(s),
         _ => Value::Null,
     }
 }
 
-fn list(value: &Value) -> &[Value] {
+pub(super) fn list(value: &Value) -> &[Value] {
     match value {
         Value::List(items) => items,
         _ => &[],
     }
 }
 
-fn string(value: &Value) -> &str {
+pub(super) fn string(value: &Value) -> &str {
     match value {
         Value::String(s) => s,
         _ => "",
     }
 }
 
-fn number(value: &Value) -> Option<f64> {
-    match value {
-        Value::Number(n) => Some(*n),
-        _ => None,
-    }
-}
-
-fn lower(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(null_or(&a[0], |s| Value::from(s.to_lowercase().as_str())))
-}
-fn upper(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(null_or(&a[0], |s| Value::from(s.to_uppercase().as_str())))
-}
-fn trim(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(match &a[0] {
-        Value::String(s) if python_strip(s).len() == s.len() => a[0].clone(),
-        other => null_or(other, |s| Value::from(python_strip(s))),
-    })
-}
-fn len(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(Value::Number(match &a[0] {
-        Value::String(s) => s.chars().count() as f64,
-        other => list(other).len() as f64,
-    }))
-}
-fn take(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let items = list(&a[0]);
-    let n = number(&a[1]).unwrap_or(0.0);
-    let end = if n >= 0.0 {
-        (n as usize).min(items.len())
-    } else {
-        items.len().saturating_sub((-n) as usize)
-    };
-    Ok(Value::List(Arc::from(&items[..end])))
-}
-
-/// Membership in `haystack`, by Python equality; hashing only pays off for long lists.
-fn member_test(haystack: &[Value]) -> impl Fn(&Value) -> bool + '_ {
-    let set: Option<HashSet<SetItem<'_>>> =
-        (haystack.len() > 16).then(|| haystack.iter().map(SetItem).collect());
-    move |needle| match &set {
-        Some(set) => set.contains(&SetItem(needle)),
-        None => haystack.iter().any(|h| h == needle),
-    }
-}
-
-fn distinct(items: impl Iterator<Item = Value>) -> Vec<Value> {
-    let mut out: Vec<Value> = Vec::new();
-    for item in items {
-        if !out.contains(&item) {
-            out.push(item);
-        }
-    }
-    out
-}
-
-fn subset(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let within = member_test(list(&a[1]));
-    Ok(Value::Bool(list(&a[0]).iter().all(within)))
-}
-fn overlap(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let within = member_test(list(&a[1]));
-    Ok(Value::Bool(list(&a[0]).iter().any(within)))
-}
-fn intersect(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let within = member_test(list(&a[1]));
-    Ok(Value::list(distinct(
-        list(&a[0]).iter().filter(|v| within(v)).cloned(),
-    )))
-}
-fn union(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(Value::list(distinct(
-        list(&a[0]).iter().chain(list(&a[1])).cloned(),
-    )))
-}
-fn unique(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(Value::list(distinct(list(&a[0]).iter().cloned())))
-}
-fn set_equal(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let (x, y) = (list(&a[0]), list(&a[1]));
-    Ok(Value::Bool(
-        x.iter().all(member_test(y)) && y.iter().all(member_test(x)),
-    ))
-}
-fn contains(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(Value::Bool(string(&a[0]).contains(string(&a[1]))))
-}
-fn starts_with(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(Value::Bool(string(&a[0]).starts_with(string(&a[1]))))
-}
-fn ends_with(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(Value::Bool(string(&a[0]).ends_with(string(&a[1]))))
-}
-fn split(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    if a[0].is_null() {
-        return Ok(Value::list(Vec::new()));
-    }
-    let separator = string(&a[1]);
-    if separator.is_empty() {
-        return Err(RuntimeErrorKind::SplitEmptySeparator);
-    }
-    Ok(Value::list(
-        string(&a[0]).split(separator).map(Value::from).collect(),
-    ))
-}
-fn join(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let parts: Result<Vec<&str>, RuntimeErrorKind> = list(&a[0])
-        .iter()
-        .map(|v| match v {
-            Value::String(s) => Ok(&**s),
-            other => Err(RuntimeErrorKind::JoinNeedsStrings {
-                found: other.clone(),
-            }),
-        })
-        .collect();
-    Ok(Value::from(parts?.join(string(&a[1])).as_str()))
-}
-fn to_str(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(match &a[0] {
-        Value::String(_) => a[0].clone(),
-        other => Value::from(other.to_string().as_str()),
-    })
-}
-fn python_text(value: &Value) -> Value {
-    match value {
-        Value::String(_) => value.clone(),
-        other => Value::from(crate::base::value::python_str(other).as_str()),
-    }
-}
 /// `f` applied to each element of a list argument; null stays null.
-fn each(value: &Value, f: impl Fn(&Value) -> Value) -> Value {
+pub(super) fn each(value: &Value, f: impl Fn(&Value) -> Value) -> Value {
     match value {
         Value::Null => Value::Null,
         other => Value::list(list(other).iter().map(f).collect()),
     }
 }
-fn pystr(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(python_text(&a[0]))
-}
-fn pystr_each(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(each(&a[0], python_text))
-}
-fn trim_each(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(each(&a[0], |v| match v {
-        Value::String(s) => Value::from(python_strip(s)),
-        other => other.clone(),
-    }))
-}
-fn to_num(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(match &a[0] {
-        Value::Null => Value::Null,
-        Value::Number(_) => a[0].clone(),
-        Value::Bool(b) => Value::Number(f64::from(u8::from(*b))),
-        Value::String(s) => s.trim().parse::<f64>().map(Value::Number).map_err(|_| {
-            RuntimeErrorKind::NumCannotRead {
-                found: a[0].clone(),
-            }
-        })?,
-        other => {
-            return Err(RuntimeErrorKind::NumCannotConvert {
-                found: other.clone(),
-            })
-        }
-    })
-}
-fn abs(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(number(&a[0]).map_or(Value::Null, |n| Value::Number(n.abs())))
-}
-fn round(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    // Past ±1100 digits every f64 rounds to itself (or to zero): the same answer.
-    let digits = a
-        .get(1)
-        .and_then(number)
-        .unwrap_or(0.0)
-        .clamp(-1100.0, 1100.0) as i32;
-    Ok(number(&a[0]).map_or(Value::Null, |n| Value::Number(round_half_even(n, digits))))
-}
 
-/// Python's `round(x, digits)`: the exact binary value rounded half to even.
-/// Rust's fixed-precision formatting rounds exactly that way, so it does the work.
-pub fn round_half_even(x: f64, digits: i32) -> f64 {
-    if !x.is_finite() {
-        return x;
-    }
-    if digits < -308 {
-        // 10^309 overflows, and every finite f64 is below half of it: Python gives ±0.
-        return x * 0.0;
-    }
-    if digits < 0 {
-        let scale = 10f64.powi(-digits);
-        return round_half_even(x / scale, 0) * scale;
-    }
-    format!("{:.*}", digits as usize, x).parse().unwrap_or(x)
-}
-
-fn least(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(match (number(&a[0]), number(&a[1])) {
-        (Some(x), Some(y)) => Value::Number(x.min(y)),
-        _ => Value::Null,
-    })
-}
-fn greatest(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(match (number(&a[0]), number(&a[1])) {
-        (Some(x), Some(y)) => Value::Number(x.max(y)),
-        _ => Value::Null,
-    })
-}
-fn order_by(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let keys: Vec<(bool, &str)> = list(&a[1])
-        .iter()
-        .map(|k| match k {
-            Value::String(k) => Ok(k
-                .strip_prefix('-')
-                .map_or((false, &**k), |name| (true, name))),
-            other => Err(RuntimeErrorKind::OrderByKeyNotName {
-                found: other.clone(),
-            }),
-        })
-        .collect::<Result<_, _>>()?;
-    let items = list(&a[0]);
-    let mut rows: Vec<(Vec<Value>, &Value)> = Vec::with_capacity(items.len());
-    for item in items {
-        let Value::Object(_) = item else {
-            return Err(RuntimeErrorKind::OrderByNotObject {
-                found: item.clone(),
-            });
-        };
-        rows.push((
-            keys.iter()
-                .map(|(_, k)| item.field(k))
-                .collect::<Result<_, _>>()?,
-            item,
-        ));
-    }
-    // Each key column must hold one comparable kind, as Python's sort requires.
-    for (column, (_, name)) in keys.iter().enumerate() {
-        let kinds: HashSet<&str> = rows
-            .iter()
-            .map(|(values, _)| values[column].type_name())
-            .collect();
-        if kinds.len() > 1 || kinds.iter().any(|k| !matches!(*k, "number" | "string")) {
-            return Err(RuntimeErrorKind::OrderByMixedField {
-                field: name.to_string(),
-            });
-        }
-    }
-    rows.sort_by(|(x, _), (y, _)| {
-        keys.iter().zip(x.iter().zip(y)).fold(
-            std::cmp::Ordering::Equal,
-            |order, ((descending, _), (a, b))| {
-                order.then_with(|| {
-                    let o = match (a, b) {
-                        (Value::Number(a), Value::Number(b)) => a.total_cmp(b),
-                        (Value::String(a), Value::String(b)) => a.cmp(b),
-                        _ => std::cmp::Ordering::Equal,
-                    };
-                    if *descending {
-                        o.reverse()
-                    } else {
-                        o
-                    }
-                })
-            },
-        )
-    });
-    Ok(Value::list(
-        rows.into_iter().map(|(_, item)| item.clone()).collect(),
-    ))
-}
-fn pluck(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let name = string(&a[1]);
-    Ok(Value::list(
-        list(&a[0])
-            .iter()
-            .map(|item| item.field(name))
-            .collect::<Result<_, _>>()?,
-    ))
-}
-/// The longest list a built-in builds (`repeat`): larger would exhaust memory
-/// rather than mean anything for one item.
-pub const MAX_LIST: usize = 1_000_000;
-
-fn repeat(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let n = number(&a[1]).unwrap_or(0.0).max(0.0);
-    if n > MAX_LIST as f64 {
-        return Err(RuntimeErrorKind::ListTooLong {
-            function: "repeat",
-            length: n,
-        });
-    }
-    Ok(Value::list(vec![a[0].clone(); n as usize]))
-}
-fn ranks_where(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let hit =
-        |v: &Value| matches!(v, Value::Bool(true)) || matches!(v, Value::Number(n) if *n >= 1.0);
-    Ok(Value::list(
-        list(&a[0])
-            .iter()
-            .enumerate()
-            .filter(|(_, v)| hit(v))
-            .map(|(i, _)| Value::Number((i + 1) as f64))
-            .collect(),
-    ))
-}
-fn is_list(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(Value::Bool(matches!(a[0], Value::List(_))))
-}
-fn is_string(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(Value::Bool(matches!(a[0], Value::String(_))))
-}
-fn is_number(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(Value::Bool(matches!(a[0], Value::Number(_))))
-}
-fn is_bool(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(Value::Bool(matches!(a[0], Value::Bool(_))))
-}
-fn is_null(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(Value::Bool(a[0].is_null()))
-}
-fn truthy(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(Value::Bool(a[0].truthy()))
-}
-fn truthy_or(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(if a[0].truthy() {
-        a[0].clone()
-    } else {
-        a[1].clone()
-    })
+pub(super) fn number(value: &Value) -> Option<f64> {
+    value.as_f64()
 }
 
 #[cfg(test)]
@@ -569,6 +294,36 @@ mod tests {
         assert_eq!(round(12345.5, -400.0), Value::Number(0.0));
         assert_eq!(round(12345.5, -2.0), Value::Number(12300.0));
         assert_eq!(round(0.125, 2.0), Value::Number(0.12));
+    }
+
+    #[test]
+    fn least_and_greatest_take_two_or_more_numbers_and_null_wins() {
+        let nums = |xs: &[f64]| xs.iter().map(|&x| Value::Number(x)).collect::<Vec<_>>();
+        assert_eq!(call("least", nums(&[3.0, 5.0])), Value::Number(3.0));
+        assert_eq!(
+            call("least", nums(&[3.0, 5.0, -1.0, 4.0])),
+            Value::Number(-1.0)
+        );
+        assert_eq!(call("greatest", nums(&[3.0, 5.0, 4.0])), Value::Number(5.0));
+        let mut with_null = nums(&[3.0, 5.0]);
+        with_null.insert(1, Value::Null);
+        assert_eq!(call("least", with_null.clone()), Value::Null);
+        assert_eq!(call("greatest", with_null), Value::Null);
+        let least = lookup("least").unwrap();
+        assert_eq!(least.arity(), (2, None));
+        assert_eq!(lookup("round").unwrap().arity(), (1, Some(2)));
+        // Every argument past the second is checked as a number too.
+        let error = least
+            .call(&[Value::Number(1.0), Value::Number(2.0), Value::from("x")])
+            .unwrap_err();
+        assert!(
+            matches!(error, RuntimeErrorKind::ArgumentType { position: 3, .. }),
+            "{error}"
+        );
+        let ints = least.return_type(&[Type::Int, Type::Int, Type::Int]);
+        assert_eq!(ints, Type::Int);
+        let mixed = least.return_type(&[Type::Int, Type::Float, Type::Int]);
+        assert_eq!(mixed, Type::Float);
     }
 
     #[test]

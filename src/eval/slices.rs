@@ -1,0 +1,166 @@
+//! Slices: each item falls in one value of every slice, and the aggregates the
+//! sliced metrics read are folded per value in the same pass as the whole (no
+//! second read). A chunk's folds merge exactly into the next, and values are
+//! listed in natural order, so the outcome does not depend on the thread count.
+
+use std::sync::Arc;
+
+use crate::base::diagnostic::Diagnostic;
+use crate::base::natural::natural_cmp;
+use crate::base::value::{slice_text, Value};
+use crate::eval::across_runs::metric_value;
+use crate::eval::aggregate::Accumulator;
+use crate::eval::keys::FastMap;
+use crate::ir::{evaluate, Frame, RuntimeError};
+use crate::library::error::RuntimeErrorKind;
+use crate::plan::{Plan, SlicePlan};
+
+/// One slice's values in a chunk of items.
+#[derive(Debug, Default)]
+pub(super) struct SliceFold {
+    index: FastMap<Arc<str>, usize>,
+    values: Vec<SliceEntry>,
+}
+
+/// One value of a slice: its items and the slice's aggregates over them.
+#[derive(Debug)]
+struct SliceEntry {
+    value: Arc<str>,
+    items: usize,
+    /// In the order of `SlicePlan::aggregates`.
+    accumulators: Vec<Accumulator>,
+}
+
+impl SliceFold {
+    /// The entry of `value`, made when it is first seen; counts one more item.
+    fn place(&mut self, plan: &Plan, slice: &SlicePlan, value: Arc<str>) -> usize {
+        if let Some(&at) = self.index.get(&value) {
+            self.values[at].items += 1;
+            return at;
+        }
+        let at = self.values.len();
+        self.index.insert(value.clone(), at);
+        self.values.push(SliceEntry {
+            value,
+            items: 1,
+            accumulators: (slice.aggregates.iter())
+                .map(|&a| Accumulator::new(plan.aggregates[a].function))
+                .collect(),
+        });
+        at
+    }
+
+    /// Folds in a later chunk's values: counts add, accumulators merge exactly.
+    pub(super) fn merge(&mut self, other: SliceFold) {
+        for entry in other.values {
+            match self.index.get(&entry.value) {
+                Some(&at) => {
+                    let mine = &mut self.values[at];
+                    mine.items += entry.items;
+                    for (a, b) in mine.accumulators.iter_mut().zip(entry.accumulators) {
+                        a.merge(b);
+                    }
+                }
+                None => {
+                    self.index.insert(entry.value.clone(), self.values.len());
+                    self.values.push(entry);
+                }
+            }
+        }
+    }
+}
+
+/// Per aggregate (plan order): the slices that also fold it, and where in each
+/// slice's accumulators.
+pub(super) fn routes(plan: &Plan) -> Vec<Vec<(usize, usize)>> {
+    let mut routes = vec![Vec::new(); plan.aggregates.len()];
+    for (s, slice) in plan.slices.iter().enumerate() {
+        for (position, &a) in slice.aggregates.iter().enumerate() {
+            routes[a].push((s, position));
+        }
+    }
+    routes
+}
+
+/// Puts the item (its derived values in `frame`) in one value of each slice:
+/// `places[s]` is its entry in `folds[s]`. Fails on a slice that does not
+/// evaluate, or gives a list or an object.
+pub(super) fn place_item(
+    plan: &Plan,
+    frame: &Frame<'_>,
+    folds: &mut [SliceFold],
+    places: &mut [usize],
+) -> Result<(), (usize, RuntimeError)> {
+    for (s, slice) in plan.slices.iter().enumerate() {
+        let value = evaluate(&slice.op, frame).map_err(|e| (s, e))?;
+        let Some(text) = slice_text(&value) else {
+            let kind = RuntimeErrorKind::SliceNotScalar { found: value };
+            return Err((s, RuntimeError::from(kind)));
+        };
+        places[s] = folds[s].place(plan, slice, text);
+    }
+    Ok(())
+}
+
+/// Adds an aggregate's value for the item to the slices that fold it.
+pub(super) fn add(
+    folds: &mut [SliceFold],
+    places: &[usize],
+    routes: &[(usize, usize)],
+    value: &Option<Value>,
+) -> Result<(), RuntimeErrorKind> {
+    for &(s, position) in routes {
+        folds[s].values[places[s]].accumulators[position].add(value.clone())?;
+    }
+    Ok(())
+}
+
+/// One value of a slice in one run: its items and every metric computed per
+/// value (plan order; null for metrics not computed by this slice).
+#[derive(Debug, Clone)]
+pub struct SliceValueOutcome {
+    pub value: Arc<str>,
+    pub items: usize,
+    pub metrics: Vec<Value>,
+}
+
+/// The slices' values with their metrics, each slice's values in natural order.
+pub(super) fn finish(
+    plan: &Plan,
+    folds: Vec<SliceFold>,
+    dataset_records: &[Value],
+) -> Result<Vec<Vec<SliceValueOutcome>>, Vec<Diagnostic>> {
+    let mut out = Vec::with_capacity(folds.len());
+    for (slice, fold) in plan.slices.iter().zip(folds) {
+        let mut entries = fold.values;
+        entries.sort_by(|a, b| natural_cmp(&a.value, &b.value).then_with(|| a.value.cmp(&b.value)));
+        let mut values = Vec::with_capacity(entries.len());
+        for entry in entries {
+            let mut aggregates = vec![Value::Null; plan.aggregates.len()];
+            for (&a, accumulator) in slice.aggregates.iter().zip(entry.accumulators) {
+                aggregates[a] = accumulator.finish(plan.aggregates[a].function);
+            }
+            let mut metrics: Vec<Value> = Vec::with_capacity(plan.metrics.len());
+            for (metric, needed) in plan.metrics.iter().zip(&slice.metrics) {
+                if !needed {
+                    metrics.push(Value::Null);
+                    continue;
+                }
+                let frame = Frame {
+                    aggregates: &aggregates,
+                    metrics: &metrics,
+                    dataset_records,
+                    ..Frame::default()
+                };
+                metrics.push(metric_value(plan, metric, evaluate(&metric.op, &frame))?);
+            }
+            values.push(SliceValueOutcome {
+                value: entry.value,
+                items: entry.items,
+                metrics,
+            });
+        }
+        out.push(values);
+    }
+    Ok(out)
+}
