@@ -29,43 +29,98 @@ fn keys(keys: &[String]) -> impl Iterator<Item = String> + '_ {
     keys.iter().map(|k| page::key(k))
 }
 
+/// One list of an item-change group: its head in each form, and its entries.
+struct List<'a> {
+    text: String,
+    markdown: String,
+    len: usize,
+    entries: Box<dyn Iterator<Item = String> + 'a>,
+}
+
+/// A group of lists under one heading. Added and removed items have no heading
+/// of their own in text: each list is its own paragraph there.
+struct Group<'a> {
+    text: Option<&'static str>,
+    markdown: &'static str,
+    lists: Vec<List<'a>>,
+}
+
+/// The groups that changed, in the order both forms print them: what each says
+/// is decided here once, and only the framing differs by form.
+fn groups(items: &ItemChanges) -> Vec<Group<'_>> {
+    let transitions = items.transitions.iter().map(|((from, to), k)| List {
+        text: format!("  {from} → {to} ({}): ", k.len()),
+        markdown: format!("- `{from} → {to}` ({}): ", k.len()),
+        len: k.len(),
+        entries: Box::new(keys(k)),
+    });
+    let flips = items.flips.iter().map(|f| {
+        let change = format!("{} → {} ({})", value(f.from), value(f.to), f.keys.len());
+        List {
+            text: format!("  {}  {change}: ", f.name.name),
+            markdown: format!("- `{}` {change}: ", f.name.name),
+            len: f.keys.len(),
+            entries: Box::new(keys(&f.keys)),
+        }
+    });
+    let moves = items.moves.iter().map(|m| List {
+        text: format!("  {} ({}): ", m.name.name, m.items.len()),
+        markdown: format!("- `{}` ({}): ", m.name.name, m.items.len()),
+        len: m.items.len(),
+        entries: Box::new(m.items.iter().map(moved)),
+    });
+    let added_removed = [("added", &items.added), ("removed", &items.removed)]
+        .into_iter()
+        .filter(|(_, k)| !k.is_empty())
+        .map(|(what, k)| List {
+            text: format!("items {what} ({}): ", k.len()),
+            markdown: format!("- {what} ({}): ", k.len()),
+            len: k.len(),
+            entries: Box::new(keys(k)),
+        });
+    let groups = [
+        (
+            Some("label transitions"),
+            "**Label transitions**",
+            transitions.collect(),
+        ),
+        (Some("flipped"), "**Flipped**", flips.collect()),
+        (
+            Some("moved, largest change first"),
+            "**Moved**, largest change first",
+            moves.collect(),
+        ),
+        (None, "**Items**", added_removed.collect::<Vec<_>>()),
+    ];
+    groups
+        .into_iter()
+        .filter(|(.., lists)| !lists.is_empty())
+        .map(|(text, markdown, lists)| Group {
+            text,
+            markdown,
+            lists,
+        })
+        .collect()
+}
+
 /// The sections of `items` that changed, as terminal text.
 pub fn text(out: &mut Page, items: &ItemChanges) {
-    let list = |out: &mut Page, head: String, entries: &mut dyn Iterator<Item = String>, n| {
-        out.list(&head, "      ", entries, n, TEXT_LIST, usize::MAX)
-    };
-    if !items.transitions.is_empty() {
-        let _ = writeln!(out, "\nlabel transitions");
-        for ((from, to), k) in &items.transitions {
-            let head = format!("  {from} → {to} ({}): ", k.len());
-            list(out, head, &mut keys(k), k.len());
+    for group in groups(items) {
+        if let Some(heading) = group.text {
+            let _ = writeln!(out, "\n{heading}");
         }
-    }
-    if !items.flips.is_empty() {
-        let _ = writeln!(out, "\nflipped");
-        for f in &items.flips {
-            let head = format!(
-                "  {}  {} → {} ({}): ",
-                f.name.name,
-                value(f.from),
-                value(f.to),
-                f.keys.len()
+        for list in group.lists {
+            if group.text.is_none() {
+                let _ = writeln!(out);
+            }
+            out.list(
+                &list.text,
+                "      ",
+                list.entries,
+                list.len,
+                TEXT_LIST,
+                usize::MAX,
             );
-            list(out, head, &mut keys(&f.keys), f.keys.len());
-        }
-    }
-    if !items.moves.is_empty() {
-        let _ = writeln!(out, "\nmoved, largest change first");
-        for m in &items.moves {
-            let head = format!("  {} ({}): ", m.name.name, m.items.len());
-            list(out, head, &mut m.items.iter().map(moved), m.items.len());
-        }
-    }
-    for (what, k) in [("added", &items.added), ("removed", &items.removed)] {
-        if !k.is_empty() {
-            let _ = writeln!(out);
-            let head = format!("items {what} ({}): ", k.len());
-            list(out, head, &mut keys(k), k.len());
         }
     }
     if out.cut() {
@@ -83,50 +138,21 @@ const HEADINGS: usize = 80;
 /// Each list gets an equal share of the room left, so every group shows its
 /// first entries; a short list leaves its share to those after it.
 pub fn markdown(out: &mut Page, items: &ItemChanges) {
-    let mut left = items.transitions.len()
-        + items.flips.len()
-        + items.moves.len()
-        + usize::from(!items.added.is_empty())
-        + usize::from(!items.removed.is_empty());
-    let mut list = |out: &mut Page, head: String, entries: &mut dyn Iterator<Item = String>, n| {
-        let share = out.room().saturating_sub(HEADINGS * left) / left.max(1);
-        left = left.saturating_sub(1);
-        out.list(&head, "  ", entries, n, usize::MAX, share)
-    };
-    if !items.transitions.is_empty() {
-        let _ = writeln!(out, "\n**Label transitions**\n");
-        for ((from, to), k) in &items.transitions {
-            let head = format!("- `{from} → {to}` ({}): ", k.len());
-            list(out, head, &mut keys(k), k.len());
-        }
-    }
-    if !items.flips.is_empty() {
-        let _ = writeln!(out, "\n**Flipped**\n");
-        for f in &items.flips {
-            let head = format!(
-                "- `{}` {} → {} ({}): ",
-                f.name.name,
-                value(f.from),
-                value(f.to),
-                f.keys.len()
+    let groups = groups(items);
+    let mut left: usize = groups.iter().map(|g| g.lists.len()).sum();
+    for group in groups {
+        let _ = writeln!(out, "\n{}\n", group.markdown);
+        for list in group.lists {
+            let share = out.room().saturating_sub(HEADINGS * left) / left.max(1);
+            left -= 1;
+            out.list(
+                &list.markdown,
+                "  ",
+                list.entries,
+                list.len,
+                usize::MAX,
+                share,
             );
-            list(out, head, &mut keys(&f.keys), f.keys.len());
-        }
-    }
-    if !items.moves.is_empty() {
-        let _ = writeln!(out, "\n**Moved**, largest change first\n");
-        for m in &items.moves {
-            let head = format!("- `{}` ({}): ", m.name.name, m.items.len());
-            list(out, head, &mut m.items.iter().map(moved), m.items.len());
-        }
-    }
-    if !items.added.is_empty() || !items.removed.is_empty() {
-        let _ = writeln!(out, "\n**Items**\n");
-        for (what, k) in [("added", &items.added), ("removed", &items.removed)] {
-            if !k.is_empty() {
-                let head = format!("- {what} ({}): ", k.len());
-                list(out, head, &mut keys(k), k.len());
-            }
         }
     }
 }
