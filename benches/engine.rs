@@ -1,20 +1,27 @@
-//! The engine against its yardsticks on generated data: wall time, peak RSS and
-//! throughput of `evalspec run specs/rag-precision.yaml`, of the hand-written Rust
-//! scorer in `support/baseline.rs`, and (with `--python`) of seed 000's reference
-//! scorer. Each runs as its own process so that its peak RSS can be measured.
+//! The engine against its yardsticks on generated data: wall time and peak RSS of
+//! `evalspec run specs/rag-precision.yaml` (default threads and `--threads 1`),
+//! of the hand-written floor scorers in `../shared/bench/floor` (`floor typed`, one
+//! thread, and `floor typed-par`, two), and (with `--python`) of seed 000's
+//! reference scorer. Each runs as its own process so that its peak RSS can be
+//! measured; the subjects of one size run interleaved, `--runs` rounds, medians.
 //!
 //! ```text
-//! cargo bench --bench engine -- [--items 10000,100000,1000000] [--runs 3] [--python]
-//! cargo bench --bench engine -- --generate 1000000 DIR
+//! cargo bench --bench engine -- [--items 10000,300000,1000000] [--runs 3] [--python]
+//!                               [--profile realistic|light]
+//! cargo bench --bench engine -- --generate 1000000 DIR [--profile light]
 //! ```
+//!
+//! The realistic profile (the default) is `../shared/bench/gen_rag.py`'s mix:
+//! traces out of gold order, 5-20 ids, long claims, unused fields. The light
+//! profile (traces in order, 8 ids, short claims) is what `tests/parallel.rs` uses.
 
 mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use support::measure::{measure, medians, run_engine, Measured};
-use support::{baseline, generate};
+use support::measure::{measure, medians, Measured};
+use support::{generate, realistic};
 
 const SEED: u64 = 20_261_122;
 
@@ -22,15 +29,65 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn data_dir(items: u64) -> PathBuf {
+#[derive(Clone, Copy)]
+enum Profile {
+    Realistic,
+    Light,
+}
+
+impl Profile {
+    fn parse(name: &str) -> Profile {
+        match name {
+            "realistic" => Profile::Realistic,
+            "light" => Profile::Light,
+            other => panic!("unknown profile {other}: realistic or light"),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Profile::Realistic => "realistic",
+            Profile::Light => "light",
+        }
+    }
+
+    fn generate(self, dir: &Path, items: u64) -> std::io::Result<()> {
+        match self {
+            Profile::Realistic => realistic::generate(dir, items, SEED),
+            Profile::Light => generate::generate(dir, items, SEED),
+        }
+    }
+}
+
+fn data_dir(profile: Profile, items: u64) -> PathBuf {
     let dir = repo()
         .join("target/bench-data")
-        .join(format!("seed000-{items}"));
+        .join(format!("{}-{items}", profile.name()));
     if !dir.join("trace.jsonl").exists() {
         eprintln!("generating {items} items into {} …", dir.display());
-        generate::generate(&dir, items, SEED).expect("generate data");
+        profile.generate(&dir, items).expect("generate data");
     }
     dir
+}
+
+/// Builds the floor scorer (`../shared/bench/floor`) into target/floor; `None`
+/// when the yardstick is not beside this checkout.
+fn floor() -> Option<PathBuf> {
+    let manifest = repo().join("../shared/bench/floor/Cargo.toml");
+    if !manifest.exists() {
+        eprintln!("no floor at {}: its columns stay empty", manifest.display());
+        return None;
+    }
+    let target = repo().join("target/floor");
+    let status = Command::new(env!("CARGO"))
+        .args(["build", "--release", "--quiet", "--manifest-path"])
+        .arg(&manifest)
+        .arg("--target-dir")
+        .arg(&target)
+        .status()
+        .expect("run cargo");
+    assert!(status.success(), "building the floor failed");
+    Some(target.join("release/floor"))
 }
 
 fn python_scorer(work: &Path) -> Option<PathBuf> {
@@ -47,37 +104,83 @@ fn python_scorer(work: &Path) -> Option<PathBuf> {
     Some(path)
 }
 
+/// The seed-000 metrics as the floor and the reference scorer print them (rounded
+/// to 4 places), and as evalspec's report.json has them, in one order.
+const METRICS: [(&str, &str); 7] = [
+    ("answered", "answered"),
+    ("refused", "refused"),
+    ("precision", "precision"),
+    ("chr", "chr"),
+    ("under_refusal", "under_refusal"),
+    ("over_refusal", "over_refusal"),
+    ("recall@k", "recall_at_k"),
+];
+
+/// The yardsticks must compute the same numbers as the engine.
+fn check_same(subject: &str, printed: &str, report: &serde_json::Value) {
+    let printed: serde_json::Value = serde_json::from_str(printed)
+        .unwrap_or_else(|e| panic!("{subject} printed no JSON ({e}): {printed}"));
+    for (theirs, ours) in METRICS {
+        let (a, b) = (
+            printed[theirs].as_f64().expect("a number"),
+            report["metrics"][ours].as_f64().expect("a number"),
+        );
+        assert!(
+            (a - b).abs() <= 5e-5 + 1e-12,
+            "{subject} and evalspec disagree on {ours}: {a} vs {b}"
+        );
+    }
+}
+
+struct Subject {
+    name: &'static str,
+    command: Command,
+    runs: Vec<Measured>,
+}
+
+fn evalspec(spec: &Path, gold: &Path, trace: &Path, out: &Path, threads: Option<&str>) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_evalspec"));
+    command
+        .arg("run")
+        .arg(spec)
+        .arg("--dataset")
+        .arg(format!("gold={}", gold.display()))
+        .arg("--dataset")
+        .arg(format!("trace={}", trace.display()))
+        .arg("--out")
+        .arg(out)
+        .arg("--quiet");
+    if let Some(n) = threads {
+        command.args(["--threads", n]);
+    }
+    command
+}
+
+fn cell(runs: &[Measured]) -> (String, String) {
+    if runs.is_empty() {
+        return ("–".into(), "–".into());
+    }
+    let (s, rss) = medians(runs);
+    (format!("{s:.2}"), format!("{rss:.0}"))
+}
+
+fn ratio(a: &[Measured], b: &[Measured], pick: fn((f64, f64)) -> f64) -> String {
+    if a.is_empty() || b.is_empty() {
+        return "–".into();
+    }
+    format!("{:.2}×", pick(medians(a)) / pick(medians(b)))
+}
+
 fn main() {
     let args: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| a != "--bench")
         .collect();
-    if let [flag, gold, trace] = args.as_slice() {
-        if flag == "--baseline-child" {
-            let m = baseline::score(gold, trace, 5);
-            println!(
-                "{} {} {} {} {} {} {}",
-                m.answered,
-                m.refused,
-                m.precision,
-                m.chr,
-                m.under_refusal,
-                m.over_refusal,
-                m.recall_at_k
-            );
-            return;
-        }
-    }
-    if let [flag, items, dir] = args.as_slice() {
-        if flag == "--generate" {
-            generate::generate(Path::new(dir), items.parse().expect("item count"), SEED)
-                .expect("generate");
-            return;
-        }
-    }
-    let mut sizes = vec![10_000u64, 100_000, 1_000_000];
+    let mut sizes = vec![10_000u64, 300_000, 1_000_000];
     let mut runs = 3;
     let mut python = false;
+    let mut profile = Profile::Realistic;
+    let mut generate_into: Option<(u64, PathBuf)> = None;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -91,84 +194,125 @@ fn main() {
             }
             "--runs" => runs = it.next().expect("--runs N").parse().expect("number"),
             "--python" => python = true,
+            "--profile" => profile = Profile::parse(it.next().expect("--profile NAME")),
+            "--generate" => {
+                let items = it
+                    .next()
+                    .expect("--generate N DIR")
+                    .parse()
+                    .expect("number");
+                generate_into = Some((items, PathBuf::from(it.next().expect("--generate N DIR"))));
+            }
             other => panic!("unknown argument {other}"),
         }
     }
+    if let Some((items, dir)) = generate_into {
+        profile.generate(&dir, items).expect("generate");
+        return;
+    }
     let work = tempfile::tempdir().unwrap();
     let spec = repo().join("specs/rag-precision.yaml");
+    let floor = floor();
     let scorer = if python {
         python_scorer(work.path())
     } else {
         None
     };
-    println!("| items | MB | engine s | engine RSS MB | engine MB/s | items/s | baseline s | baseline RSS MB | engine/baseline | python s | python RSS MB | python/engine |");
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!(
+        "profile: {}, {runs} interleaved runs, medians",
+        profile.name()
+    );
+    println!("| items | MB | evalspec s | RSS MB | evalspec 1 thread s | floor typed s | RSS MB | floor typed-par s | RSS MB | evalspec / typed-par | 1 thread / typed | RSS / typed | python s | RSS MB | python / evalspec |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for items in sizes {
-        let dir = data_dir(items);
+        let dir = data_dir(profile, items);
         let (gold, trace) = (dir.join("gold.jsonl"), dir.join("trace.jsonl"));
         let mb = (std::fs::metadata(&gold).unwrap().len()
             + std::fs::metadata(&trace).unwrap().len()) as f64
             / 1e6;
         let out = work.path().join("out");
-        let engine = run_engine(runs, &spec, &[("gold", &gold), ("trace", &trace)], &out);
+        let mut subjects = vec![
+            Subject {
+                name: "evalspec",
+                command: evalspec(&spec, &gold, &trace, &out, None),
+                runs: Vec::new(),
+            },
+            Subject {
+                name: "evalspec --threads 1",
+                command: evalspec(&spec, &gold, &trace, &out, Some("1")),
+                runs: Vec::new(),
+            },
+        ];
+        for mode in ["typed", "typed-par"] {
+            if let Some(floor) = &floor {
+                let mut command = Command::new(floor);
+                command.arg(mode).arg(&gold).arg(&trace);
+                subjects.push(Subject {
+                    name: if mode == "typed" {
+                        "floor typed"
+                    } else {
+                        "floor typed-par"
+                    },
+                    command,
+                    runs: Vec::new(),
+                });
+            }
+        }
+        if let Some(scorer) = &scorer {
+            let mut command = Command::new("python3");
+            command
+                .arg(scorer)
+                .arg("--gold")
+                .arg(&gold)
+                .arg("--trace")
+                .arg(&trace);
+            // The reference scorer is slow: one run is its figure.
+            subjects.push(Subject {
+                name: "python",
+                command,
+                runs: Vec::new(),
+            });
+        }
+        for round in 0..runs {
+            for subject in &mut subjects {
+                if subject.name == "python" && round > 0 {
+                    continue;
+                }
+                subject.runs.push(measure(&mut subject.command));
+            }
+        }
         let report: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap())
                 .unwrap();
-        let base: Vec<Measured> = (0..runs)
-            .map(|_| {
-                measure(
-                    Command::new(std::env::current_exe().unwrap())
-                        .arg("--baseline-child")
-                        .arg(&gold)
-                        .arg(&trace),
-                )
-            })
-            .collect();
-        // The yardstick must compute the same numbers.
-        let fields: Vec<&str> = base[0].stdout.split_whitespace().collect();
-        let m = &report["metrics"];
-        let ours = [
-            &m["answered"],
-            &m["refused"],
-            &m["precision"],
-            &m["chr"],
-            &m["under_refusal"],
-            &m["over_refusal"],
-            &m["recall_at_k"],
-        ]
-        .map(|v| v.as_f64().unwrap());
-        for (a, b) in ours.iter().zip(&fields) {
-            assert_eq!(
-                *a,
-                b.parse::<f64>().unwrap(),
-                "engine and baseline disagree: {ours:?} vs {fields:?}"
-            );
+        for subject in subjects.iter().filter(|s| !s.name.starts_with("evalspec")) {
+            check_same(subject.name, &subject.runs[0].stdout, &report);
         }
-        let (engine_s, engine_rss) = medians(&engine);
-        let (base_s, base_rss) = medians(&base);
-        let (py_s, py_rss) = match &scorer {
-            Some(scorer) => {
-                let p = measure(
-                    Command::new("python3")
-                        .arg(scorer)
-                        .arg("--gold")
-                        .arg(&gold)
-                        .arg("--trace")
-                        .arg(&trace),
-                );
-                (format!("{:.2}", p.seconds), format!("{:.0}", p.max_rss_mb))
-            }
-            None => ("–".into(), "–".into()),
+        let runs_of = |name: &str| -> &[Measured] {
+            subjects
+                .iter()
+                .find(|s| s.name == name)
+                .map_or(&[], |s| &s.runs)
         };
-        let py_ratio = py_s
-            .parse::<f64>()
-            .map(|p| format!("{:.1}×", p / engine_s))
-            .unwrap_or_else(|_| "–".into());
+        let (engine, one, typed, par, py) = (
+            runs_of("evalspec"),
+            runs_of("evalspec --threads 1"),
+            runs_of("floor typed"),
+            runs_of("floor typed-par"),
+            runs_of("python"),
+        );
+        let seconds = |m: (f64, f64)| m.0;
+        let rss = |m: (f64, f64)| m.1;
+        let (engine_s, engine_rss) = cell(engine);
+        let (typed_s, typed_rss) = cell(typed);
+        let (par_s, par_rss) = cell(par);
+        let (py_s, py_rss) = cell(py);
         println!(
-            "| {items} | {mb:.0} | {engine_s:.3} | {engine_rss:.0} | {:.0} | {:.0} | {base_s:.3} | {base_rss:.0} | {:.2}× | {py_s} | {py_rss} | {py_ratio} |",
-            mb / engine_s,
-            items as f64 / engine_s,
-            engine_s / base_s
+            "| {items} | {mb:.0} | {engine_s} | {engine_rss} | {} | {typed_s} | {typed_rss} | {par_s} | {par_rss} | {} | {} | {} | {py_s} | {py_rss} | {} |",
+            cell(one).0,
+            ratio(engine, par, seconds),
+            ratio(one, typed, seconds),
+            ratio(engine, typed, rss),
+            ratio(py, engine, seconds),
         );
     }
 }
