@@ -11,6 +11,13 @@ done
 # Every expression-looking value of the shipped specs (after `expr:` or a field).
 grep -hoE '(expr|when): .*' specs/*.yaml | sed -E 's/^(expr|when): //' | head -200 |
   awk '{ print > ("'"$c"'/expression/e" NR) }'
+# Brackets at the nesting limit: the harness once overflowed its stack on these.
+for open_close in '( )' '[ ]' 'abs( )' '-[ ]'; do
+  set -- $open_close
+  printf -v deep '%*s' 64 ''
+  name=$(printf '%s' "$1" | od -An -tx1 | tr -d ' ')
+  { printf '%s' "${deep// /$1}"; printf 1; printf '%s' "${deep// /$2}"; } > "$c/expression/deep-$name"
+done
 cp "$c"/expression/* "$c/parse/"
 printf '%s\0%s' "$(cat specs/data/rag-precision/gold.jsonl)" "$(cat specs/data/rag-precision/trace.jsonl)" > "$c/records/rag"
 printf '%s\0%s' "$(cat specs/data/trec/qrels.txt)" "$(cat specs/data/trec/run.txt)" > "$c/records/trec"

@@ -49,11 +49,7 @@ where
     T: Into<std::ffi::OsString> + Clone,
 {
     let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
-    let command = std::thread::Builder::new()
-        .name("evalspec".into())
-        .stack_size(STACK_BYTES)
-        .spawn(move || run_here(args));
-    match command.map(std::thread::JoinHandle::join) {
+    match on_command_stack(move || run_here(args)) {
         Ok(Ok(code)) => code,
         // A panic has printed its message; it is still not a pass.
         Ok(Err(_)) => exit::ERROR,
@@ -62,6 +58,23 @@ where
             exit::ERROR
         }
     }
+}
+
+/// Runs `f` on a thread with the command's stack, and waits for it: the outer
+/// error is a thread that could not start, the inner one a panic. Whatever calls
+/// the library below [`run`] (the fuzz targets call the parser directly) needs
+/// this room too: an unoptimised parser spends ~150 KB a bracket level, so 64
+/// levels overflow a main thread's 8 MiB.
+pub fn on_command_stack<R: Send>(
+    f: impl FnOnce() -> R + Send,
+) -> std::io::Result<std::thread::Result<R>> {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("evalspec".into())
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(scope, f)
+            .map(|handle| handle.join())
+    })
 }
 
 fn run_here(args: Vec<std::ffi::OsString>) -> i32 {

@@ -9,7 +9,9 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let _ = evalspec::syntax::parse(text);
+    // On the command's stack, as `evalspec check` parses it.
+    let parsed = evalspec::on_command_stack(|| drop(evalspec::syntax::parse(text)));
+    parsed.expect("a thread").expect("no panic");
     // As a YAML double-quoted scalar, so that any text is the expression.
     let quoted = serde_json_escape(text);
     let path = common::scratch().join("expression.yaml");

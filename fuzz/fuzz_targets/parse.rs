@@ -4,6 +4,8 @@
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
-        let _ = evalspec::syntax::parse(text);
+        // On the command's stack, as `evalspec check` parses it.
+        let parsed = evalspec::on_command_stack(|| drop(evalspec::syntax::parse(text)));
+        parsed.expect("a thread").expect("no panic");
     }
 });
