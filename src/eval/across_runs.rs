@@ -129,7 +129,8 @@ pub(super) fn combine(
     let (mut items, mut label_counts) = (0, vec![0; plan.labels.len()]);
     let (mut rows, mut offenders, mut warnings) = (Vec::new(), Vec::new(), Vec::new());
     let mut single = None;
-    for (((((pass, files), name), metrics), aggregates), slices) in passes
+    let mut item_values = Vec::with_capacity(names.len());
+    for (((((mut pass, files), name), metrics), aggregates), slices) in passes
         .into_iter()
         .zip(&names)
         .zip(run_metrics)
@@ -155,6 +156,8 @@ pub(super) fn combine(
             .collect::<Result<_, EvalError>>()
             .map_err(|e| vec![e.report(&plan.locations)])?;
         warnings.extend(data_warnings(plan, &pass.datasets, name.as_ref()));
+        pass.values.run = name.clone();
+        item_values.push(std::mem::take(&mut pass.values));
         if datasets.is_empty() {
             datasets = pass.datasets.clone();
         } else {
@@ -219,6 +222,7 @@ pub(super) fn combine(
         agreements,
         confusions,
         slices,
+        item_values,
     })
 }
 

@@ -15,6 +15,7 @@ pub mod error;
 mod evaluation;
 mod gates;
 mod item;
+mod item_values;
 mod keys;
 mod lookup;
 mod outcome;
@@ -28,6 +29,7 @@ pub use calibration::Calibration;
 pub use classification::ClassCounts;
 pub use evaluation::evaluate;
 pub use gates::{GateOutcome, GateStatus, SliceGateOutcome};
+pub use item_values::ValueTable;
 pub use outcome::{
     AgreementOutcome, DatasetOutcome, Flip, ItemRow, OffenderRow, Outcome, RunOutcome,
     StabilityOutcome, MAX_FLIPS,

@@ -16,6 +16,7 @@
 
 mod confusion;
 mod item;
+pub mod item_values;
 mod keyword;
 mod metric_value;
 mod name_map;

@@ -172,6 +172,7 @@ fn shaped_gate(
             threshold_text: shape.threshold.as_ref().map(|t| t.text.clone()),
             warn_threshold_text: shape.warn_threshold.as_ref().map(|t| t.text.clone()),
             change_texts: shape.changes.iter().map(|(_, e)| e.text.clone()).collect(),
+            significance: shape.significance,
         }),
         ty,
         describe_shape(shape, better),
