@@ -4,5 +4,7 @@
 //! order, label, seed): no clock, no thread count, no hash-map order. The
 //! formulas are stated in grammar/README.md ("Statistics").
 
+pub mod binomial;
 pub mod normal;
 pub mod rng;
+pub mod wilson;
