@@ -9,6 +9,7 @@ pub mod files;
 pub mod natural;
 pub mod python;
 pub mod source;
+pub mod stats;
 pub mod suggest;
 pub mod typed_json;
 pub mod types;
