@@ -5,6 +5,9 @@
 //! formulas are stated in grammar/README.md ("Statistics").
 
 pub mod binomial;
+pub mod bootstrap;
 pub mod normal;
+#[cfg(test)]
+mod permutation;
 pub mod rng;
 pub mod wilson;
