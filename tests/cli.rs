@@ -166,6 +166,7 @@ fn reports_are_byte_identical_across_runs_and_written_atomically() {
             "scored",
             "metrics",
             "metric_info",
+            "intervals",
             "gates",
             "offenders",
             "pass"

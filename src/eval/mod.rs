@@ -20,8 +20,11 @@ mod keys;
 mod lookup;
 mod outcome;
 mod pass;
+mod run_stats;
+mod significance;
 mod slice_gates;
 mod slices;
+pub mod stats;
 
 pub use across_runs::per_run_name;
 pub use aggregate::{percentile, Confusion};
@@ -34,4 +37,5 @@ pub use outcome::{
     AgreementOutcome, DatasetOutcome, Flip, ItemRow, OffenderRow, Outcome, RunOutcome,
     StabilityOutcome, MAX_FLIPS,
 };
+pub use run_stats::RunStats;
 pub use slices::SliceValueOutcome;

@@ -11,6 +11,7 @@ pub(crate) mod items;
 mod json;
 pub(crate) mod runs;
 mod slices;
+pub(crate) mod stats;
 mod summary;
 mod write;
 
