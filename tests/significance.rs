@@ -198,3 +198,36 @@ fn confidence_sets_the_level_and_keep_item_values_false_writes_no_store() {
     assert_eq!(evalspec(root, &args).code, 0);
     assert_eq!(report(root, "cli")["intervals"]["precision"]["level"], 0.8);
 }
+
+#[test]
+fn diff_marks_changes_and_counts_only_significant_regressions() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "spec.yaml",
+        &SPEC.replace("    significance: 0.05\n", ""),
+    );
+    assert_eq!(run(root, &items(200, 0, 0), "base", None).code, 0);
+    assert_eq!(run(root, &items(200, 30, 0), "real", None).code, 0);
+    assert_eq!(run(root, &items(20, 0, 0), "small", None).code, 0);
+    assert_eq!(run(root, &items(20, 3, 0), "noise", None).code, 0);
+    let diff = |old: &str, new: &str, extra: &[&str]| {
+        let mut args = vec!["diff", old, new, "--fail-on-regression"];
+        args.extend(extra);
+        evalspec(root, &args)
+    };
+    let significance = ["--significance", "0.05"];
+    assert_eq!(diff("base", "real", &significance).code, 1);
+    assert_eq!(diff("small", "noise", &significance).code, 0);
+    // Without --significance, any regression beyond the tolerance counts.
+    assert_eq!(diff("small", "noise", &[]).code, 1);
+    let text = diff("small", "noise", &significance).stdout;
+    let line = text.lines().find(|l| l.contains("precision")).unwrap();
+    insta::assert_snapshot!("diff_within_noise", line);
+    let json: Value =
+        serde_json::from_str(&diff("base", "real", &["--format", "json"]).stdout).unwrap();
+    let paired = &json["metrics"][0]["paired"];
+    assert_eq!(paired["test"], "mcnemar");
+    assert_eq!(paired["items"], 200);
+}

@@ -99,6 +99,11 @@ pub struct DiffArgs {
     /// direction by more than its tolerance.
     #[arg(long)]
     pub fail_on_regression: bool,
+    /// With --fail-on-regression, count a metric's regression only when a paired
+    /// test on the items both runs share finds it significant at this level
+    /// (one-sided); also the level changes are marked `significant` at (default 0.05).
+    #[arg(long, value_name = "LEVEL", value_parser = probability)]
+    pub significance: Option<f64>,
 }
 
 #[derive(Debug, Args)]

@@ -5,7 +5,7 @@
 //! from items) the bound applies as it would without `significance`, and the
 //! reason says so.
 
-use crate::eval::stats::ChangeTest;
+use crate::eval::stats::{fixed, p_text, ChangeTest};
 use crate::plan::ShapePlan;
 use crate::spec::Better;
 
@@ -86,23 +86,4 @@ pub fn describe(metric: &str, change: &ChangeTest, p: f64) -> String {
         change.test_name(),
         change.items
     )
-}
-
-/// Three decimals, with a true minus sign.
-pub fn fixed(x: f64) -> String {
-    let text = format!("{:.3}", x.abs());
-    if x < 0.0 && text.chars().any(|c| c.is_ascii_digit() && c != '0') {
-        format!("−{text}")
-    } else {
-        text
-    }
-}
-
-/// `= 0.004`, or `< 0.001` below that.
-pub fn p_text(p: f64) -> String {
-    if p < 0.001 {
-        "< 0.001".to_string()
-    } else {
-        format!("= {:.3}", p)
-    }
 }

@@ -193,7 +193,7 @@ pub fn change(
 
 /// McNemar's exact test on the shared items where the filter holds: b went
 /// from hit to miss, c from miss to hit; the interval is the Wald interval of
-/// the paired difference, (c − b)/n ± z·√(b + c − (c − b)²/n)/n.
+/// the paired difference, (c − b)/n ± z·√(b + c − (c − b)²/n)/n, clipped to [−1, 1].
 fn mcnemar_change(pairs: &[(Unit, Unit)], level: f64) -> Option<ChangeTest> {
     let counted = pairs.iter().filter(|(n, _)| n.den == 1.0);
     let (mut b, mut c, mut n) = (0u64, 0u64, 0u64);
@@ -215,8 +215,8 @@ fn mcnemar_change(pairs: &[(Unit, Unit)], level: f64) -> Option<ChangeTest> {
     let half = z * spread.max(0.0).sqrt() / nf;
     Some(ChangeTest {
         delta,
-        low: delta - half,
-        high: delta + half,
+        low: (delta - half).max(-1.0),
+        high: (delta + half).min(1.0),
         p_value: mcnemar(b, c),
         p_down: binom_test_greater(b, b + c),
         p_up: binom_test_greater(c, b + c),
@@ -275,6 +275,25 @@ fn bootstrap_change(
         only_old: 0,
         keyless: 0,
     })
+}
+
+/// Three decimals, with a true minus sign.
+pub fn fixed(x: f64) -> String {
+    let text = format!("{:.3}", x.abs());
+    if x < 0.0 && text.chars().any(|c| c.is_ascii_digit() && c != '0') {
+        format!("−{text}")
+    } else {
+        text
+    }
+}
+
+/// `= 0.004`, or `< 0.001` below that.
+pub fn p_text(p: f64) -> String {
+    if p < 0.001 {
+        "< 0.001".to_string()
+    } else {
+        format!("= {:.3}", p)
+    }
 }
 
 #[cfg(test)]
