@@ -231,3 +231,28 @@ fn diff_marks_changes_and_counts_only_significant_regressions() {
     assert_eq!(paired["test"], "mcnemar");
     assert_eq!(paired["items"], 200);
 }
+
+#[test]
+fn explain_states_the_smallest_change_a_gate_can_call_significant() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "spec.yaml", SPEC);
+    assert_eq!(run(root, &items(200, 20, 0), "base", None).code, 0);
+    let without = evalspec(root, &["explain", "spec.yaml"]);
+    let with = evalspec(root, &["explain", "spec.yaml", "--baseline", "base"]);
+    assert_eq!(with.code, 0, "{}", with.stderr);
+    let gate_lines = |text: &str| -> String {
+        text.lines()
+            .skip_while(|l| !l.starts_with("Gates"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    insta::assert_snapshot!(
+        "explain_power",
+        format!(
+            "without a baseline\n{}\n\nwith one\n{}",
+            gate_lines(&without.stdout),
+            gate_lines(&with.stdout)
+        )
+    );
+}

@@ -260,12 +260,12 @@ pub fn compare(old: &Side, new: &Side, significance: Option<f64>) -> Comparison 
         .collect();
     // Per-slice values compare as metrics named `METRIC[SLICE=VALUE]`.
     let (a_metrics, b_metrics) = (with_slices(a), with_slices(b));
+    let mut tests = paired::Paired::new(old.prior.values.as_ref(), new.prior.values.as_ref());
     let metrics = union(&a_metrics, &b_metrics)
         .into_iter()
         .map(|name| metric_change(a, b, (&a_metrics, &b_metrics), name))
         .map(|mut m| {
-            let (x, y) = (old.prior.values.as_ref(), new.prior.values.as_ref());
-            m.paired = paired::paired(&m.name, x, y);
+            m.paired = tests.test(&m.name);
             m
         })
         .collect();

@@ -5,8 +5,9 @@
 use crate::base::typed_json::key_json;
 use crate::base::value::Value;
 use crate::eval::item_values::ValueTable;
-use crate::eval::stats::{change, interval, ChangeTest, Interval, Side};
+use crate::eval::stats::{change, interval, ChangeTest, Interval, Pairing};
 use crate::plan::Plan;
+use crate::report_model::item_values::ValueRow;
 
 #[derive(Debug, Clone, Default)]
 pub struct RunStats {
@@ -28,14 +29,25 @@ pub(super) fn run_stats(plan: &Plan, table: &ValueTable, metrics: &[Value]) -> R
         None => name.to_string(),
     };
     let prior = plan.baseline.as_ref().and_then(|b| b.values.as_ref());
-    let keys: Vec<Option<String>> = match prior {
-        Some(_) => table
+    // The baseline's items of this run, paired with this run's by key once.
+    let paired = prior.map(|prior| {
+        let keys: Vec<Option<String>> = table
             .keys
             .iter()
             .map(|k| k.as_ref().map(|k| key_json(Some(k)).to_string()))
-            .collect(),
-        None => Vec::new(),
-    };
+            .collect();
+        let rows: Vec<&ValueRow> = prior
+            .rows
+            .iter()
+            .filter(|row| row.run.as_deref() == table.run.as_deref())
+            .collect();
+        let pairing = Pairing::new(
+            keys.iter().map(Option::as_deref),
+            rows.iter()
+                .map(|row| (row.key != "null").then_some(row.key.as_str())),
+        );
+        (prior, rows, pairing)
+    });
     for (c, column) in plan.stats.columns.iter().enumerate() {
         let m = column.metric.index();
         if !matches!(metrics[m], Value::Number(_)) {
@@ -44,24 +56,17 @@ pub(super) fn run_stats(plan: &Plan, table: &ValueTable, metrics: &[Value]) -> R
         let name = &plan.metrics[m].name;
         let values: Vec<Option<f64>> = table.column(c).collect();
         stats.intervals[m] = interval(column.kind, &values, level, &label(name));
-        let Some(prior) = prior else { continue };
+        let Some((prior, rows, pairing)) = &paired else {
+            continue;
+        };
         let Some(old_column) = prior.column(name) else {
             continue;
         };
         if prior.metrics[old_column].kind != column.kind {
             continue;
         }
-        let old: Side<'_> = prior
-            .rows
-            .iter()
-            .filter(|row| row.run.as_deref() == table.run.as_deref())
-            .map(|row| {
-                let key = (row.key != "null").then_some(row.key.as_str());
-                (key, row.values[old_column])
-            })
-            .collect();
-        let new: Side<'_> = keys.iter().map(|k| k.as_deref()).zip(values).collect();
-        stats.changes[m] = change(column.kind, &new, &old, level, &label(name));
+        let old: Vec<Option<f64>> = rows.iter().map(|row| row.values[old_column]).collect();
+        stats.changes[m] = change(column.kind, pairing, &values, &old, level, &label(name));
     }
     stats
 }

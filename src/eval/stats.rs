@@ -110,8 +110,92 @@ fn statistic(kind: ValueKind, values: impl Iterator<Item = Option<f64>>) -> Rati
     }
 }
 
-/// One run's items for pairing: each key's JSON text (`None`: no key) and contribution.
-pub type Side<'a> = Vec<(Option<&'a str>, Option<f64>)>;
+/// Which items of two runs are the same unit: items matched by key (the key's
+/// JSON text), a key repeated in a run being one unit. Built once per pair of
+/// runs and used for every metric.
+#[derive(Debug, Default)]
+pub struct Pairing {
+    /// Per item of the new run, of the old run: its unit, when both runs have the key.
+    new_unit: Vec<Option<u32>>,
+    old_unit: Vec<Option<u32>>,
+    /// Units, numbered in the new run's order of first appearance.
+    pub units: usize,
+    /// Every unit has exactly one item on each side.
+    single: bool,
+    pub only_new: usize,
+    pub only_old: usize,
+    pub keyless: usize,
+}
+
+impl Pairing {
+    /// `new` and `old` give each item's key (`None`: no key), in item order.
+    pub fn new<'k>(
+        new: impl Iterator<Item = Option<&'k str>>,
+        old: impl Iterator<Item = Option<&'k str>>,
+    ) -> Pairing {
+        let mut pairing = Pairing {
+            single: true,
+            ..Pairing::default()
+        };
+        // Per old key: its unit (assigned when the new run meets it) and items.
+        let mut old_keys: HashMap<&str, (Option<u32>, u32)> = HashMap::new();
+        let old: Vec<Option<&str>> = old.collect();
+        for key in old.iter().flatten() {
+            old_keys.entry(key).or_insert((None, 0)).1 += 1;
+        }
+        let mut seen_new: Vec<u32> = Vec::new();
+        for key in new {
+            let unit = match key.and_then(|k| old_keys.get_mut(k).map(|e| (k, e))) {
+                Some((_, (unit, items))) => {
+                    if *items > 1 {
+                        pairing.single = false;
+                    }
+                    let unit = *unit.get_or_insert_with(|| {
+                        seen_new.push(0);
+                        (seen_new.len() - 1) as u32
+                    });
+                    seen_new[unit as usize] += 1;
+                    Some(unit)
+                }
+                None => {
+                    match key {
+                        Some(_) => pairing.only_new += 1,
+                        None => pairing.keyless += 1,
+                    }
+                    None
+                }
+            };
+            pairing.new_unit.push(unit);
+        }
+        pairing.single &= seen_new.iter().all(|&n| n == 1);
+        pairing.units = seen_new.len();
+        for key in old {
+            let unit = match key {
+                Some(key) => old_keys.get(key).and_then(|(unit, _)| *unit),
+                None => {
+                    pairing.keyless += 1;
+                    None
+                }
+            };
+            if key.is_some() && unit.is_none() {
+                pairing.only_old += 1;
+            }
+            pairing.old_unit.push(unit);
+        }
+        pairing
+    }
+
+    /// Each unit's summed contributions on one side.
+    fn sums(units: usize, of: &[Option<u32>], values: &[Option<f64>]) -> Vec<Unit> {
+        let mut sums = vec![Unit::default(); units];
+        for (unit, value) in of.iter().zip(values) {
+            if let Some(unit) = unit {
+                sums[*unit as usize].add(*value);
+            }
+        }
+        sums
+    }
+}
 
 /// Per unit both runs share: (numerator, denominator, items) on each side.
 #[derive(Debug, Default, Clone, Copy)]
@@ -131,63 +215,34 @@ impl Unit {
     }
 }
 
-/// The paired test of `new` against `old` for a metric of `kind`; `None` when
+/// The paired test of a metric of `kind` between two runs paired by `pairing`
+/// (`new` and `old` hold each item's contribution, in item order); `None` when
 /// they share no item or the metric is undefined on the shared items.
 pub fn change(
     kind: ValueKind,
-    new: &Side<'_>,
-    old: &Side<'_>,
+    pairing: &Pairing,
+    new: &[Option<f64>],
+    old: &[Option<f64>],
     level: f64,
     label: &str,
 ) -> Option<ChangeTest> {
-    let mut keyless = 0;
-    let mut old_units: HashMap<&str, Unit> = HashMap::with_capacity(old.len());
-    for (key, value) in old {
-        match key {
-            Some(key) => old_units.entry(key).or_default().add(*value),
-            None => keyless += 1,
-        }
-    }
-    // Units in the new run's order of first appearance.
-    let mut index: HashMap<&str, usize> = HashMap::with_capacity(new.len());
-    let mut pairs: Vec<(Unit, Unit)> = Vec::new();
-    let mut only_new = 0;
-    for (key, value) in new {
-        let Some(key) = key else {
-            keyless += 1;
-            continue;
-        };
-        let Some(old_unit) = old_units.get(key) else {
-            only_new += 1;
-            continue;
-        };
-        let at = *index.entry(key).or_insert_with(|| {
-            pairs.push((Unit::default(), *old_unit));
-            pairs.len() - 1
-        });
-        pairs[at].0.add(*value);
-    }
-    let only_old = old_units
-        .iter()
-        .filter(|(key, _)| !index.contains_key(*key))
-        .map(|(_, unit)| unit.items as usize)
-        .sum();
-    if pairs.is_empty() {
+    if pairing.units == 0 {
         return None;
     }
-    let mcnemar_fits = kind == ValueKind::Ratio
-        && pairs
-            .iter()
-            .all(|(n, o)| n.items == 1 && o.items == 1 && n.den == o.den);
+    let new_sums = Pairing::sums(pairing.units, &pairing.new_unit, new);
+    let old_sums = Pairing::sums(pairing.units, &pairing.old_unit, old);
+    let pairs: Vec<(Unit, Unit)> = new_sums.into_iter().zip(old_sums).collect();
+    let mcnemar_fits =
+        kind == ValueKind::Ratio && pairing.single && pairs.iter().all(|(n, o)| n.den == o.den);
     let mut found = if mcnemar_fits {
         mcnemar_change(&pairs, level)?
     } else {
         bootstrap_change(kind, &pairs, level, label)?
     };
-    found.items = pairs.len();
-    found.only_new = only_new;
-    found.only_old = only_old;
-    found.keyless = keyless;
+    found.items = pairing.units;
+    found.only_new = pairing.only_new;
+    found.only_old = pairing.only_old;
+    found.keyless = pairing.keyless;
     Some(found)
 }
 
@@ -300,8 +355,25 @@ pub fn p_text(p: f64) -> String {
 mod tests {
     use super::*;
 
-    fn side(items: &[(&'static str, Option<f64>)]) -> Side<'static> {
-        items.iter().map(|(k, v)| (Some(*k), *v)).collect()
+    type Side = Vec<(&'static str, Option<f64>)>;
+
+    fn side(items: &[(&'static str, Option<f64>)]) -> Side {
+        items.to_vec()
+    }
+
+    fn change(
+        kind: ValueKind,
+        new: &Side,
+        old: &Side,
+        level: f64,
+        label: &str,
+    ) -> Option<ChangeTest> {
+        let pairing = Pairing::new(
+            new.iter().map(|(k, _)| Some(*k)),
+            old.iter().map(|(k, _)| Some(*k)),
+        );
+        let values = |s: &Side| s.iter().map(|(_, v)| *v).collect::<Vec<_>>();
+        super::change(kind, &pairing, &values(new), &values(old), level, label)
     }
 
     #[test]

@@ -242,7 +242,7 @@ fn shape_rules(plan: &Plan, shape: &ShapePlan) -> Vec<String> {
         ));
         rules.push(match power::detectable(plan, shape, alpha) {
             Some((change, items)) => format!(
-                "at the baseline's {items} items, the smallest change it can call significant is about {} (the half-width of the metric's {}% interval)",
+                "at the baseline's {items} items, the smallest change it can call significant is about {} (from the baseline value to the bad side of its {}% interval)",
                 crate::base::value::format_significant(change),
                 crate::base::value::format_number((1.0 - 2.0 * alpha) * 100.0)
             ),
