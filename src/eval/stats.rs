@@ -25,7 +25,7 @@ use crate::base::stats::wilson::wilson;
 use crate::report_model::item_values::ValueKind;
 
 /// Bootstrap replicates.
-pub const REPLICATES: usize = 2000;
+pub const REPLICATES: usize = bootstrap::DEFAULT_REPLICATES;
 /// The seed of every bootstrap; each metric draws its own stream from its label.
 pub const SEED: u64 = 0;
 
@@ -284,9 +284,8 @@ fn mcnemar_change(pairs: &[(Unit, Unit)], level: f64) -> Option<ChangeTest> {
     })
 }
 
-/// The paired bootstrap (or its normal approximation) over the shared units.
-/// One-sided p-values are half the two-sided one on the side of the observed
-/// change, and 1 − half of it on the other.
+/// The paired bootstrap (or its normal approximation) over the shared units,
+/// with its one-sided p-values (see `base::stats::bootstrap`).
 fn bootstrap_change(
     kind: ValueKind,
     pairs: &[(Unit, Unit)],
@@ -305,14 +304,7 @@ fn bootstrap_change(
     let (new, old) = (side(|p| p.0), side(|p| p.1));
     let label = format!("change:{label}");
     let found = bootstrap::paired(&new, &old, level, REPLICATES, &label, SEED)?;
-    let half = found.p_value / 2.0;
-    let (p_down, p_up) = if found.delta < 0.0 {
-        (half, 1.0 - half)
-    } else if found.delta > 0.0 {
-        (1.0 - half, half)
-    } else {
-        (1.0 - half, 1.0 - half)
-    };
+    let (p_down, p_up) = (found.p_decrease, found.p_increase);
     Some(ChangeTest {
         delta: found.delta,
         low: found.low,

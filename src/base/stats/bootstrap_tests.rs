@@ -225,13 +225,26 @@ fn paired_edge_cases() {
         (0.0, 0.0, 0.0, 1.0)
     );
     let normal = paired_normal(&same, &same, 0.95).unwrap();
-    assert_eq!((normal.delta, normal.p_value), (0.0, 1.0));
+    assert_eq!(
+        (normal.delta, normal.p_value, normal.p_decrease),
+        (0.0, 1.0, 1.0)
+    );
     // Every item gained exactly 1: no noise, the smallest p the replicates allow.
     let up = RatioOfSums::mean(&[Some(2.0), Some(1.0), Some(2.0)]);
     let result = paired_bootstrap(&up, &same, 0.95, 499, "m", 0).unwrap();
     assert_eq!((result.delta, result.low, result.high), (1.0, 1.0, 1.0));
     assert_eq!(result.p_value, 2.0 / 500.0);
-    assert_eq!(paired_normal(&up, &same, 0.95).unwrap().p_value, 0.0);
+    assert_eq!((result.p_increase, result.p_decrease), (1.0 / 500.0, 1.0));
+    let normal = paired_normal(&up, &same, 0.95).unwrap();
+    assert_eq!(
+        (normal.p_value, normal.p_increase, normal.p_decrease),
+        (0.0, 0.0, 1.0)
+    );
+    let down = paired_normal(&same, &up, 0.95).unwrap();
+    assert_eq!(
+        (down.p_value, down.p_increase, down.p_decrease),
+        (0.0, 1.0, 0.0)
+    );
 }
 
 proptest! {
@@ -256,8 +269,34 @@ proptest! {
                 paired_normal(&new, &stat, level).unwrap(),
             ] {
                 prop_assert!(result.low <= result.delta && result.delta <= result.high);
-                prop_assert!((0.0..=1.0).contains(&result.p_value));
+                for p in [result.p_value, result.p_decrease, result.p_increase] {
+                    prop_assert!((0.0..=1.0).contains(&p));
+                }
+                let smaller = result.p_decrease.min(result.p_increase);
+                prop_assert_eq!(result.p_value, (2.0 * smaller).min(1.0));
             }
         }
+    }
+}
+
+/// The cost of a draw: `cargo test --release -- --ignored cost_per_draw --nocapture`.
+#[test]
+#[ignore]
+fn cost_per_draw() {
+    for (n, b) in [(200usize, 2000usize), (50_000, 2000), (1_000_000, 100)] {
+        let mut sample = Sample::new("t");
+        let new = RatioOfSums::mean(&sample.bernoulli(n, 0.3));
+        let old = RatioOfSums::mean(&sample.exponential(n));
+        let start = std::time::Instant::now();
+        let _ = bootstrap_interval(&new, 0.95, b, "x", 0);
+        let one = start.elapsed().as_secs_f64();
+        let start = std::time::Instant::now();
+        let _ = paired_bootstrap(&new, &old, 0.95, b, "x", 0);
+        let two = start.elapsed().as_secs_f64();
+        let start = std::time::Instant::now();
+        let _ = paired_normal(&new, &old, 0.95);
+        let three = start.elapsed().as_secs_f64();
+        eprintln!("n={n} B={b}: interval {one:.4}s ({:.2} ns/draw), paired {two:.4}s ({:.2} ns/draw), normal {three:.5}s",
+            one * 1e9 / (n * b) as f64, two * 1e9 / (n * b) as f64);
     }
 }
