@@ -256,3 +256,58 @@ fn explain_states_the_smallest_change_a_gate_can_call_significant() {
         )
     );
 }
+
+#[test]
+fn a_repeated_key_is_one_unit_under_duplicates_keep() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let spec = SPEC.replace("key: id }", "key: id, duplicates: keep }");
+    write(root, "spec.yaml", &spec);
+    // q0..q29, then q0..q9 again: 30 keys, ten of them twice.
+    let twice = |misses: usize| format!("{}{}", items(30, misses, 0), items(10, 0, 0));
+    assert_eq!(run(root, &twice(0), "base", None).code, 0);
+    run(root, &twice(5), "new", Some("base"));
+    let change = &report(root, "new")["baseline"]["metrics"]["precision"]["change"];
+    assert_eq!(change["items"], 30);
+    assert_eq!(change["excluded"], 0);
+    // Two items under one key are not one pair: no McNemar.
+    assert_eq!(change["test"], "paired_bootstrap");
+}
+
+#[test]
+fn runs_have_their_own_intervals_and_paired_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let spec = SPEC.replace("path: items.jsonl", "runs: runs");
+    write(root, "spec.yaml", &spec);
+    std::fs::create_dir(root.join("runs")).unwrap();
+    write(root, "runs/a.jsonl", &items(100, 0, 0));
+    write(root, "runs/b.jsonl", &items(100, 10, 0));
+    assert_eq!(
+        evalspec(root, &["run", "spec.yaml", "--out", "base", "-q"]).code,
+        0
+    );
+    write(root, "runs/b.jsonl", &items(100, 30, 0));
+    let args = [
+        "run",
+        "spec.yaml",
+        "--out",
+        "new",
+        "-q",
+        "--baseline",
+        "base",
+    ];
+    evalspec(root, &args);
+    let report = report(root, "new");
+    assert_eq!(report["intervals"]["precision@a"]["method"], "wilson");
+    let metrics = &report["baseline"]["metrics"];
+    assert_eq!(metrics["precision@a"]["change"]["delta"], 0.0);
+    let b = &metrics["precision@b"]["change"];
+    assert!((b["delta"].as_f64().unwrap() + 0.2).abs() < 1e-12, "{b}");
+    assert_eq!(b["items"], 100);
+    let values = std::fs::read_to_string(root.join("new/item-values.jsonl")).unwrap();
+    assert!(
+        values.lines().nth(1).unwrap().starts_with("[\"q0\",\"a\","),
+        "{values}"
+    );
+}

@@ -140,6 +140,7 @@ pub(super) fn combine(
         .zip(run_slices)
     {
         let baseline = baseline_values(plan, name.as_deref());
+        pass.values.run = name.clone();
         let stats = run_stats(plan, &pass.values, &metrics);
         let slice_run = SliceRun {
             plan,
@@ -162,7 +163,6 @@ pub(super) fn combine(
             .collect::<Result<_, EvalError>>()
             .map_err(|e| vec![e.report(&plan.locations)])?;
         warnings.extend(data_warnings(plan, &pass.datasets, name.as_ref()));
-        pass.values.run = name.clone();
         item_values.push(std::mem::take(&mut pass.values));
         if datasets.is_empty() {
             datasets = pass.datasets.clone();
