@@ -311,3 +311,18 @@ fn runs_have_their_own_intervals_and_paired_tests() {
         "{values}"
     );
 }
+
+#[test]
+fn significance_does_not_forgive_a_missing_gain() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "spec.yaml",
+        &SPEC.replace("max_drop: 0.01", "min_gain: 0.05"),
+    );
+    assert_eq!(run(root, &items(20, 3, 0), "base", None).code, 0);
+    // No gain at all: fails, though no test could call it significant.
+    assert_eq!(run(root, &items(20, 3, 0), "same", Some("base")).code, 1);
+    assert!(gate_reasons(root, "same").contains("must improve on it by at least 0.05"));
+}

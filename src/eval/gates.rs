@@ -307,7 +307,10 @@ fn check_changes(
             format_number(v),
             format_number(b)
         );
-        match &test {
+        // `significance` forgives drops that are noise; a gain a gate asks for
+        // must be there whatever the test says.
+        let drop = matches!(change, Change::MaxDrop | Change::MaxDropRelative);
+        match test.as_ref().filter(|_| drop) {
             // Without `significance`, any change beyond the bound fails.
             None => verdict.flag(on_failure, reason),
             Some(test) => match test.judge(shape) {

@@ -1,6 +1,7 @@
-//! `significance:` on a shaped gate: a change beyond its bound fails only when
-//! the paired test against the baseline finds it significant, one-sided in the
-//! metric's bad direction, at the gate's level (p < significance). Without a
+//! `significance:` on a shaped gate: a drop beyond `max_drop` or
+//! `max_drop_relative` fails only when the paired test against the baseline
+//! finds it significant, one-sided in the metric's bad direction, at the gate's
+//! level (p < significance). `min_gain` bounds are held as without it. Without a
 //! paired test (the baseline kept no item values, or the metric is not computed
 //! from items) the bound applies as it would without `significance`, and the
 //! reason says so.

@@ -207,7 +207,7 @@ fn describe_shape(shape: &GateShapeDecl, better: Better) -> String {
     }
     if let (Some(level), false) = (shape.significance, shape.changes.is_empty()) {
         parts.push(format!(
-            "a change fails only when significant at {}",
+            "a drop fails only when significant at {}",
             crate::base::value::format_number(level)
         ));
     }

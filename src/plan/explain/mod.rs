@@ -238,7 +238,7 @@ fn shape_rules(plan: &Plan, shape: &ShapePlan) -> Vec<String> {
     if let Some(alpha) = shape.significance {
         let level = crate::base::value::format_number(alpha);
         rules.push(format!(
-            "a change beyond a bound fails only when significant: a one-sided paired test on the items both runs share (McNemar for a ratio whose filter holds on the same items, else the paired bootstrap) gives p < {level}"
+            "a drop beyond `max_drop` or `max_drop_relative` fails only when significant: a one-sided paired test on the items both runs share (McNemar for a ratio whose filter holds on the same items, else the paired bootstrap) gives p < {level}"
         ));
         rules.push(match power::detectable(plan, shape, alpha) {
             Some((change, items)) => format!(
