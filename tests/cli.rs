@@ -132,7 +132,12 @@ fn a_failing_gate_exits_1_and_says_why() {
 fn reports_are_byte_identical_across_runs_and_written_atomically() {
     let ws = Workspace::new(GOLD, TRACE);
     assert_eq!(ws.run(&["--format", "items"]).code, 0);
-    let files = ["items.jsonl", "report.json", "report.md"];
+    let files = [
+        "item-values.jsonl",
+        "items.jsonl",
+        "report.json",
+        "report.md",
+    ];
     let read_all = || -> Vec<Vec<u8>> {
         files
             .iter()
@@ -142,7 +147,7 @@ fn reports_are_byte_identical_across_runs_and_written_atomically() {
     let first_run = read_all();
     assert_eq!(ws.run(&["--threads", "1", "--format", "items"]).code, 0);
     assert_eq!(first_run, read_all(), "every report is byte-identical");
-    let first = first_run[1].clone();
+    let first = first_run[2].clone();
     let mut names: Vec<String> = std::fs::read_dir(ws.path().join("out"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -161,6 +166,7 @@ fn reports_are_byte_identical_across_runs_and_written_atomically() {
             "scored",
             "metrics",
             "metric_info",
+            "intervals",
             "gates",
             "offenders",
             "pass"

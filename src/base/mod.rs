@@ -1,6 +1,6 @@
 //! The foundation every layer stands on: values and their static types, source
 //! files and diagnostics, name suggestions, natural ordering, exact sums, typed
-//! JSON and atomic file writes. Imports nothing else of the crate.
+//! JSON, atomic file writes and statistics. Imports nothing else of the crate.
 
 pub mod atomic;
 pub mod diagnostic;
@@ -9,6 +9,7 @@ pub mod files;
 pub mod natural;
 pub mod python;
 pub mod source;
+pub mod stats;
 pub mod suggest;
 pub mod typed_json;
 pub mod types;

@@ -3,7 +3,17 @@
 use serde_json::{json, Value as Json};
 
 use crate::base::types::Type;
-use crate::base::value::Value;
+use crate::base::value::{Key, Value};
+
+/// An item's key as JSON: a string, a number, or null for an item without one.
+pub fn key_json(key: Option<&Key>) -> Json {
+    match key {
+        None => Json::Null,
+        Some(Key::Str(s)) => Json::String(s.to_string()),
+        Some(Key::Num(bits)) => format_typed(&Value::Number(f64::from_bits(*bits)), &Type::Any),
+        Some(Key::Big(b)) => Json::Number(b.to_json()),
+    }
+}
 
 /// A value as JSON, with integers kept apart from other numbers by its static type.
 pub fn format_typed(value: &Value, ty: &Type) -> Json {

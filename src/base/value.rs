@@ -283,6 +283,16 @@ pub fn format_number(n: f64) -> String {
     }
 }
 
+/// A non-negative number with three significant digits (at most nine
+/// decimals): how intervals' half-widths are shown (`0.0312`, `20.0`).
+pub fn format_significant(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return "0".to_string();
+    }
+    let digits = (2 - x.log10().floor() as i32).clamp(0, 9) as usize;
+    format!("{x:.digits$}")
+}
+
 /// A slice value as its text: a string as written, a number as [`format_number`]
 /// prints it, `true`/`false`, and `null` for null; `None` for a list or an object.
 /// Values with the same text are the same slice.

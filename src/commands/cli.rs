@@ -80,6 +80,10 @@ pub struct OverrideArgs {
     /// (`baseline.NAME`, `max_drop`, `min_gain`, …).
     #[arg(long, value_name = "PATH")]
     pub baseline: Option<PathBuf>,
+    /// The level of metric intervals and paired tests against the baseline,
+    /// between 0 and 1 (default: the spec's `confidence:`, else 0.95).
+    #[arg(long, value_name = "LEVEL", value_parser = probability)]
+    pub confidence: Option<f64>,
 }
 
 #[derive(Debug, Args)]
@@ -95,6 +99,11 @@ pub struct DiffArgs {
     /// direction by more than its tolerance.
     #[arg(long)]
     pub fail_on_regression: bool,
+    /// With --fail-on-regression, count a metric's regression only when a paired
+    /// test on the items both runs share finds it significant at this level
+    /// (one-sided); also the level changes are marked `significant` at (default 0.05).
+    #[arg(long, value_name = "LEVEL", value_parser = probability)]
+    pub significance: Option<f64>,
 }
 
 #[derive(Debug, Args)]
@@ -141,6 +150,16 @@ fn report_format(text: &str) -> Result<ReportFormat, String> {
             let names: Vec<&str> = ReportFormat::ALL.iter().map(|(n, _)| *n).collect();
             format!("unknown format `{text}`; formats: {}", names.join(", "))
         })
+}
+
+/// A level or significance: a number strictly between 0 and 1.
+pub(crate) fn probability(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(p) if p > 0.0 && p < 1.0 => Ok(p),
+        _ => Err(format!(
+            "expected a number between 0 and 1 (exclusive), found `{text}`"
+        )),
+    }
 }
 
 fn name_value(text: &str) -> Result<(String, String), String> {

@@ -19,7 +19,7 @@ pub fn diff(args: &cli::DiffArgs) -> i32 {
             return fail(&errors);
         }
     };
-    let comparison = compare::compare(&old, &new);
+    let comparison = compare::compare(&old, &new, args.significance);
     let text = match args.format.as_str() {
         "md" => compare::markdown(&comparison),
         "json" => compare::json(&comparison),

@@ -66,6 +66,7 @@ pub fn overrides(args: &cli::OverrideArgs) -> Overrides {
             .collect(),
         formats: args.formats.clone(),
         baseline: args.baseline.clone(),
+        confidence: args.confidence,
     }
 }
 

@@ -5,6 +5,7 @@
 mod item_lists;
 mod items;
 mod page;
+mod paired;
 mod render;
 
 use std::path::Path;
@@ -12,6 +13,7 @@ use std::path::Path;
 use serde_json::Value as Json;
 
 use crate::base::diagnostic::Diagnostic;
+use crate::eval::stats::ChangeTest;
 use crate::inputs::prior_items::PriorItems;
 use crate::inputs::prior_report::PriorReport;
 use crate::report_model::{Better, GateStatus, MetricValue, NameMap, Report, SliceStatus};
@@ -48,7 +50,13 @@ pub struct Comparison {
     pub labels: Vec<LabelCount>,
     /// `None` when a run has no items.jsonl.
     pub items: Option<ItemChanges>,
+    /// `--significance`: metric regressions count only when significant at it;
+    /// changes are marked significant or within noise at it (0.05 unless set).
+    pub significance: Option<f64>,
 }
+
+/// The level changes are marked at without `--significance`.
+pub const DEFAULT_SIGNIFICANCE: f64 = 0.05;
 
 #[derive(Debug)]
 pub struct SpecChange {
@@ -95,6 +103,38 @@ pub struct MetricChange {
     pub better: Option<Better>,
     pub tolerance: f64,
     pub direction: Direction,
+    /// The paired test on the items both runs share, when both kept item values.
+    pub paired: Option<ChangeTest>,
+}
+
+impl MetricChange {
+    /// The one-sided p-value in the direction the metric moved on the shared items.
+    pub fn p_one_sided(&self) -> Option<f64> {
+        self.paired.as_ref().map(|t| t.p_down.min(t.p_up))
+    }
+
+    /// Significant at `alpha` (one-sided, in the direction it moved); `None`
+    /// without a paired test.
+    pub fn significant(&self, alpha: f64) -> Option<bool> {
+        self.p_one_sided().map(|p| p < alpha)
+    }
+
+    /// A regression that counts at `significance`: regressed, and (with a level
+    /// and a paired test) significant in its bad direction. A regression without
+    /// a paired test counts as without `--significance`.
+    pub fn counts_as_regression(&self, significance: Option<f64>) -> bool {
+        if self.direction != Direction::Regressed {
+            return false;
+        }
+        let (Some(alpha), Some(test)) = (significance, &self.paired) else {
+            return true;
+        };
+        let p = match self.better {
+            Some(Better::Lower) => test.p_up,
+            _ => test.p_down,
+        };
+        p < alpha
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -158,7 +198,7 @@ impl Comparison {
             || self
                 .metrics
                 .iter()
-                .any(|m| m.direction == Direction::Regressed)
+                .any(|m| m.counts_as_regression(self.significance))
     }
 
     pub fn unchanged(&self) -> bool {
@@ -193,7 +233,7 @@ fn union<T>(old: &NameMap<T>, new: &NameMap<T>) -> Vec<String> {
     all
 }
 
-pub fn compare(old: &Side, new: &Side) -> Comparison {
+pub fn compare(old: &Side, new: &Side, significance: Option<f64>) -> Comparison {
     let (a, b) = (&old.prior.report, &new.prior.report);
     let spec = SpecChange {
         old: spec_id(a),
@@ -220,9 +260,14 @@ pub fn compare(old: &Side, new: &Side) -> Comparison {
         .collect();
     // Per-slice values compare as metrics named `METRIC[SLICE=VALUE]`.
     let (a_metrics, b_metrics) = (with_slices(a), with_slices(b));
+    let mut tests = paired::Paired::new(old.prior.values.as_ref(), new.prior.values.as_ref());
     let metrics = union(&a_metrics, &b_metrics)
         .into_iter()
         .map(|name| metric_change(a, b, (&a_metrics, &b_metrics), name))
+        .map(|mut m| {
+            m.paired = tests.test(&m.name);
+            m
+        })
         .collect();
     let gates = gate_changes(a, b);
     let no_labels = NameMap::new();
@@ -251,6 +296,7 @@ pub fn compare(old: &Side, new: &Side) -> Comparison {
         gates,
         labels,
         items,
+        significance,
     }
 }
 
@@ -330,6 +376,7 @@ fn metric_change(
         better,
         tolerance,
         direction,
+        paired: None,
     }
 }
 

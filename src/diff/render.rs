@@ -4,9 +4,11 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value as Json};
 
+use crate::base::value::format_number;
 use crate::diff::item_lists;
 use crate::diff::page::{Page, MARKDOWN_LIMIT};
-use crate::diff::{Comparison, Direction, MetricChange};
+use crate::diff::{Comparison, Direction, MetricChange, DEFAULT_SIGNIFICANCE};
+use crate::eval::stats::{fixed, p_text};
 use crate::report_model::GateStatus;
 
 fn show(value: &Json) -> String {
@@ -43,6 +45,33 @@ fn verdict(change: &MetricChange) -> String {
         Direction::Regressed => "REGRESSED".into(),
         Direction::Added => "new metric".into(),
         Direction::Removed => "removed".into(),
+    }
+}
+
+/// `, significant (p = 0.004, McNemar, 212 items)` or `, within noise (…)`, for a
+/// change with a paired test.
+fn noise_mark(c: &Comparison, change: &MetricChange) -> String {
+    let alpha = c.significance.unwrap_or(DEFAULT_SIGNIFICANCE);
+    match (
+        &change.paired,
+        change.significant(alpha),
+        change.p_one_sided(),
+    ) {
+        (Some(test), Some(significant), Some(p)) => format!(
+            ", {} ({}% CI {} … {}, p {}, {}, {} items)",
+            if significant {
+                "significant"
+            } else {
+                "within noise"
+            },
+            format_number(test.level * 100.0),
+            fixed(test.low),
+            fixed(test.high),
+            p_text(p),
+            test.test_name(),
+            test.items
+        ),
+        _ => String::new(),
     }
 }
 
@@ -136,12 +165,13 @@ pub fn text(c: &Comparison, colour: bool) -> String {
             };
             let _ = writeln!(
                 out,
-                "  {:width$}  {} → {}  {} {}  {verdict}",
+                "  {:width$}  {} → {}  {} {}  {verdict}{}",
                 m.name,
                 show(&m.old),
                 show(&m.new),
                 delta(m),
                 relative(m),
+                noise_mark(c, m),
             );
         }
     }
@@ -243,9 +273,13 @@ pub fn markdown(c: &Comparison) -> String {
             Direction::Unchanged => String::new(),
             _ => verdict(m),
         };
+        let noise = match m.direction {
+            Direction::Unchanged => String::new(),
+            _ => noise_mark(c, m),
+        };
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {mark} |",
+            "| {} | {} | {} | {} | {} | {mark}{noise} |",
             m.name,
             show(&m.old),
             show(&m.new),
@@ -330,6 +364,7 @@ pub fn json(c: &Comparison) -> String {
                 "better": m.better,
                 "tolerance": m.tolerance,
                 "change": m.direction.keyword(),
+                "paired": m.paired.as_ref().map(crate::report::stats::change_info),
             })
         })
         .collect();

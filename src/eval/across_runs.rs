@@ -16,6 +16,8 @@ use crate::eval::outcome::{
     MAX_FLIPS,
 };
 use crate::eval::pass::{data_warnings, Pass};
+use crate::eval::run_stats::{run_stats, RunStats};
+use crate::eval::significance::Tests;
 use crate::eval::slice_gates::SliceRun;
 use crate::eval::slices;
 use crate::ir::{evaluate, Frame, RuntimeError};
@@ -129,7 +131,8 @@ pub(super) fn combine(
     let (mut items, mut label_counts) = (0, vec![0; plan.labels.len()]);
     let (mut rows, mut offenders, mut warnings) = (Vec::new(), Vec::new(), Vec::new());
     let mut single = None;
-    for (((((pass, files), name), metrics), aggregates), slices) in passes
+    let mut item_values = Vec::with_capacity(names.len());
+    for (((((mut pass, files), name), metrics), aggregates), slices) in passes
         .into_iter()
         .zip(&names)
         .zip(run_metrics)
@@ -137,6 +140,8 @@ pub(super) fn combine(
         .zip(run_slices)
     {
         let baseline = baseline_values(plan, name.as_deref());
+        pass.values.run = name.clone();
+        let stats = run_stats(plan, &pass.values, &metrics);
         let slice_run = SliceRun {
             plan,
             slices: &slices,
@@ -150,11 +155,15 @@ pub(super) fn combine(
                     return slice_run.decide(gate);
                 }
                 let has_baseline = plan.baseline.is_some();
-                evaluate_gate(gate, &metrics, aggregates, &baseline, has_baseline)
+                let tests = Tests {
+                    changes: &stats.changes,
+                };
+                evaluate_gate(gate, &metrics, aggregates, &baseline, has_baseline, tests)
             })
             .collect::<Result<_, EvalError>>()
             .map_err(|e| vec![e.report(&plan.locations)])?;
         warnings.extend(data_warnings(plan, &pass.datasets, name.as_ref()));
+        item_values.push(std::mem::take(&mut pass.values));
         if datasets.is_empty() {
             datasets = pass.datasets.clone();
         } else {
@@ -181,8 +190,9 @@ pub(super) fn combine(
                 baseline,
                 label_counts: pass.label_counts,
                 slices,
+                stats,
             }),
-            None => single = Some((metrics, gates, slices)),
+            None => single = Some((metrics, gates, slices, stats)),
         }
     }
     for (index, (total, dataset)) in datasets.iter_mut().zip(&plan.datasets).enumerate() {
@@ -195,13 +205,13 @@ pub(super) fn combine(
 
     // Without runs the one pass is the outcome; with runs, per-run metrics stay
     // with their runs and each gate is decided over them.
-    let (metrics, gates, slices) = match single {
+    let (metrics, gates, slices, stats) = match single {
         Some(single) => single,
         None => {
             let gates = (0..plan.gates.len())
                 .map(|g| decide_over_runs(&plan.gates[g], &runs, g))
                 .collect();
-            (metrics, gates, Vec::new())
+            (metrics, gates, Vec::new(), RunStats::default())
         }
     };
     Ok(Outcome {
@@ -219,6 +229,8 @@ pub(super) fn combine(
         agreements,
         confusions,
         slices,
+        item_values,
+        stats,
     })
 }
 

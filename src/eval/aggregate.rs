@@ -72,24 +72,30 @@ impl Accumulator {
 
     /// Adds one item that passed the `where` filter. `value` is the argument's value
     /// (`None` for `count()`). Null numbers are skipped, as in SQL.
-    pub fn add(&mut self, value: Option<Value>) -> Result<(), RuntimeErrorKind> {
+    ///
+    /// Returns the item's contribution to a `count`, `ratio`, `sum` or `mean` (1 or 0
+    /// for a condition, the number otherwise; `None` for a skipped null), which
+    /// item-values.jsonl keeps; `None` for any other aggregate.
+    pub fn add(&mut self, value: Option<Value>) -> Result<Option<f64>, RuntimeErrorKind> {
         match self {
             Accumulator::Count(n) => {
-                if condition(value)? {
-                    *n += 1;
-                }
+                let hit = condition(value)?;
+                *n += u64::from(hit);
+                return Ok(Some(f64::from(u8::from(hit))));
             }
             Accumulator::Ratio { hits, total } => {
                 *total += 1;
-                if condition(value)? {
-                    *hits += 1;
-                }
+                let hit = condition(value)?;
+                *hits += u64::from(hit);
+                return Ok(Some(f64::from(u8::from(hit))));
             }
             Accumulator::Sum { sum, n } => {
-                if let Some(x) = number(value)? {
+                let x = number(value)?;
+                if let Some(x) = x {
                     sum.add(x);
                     *n += 1;
                 }
+                return Ok(x);
             }
             Accumulator::Extreme { best, max } => {
                 if let Some(x) = number(value)? {
@@ -123,7 +129,7 @@ impl Accumulator {
             }
             Accumulator::Track(_) => unreachable!("stability items are tracked with their key"),
         }
-        Ok(())
+        Ok(None)
     }
 
     /// Folds in the accumulator of a later chunk of items. Every accumulator merges

@@ -3,6 +3,7 @@
 
 use crate::base::value::{format_number, Value};
 use crate::eval::error::EvalError;
+use crate::eval::significance::{Judged, Tested, Tests};
 use crate::ir::{evaluate, Frame, RuntimeError};
 use crate::plan::{GatePlan, GateRule, Severity, ShapePlan};
 use crate::spec::{Better, Change, NoBaseline};
@@ -68,6 +69,7 @@ pub fn evaluate_gate(
     aggregates: &[Value],
     baseline: &[Value],
     has_baseline: bool,
+    tests: Tests<'_>,
 ) -> Result<GateOutcome, EvalError> {
     let frame = Frame {
         metrics,
@@ -120,7 +122,7 @@ pub fn evaluate_gate(
             })
         }
         GateRule::Shape(shape) => {
-            shaped_gate(shape, &frame, on_failure, has_baseline).map_err(fail)
+            shaped_gate(shape, &frame, on_failure, has_baseline, tests).map_err(fail)
         }
         GateRule::SliceValues { .. } => unreachable!("decided by `slice_gates`"),
     }
@@ -153,6 +155,7 @@ fn shaped_gate(
     frame: &Frame<'_>,
     on_failure: GateStatus,
     has_baseline: bool,
+    tests: Tests<'_>,
 ) -> Result<GateOutcome, RuntimeError> {
     let index = shape.metric.index();
     let metric_value = frame.metrics[index].clone();
@@ -177,13 +180,13 @@ fn shaped_gate(
                 &mut verdict,
             );
             if !shape.changes.is_empty() {
+                let test = tests.of(shape);
                 check_changes(
                     shape,
                     v,
                     &baseline,
                     frame,
-                    on_failure,
-                    has_baseline,
+                    (on_failure, has_baseline, test),
                     &mut verdict,
                 )?;
             }
@@ -245,8 +248,7 @@ fn check_changes(
     v: f64,
     baseline: &Value,
     frame: &Frame<'_>,
-    on_failure: GateStatus,
-    has_baseline: bool,
+    (on_failure, has_baseline, test): (GateStatus, bool, Option<Tested<'_>>),
     verdict: &mut Verdict,
 ) -> Result<(), RuntimeError> {
     let name = &shape.metric_name;
@@ -300,14 +302,24 @@ fn check_changes(
                 format!("must improve on it by at least {amount}")
             }
         };
-        verdict.flag(
-            on_failure,
-            format!(
-                "{name} = {} against baseline {}: {rule}",
-                format_number(v),
-                format_number(b)
-            ),
+        let reason = format!(
+            "{name} = {} against baseline {}: {rule}",
+            format_number(v),
+            format_number(b)
         );
+        // `significance` forgives drops that are noise; a gain a gate asks for
+        // must be there whatever the test says.
+        let drop = matches!(change, Change::MaxDrop | Change::MaxDropRelative);
+        match test.as_ref().filter(|_| drop) {
+            // Without `significance`, any change beyond the bound fails.
+            None => verdict.flag(on_failure, reason),
+            Some(test) => match test.judge(shape) {
+                Judged::Significant(why) => verdict.flag(on_failure, format!("{reason}; {why}")),
+                // Within noise: the gate passes, and says why.
+                Judged::Noise(why) => verdict.reasons.push(format!("{reason}; {why}")),
+                Judged::Untested(why) => verdict.flag(on_failure, format!("{reason} ({why})")),
+            },
+        }
     }
     Ok(())
 }

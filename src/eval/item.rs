@@ -8,6 +8,7 @@ use crate::base::value::{Key, Value};
 use crate::data::{validate, Flow};
 use crate::eval::aggregate::Accumulator;
 use crate::eval::error::{EvalError, Within};
+use crate::eval::item_values::{self, ValueTable};
 use crate::eval::keys::{duplicate_error, key_of, FastMap};
 use crate::eval::lookup::Lookup;
 use crate::eval::outcome::{ItemRow, OffenderRow};
@@ -51,6 +52,10 @@ pub(super) struct ItemChunk<'p> {
     places: Vec<usize>,
     /// Per aggregate: the slices that also fold it.
     routes: Vec<Vec<(usize, usize)>>,
+    /// Per item, its contribution to each metric computed from items.
+    pub(super) values: ValueTable,
+    /// The current item's contribution to each aggregate.
+    contributions: Vec<Option<f64>>,
 }
 
 impl<'p> ItemChunk<'p> {
@@ -83,6 +88,8 @@ impl<'p> ItemChunk<'p> {
             slices: plan.slices.iter().map(|_| SliceFold::default()).collect(),
             places: vec![0; plan.slices.len()],
             routes: slices::routes(plan),
+            values: ValueTable::new(plan.stats.columns.len()),
+            contributions: vec![None; plan.aggregates.len()],
         }
     }
 
@@ -218,12 +225,15 @@ impl<'p> ItemChunk<'p> {
                 Box::new((slice.at.clone(), Within::Slice(slice.name.clone()), e))
             },
         )?;
-        for ((aggregate, accumulator), routes) in plan
+        let keep_values = !plan.stats.columns.is_empty();
+        for (((aggregate, accumulator), routes), contribution) in plan
             .aggregates
             .iter()
             .zip(&mut self.accumulators)
             .zip(&self.routes)
+            .zip(&mut self.contributions)
         {
+            *contribution = item_values::untouched(aggregate.function);
             let fail = |e: RuntimeError| {
                 let within = Within::Aggregate(aggregate.text.clone());
                 Box::new((aggregate.at.clone(), within, e))
@@ -250,7 +260,10 @@ impl<'p> ItemChunk<'p> {
             if !routes.is_empty() {
                 slices::add(&mut self.slices, &self.places, routes, &value).map_err(fail_at)?;
             }
-            accumulator.add(value).map_err(fail_at)?;
+            *contribution = accumulator.add(value).map_err(fail_at)?;
+        }
+        if keep_values {
+            item_values::push(&mut self.values, plan, key, &self.contributions);
         }
         let offender = match &plan.offenders {
             Some(offenders) => {

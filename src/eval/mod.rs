@@ -15,12 +15,16 @@ pub mod error;
 mod evaluation;
 mod gates;
 mod item;
+mod item_values;
 mod keys;
 mod lookup;
 mod outcome;
 mod pass;
+mod run_stats;
+mod significance;
 mod slice_gates;
 mod slices;
+pub mod stats;
 
 pub use across_runs::per_run_name;
 pub use aggregate::{percentile, Confusion};
@@ -28,8 +32,10 @@ pub use calibration::Calibration;
 pub use classification::ClassCounts;
 pub use evaluation::evaluate;
 pub use gates::{GateOutcome, GateStatus, SliceGateOutcome};
+pub use item_values::ValueTable;
 pub use outcome::{
     AgreementOutcome, DatasetOutcome, Flip, ItemRow, OffenderRow, Outcome, RunOutcome,
     StabilityOutcome, MAX_FLIPS,
 };
+pub use run_stats::RunStats;
 pub use slices::SliceValueOutcome;

@@ -9,6 +9,8 @@ use crate::base::value::{Key, Value};
 use crate::data::ReadStats;
 use crate::eval::aggregate::Confusion;
 use crate::eval::gates::{GateOutcome, GateStatus};
+use crate::eval::item_values::ValueTable;
+use crate::eval::run_stats::RunStats;
 use crate::eval::slices::SliceValueOutcome;
 
 /// Items that flip listed per `stability` aggregate; the count covers them all.
@@ -44,6 +46,12 @@ pub struct Outcome {
     pub confusions: Vec<AgreementOutcome>,
     /// Per slice (plan order): its values. Empty with several runs (each run has its own).
     pub slices: Vec<Vec<SliceValueOutcome>>,
+    /// Per run (in run order; one for a spec without runs): each item's
+    /// contribution to the metrics computed from items.
+    pub item_values: Vec<ValueTable>,
+    /// Intervals and changes against the baseline; empty with several runs
+    /// (each run has its own).
+    pub stats: RunStats,
 }
 
 impl Outcome {
@@ -70,6 +78,7 @@ pub struct RunOutcome {
     pub label_counts: Vec<usize>,
     /// Per slice (plan order): its values in this run.
     pub slices: Vec<Vec<SliceValueOutcome>>,
+    pub stats: RunStats,
 }
 
 #[derive(Debug)]

@@ -12,6 +12,7 @@ use crate::data::{read_chunked, Chunk};
 use crate::eval::aggregate::Accumulator;
 use crate::eval::error::{EvalError, EvalWarning};
 use crate::eval::item::{ItemChunk, MAX_ITEM_ERRORS};
+use crate::eval::item_values::ValueTable;
 use crate::eval::keys::{duplicate_error, stop_line};
 use crate::eval::lookup::Lookup;
 use crate::eval::outcome::{DatasetOutcome, ItemRow, OffenderRow};
@@ -32,6 +33,8 @@ pub(super) struct Pass {
     pub offenders: Vec<OffenderRow>,
     /// Per slice: its values, folded in the same pass.
     pub slices: Vec<SliceFold>,
+    /// Each item's contribution to the metrics computed from items.
+    pub values: ValueTable,
 }
 
 /// Reads the items dataset `items` (the plan's, or one run's file of it) against
@@ -67,6 +70,7 @@ pub(super) fn pass(
         rows: streamed.rows,
         offenders: streamed.offenders,
         slices: streamed.slices,
+        values: streamed.values,
     })
 }
 
@@ -79,6 +83,7 @@ pub(super) struct Items {
     pub(super) rows: Vec<ItemRow>,
     pub(super) offenders: Vec<OffenderRow>,
     pub(super) slices: Vec<SliceFold>,
+    pub(super) values: ValueTable,
 }
 
 pub(super) fn stream_items(
@@ -159,6 +164,7 @@ pub(super) fn stream_items(
             *a += b;
         }
         total.rows.extend(part.rows);
+        total.values.merge(part.values);
         total.offenders.extend(part.offenders);
         for (a, b) in total.matched.iter_mut().zip(part.matched) {
             a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
@@ -187,6 +193,7 @@ pub(super) fn stream_items(
         rows: total.rows,
         offenders,
         slices: total.slices,
+        values: total.values,
     })
 }
 

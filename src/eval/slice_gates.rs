@@ -8,6 +8,7 @@ use crate::base::value::Value;
 use crate::eval::across_runs::per_run_name;
 use crate::eval::error::EvalError;
 use crate::eval::gates::{evaluate_gate, GateOutcome, GateStatus, SliceGateOutcome};
+use crate::eval::significance::Tests;
 use crate::eval::slices::SliceValueOutcome;
 use crate::plan::{GateBy, GatePlan, GateRule, Plan, Severity};
 use crate::spec::{Better, GateSlices};
@@ -75,7 +76,14 @@ impl SliceRun<'_> {
                     continue;
                 }
                 let baseline = self.baseline(s, &entry.value);
-                let outcome = evaluate_gate(gate, &entry.metrics, &[], &baseline, has_baseline)?;
+                let outcome = evaluate_gate(
+                    gate,
+                    &entry.metrics,
+                    &[],
+                    &baseline,
+                    has_baseline,
+                    Tests::NONE,
+                )?;
                 row.status = Some(outcome.status);
                 row.gated = outcome.value.clone();
                 row.threshold = outcome.threshold.clone();
@@ -172,7 +180,7 @@ impl SliceRun<'_> {
         }
         baseline[m] = self.baseline_worst(by, &shape.metric_name, shape.better);
         let has_baseline = self.plan.baseline.is_some();
-        let mut decided = evaluate_gate(gate, &metrics, &[], &baseline, has_baseline)?;
+        let mut decided = evaluate_gate(gate, &metrics, &[], &baseline, has_baseline, Tests::NONE)?;
         if let Some((_, row)) = pick {
             let name = named(self.plan, row.slice, &row.value, row.items);
             for reason in &mut decided.reasons {

@@ -38,6 +38,8 @@ pub struct Overrides {
     pub formats: Vec<ReportFormat>,
     /// `--baseline`: the prior report gates compare against.
     pub baseline: Option<PathBuf>,
+    /// `--confidence`: the level of intervals and paired tests.
+    pub confidence: Option<f64>,
 }
 
 /// The files found for a spec, each with what could not be found.
@@ -50,6 +52,8 @@ pub struct Inputs {
     pub reports: ReportFiles,
     /// `--baseline`, read.
     pub baseline: Option<Result<PriorReport, Diagnostic>>,
+    /// `--confidence`, carried to the plan (it outranks the spec's `confidence:`).
+    pub confidence: Option<f64>,
 }
 
 /// Finds and reads every input of `spec`. The templates are returned apart: the
@@ -72,6 +76,7 @@ pub fn gather(spec: &Spec, overrides: &Overrides) -> (Inputs, Templates) {
             .collect(),
         reports,
         baseline: overrides.baseline.as_deref().map(PriorReport::load),
+        confidence: overrides.confidence,
     };
     (inputs, templates)
 }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::base::diagnostic::Diagnostic;
 use crate::base::value::Value;
 use crate::inputs::prior_items::PriorItems;
+use crate::report_model::item_values::{ItemValues, ITEM_VALUES_FILE};
 use crate::report_model::Report;
 
 #[derive(Debug, Clone)]
@@ -15,6 +16,9 @@ pub struct PriorReport {
     pub path: PathBuf,
     pub display: String,
     pub report: Report,
+    /// The item-values.jsonl beside it; `None` for a report written without one
+    /// (an older evalspec, or `keep_item_values: false`): no paired tests then.
+    pub values: Option<ItemValues>,
 }
 
 impl PriorReport {
@@ -31,10 +35,12 @@ impl PriorReport {
                 .help("pass a report.json written by `evalspec run`, or its --out folder")
         })?;
         let report = Report::from_json(&text, &display)?;
+        let values = read_item_values(&file.with_file_name(ITEM_VALUES_FILE))?;
         Ok(PriorReport {
             path: file,
             display,
             report,
+            values,
         })
     }
 
@@ -81,19 +87,37 @@ impl PriorReport {
     /// unlike report.json it may be larger than the bound on whole text files.
     pub fn items(&self) -> Result<Option<PriorItems>, Diagnostic> {
         let file = self.path.with_file_name("items.jsonl");
-        let display = file.display().to_string();
-        let cannot = |e: std::io::Error| Diagnostic::error(format!("cannot read `{display}`: {e}"));
-        let opened = match std::fs::File::open(&file) {
-            Ok(opened) => opened,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(cannot(e)),
-        };
-        if !opened.metadata().map_err(cannot)?.is_file() {
-            return Err(Diagnostic::error(format!(
-                "cannot read `{display}`: it is not a file"
-            )));
+        match open_beside(&file)? {
+            Some((reader, display)) => PriorItems::read(reader, &display).map(Some),
+            None => Ok(None),
         }
-        let reader = std::io::BufReader::with_capacity(1 << 20, opened);
-        PriorItems::read(reader, &display).map(Some)
     }
+}
+
+/// The item-values.jsonl at `file`, streamed; `None` when there is none.
+fn read_item_values(file: &Path) -> Result<Option<ItemValues>, Diagnostic> {
+    match open_beside(file)? {
+        Some((reader, display)) => ItemValues::read(reader, &display).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// A file beside a report, opened for streaming; `None` when it does not exist.
+fn open_beside(
+    file: &Path,
+) -> Result<Option<(std::io::BufReader<std::fs::File>, String)>, Diagnostic> {
+    let display = file.display().to_string();
+    let cannot = |e: std::io::Error| Diagnostic::error(format!("cannot read `{display}`: {e}"));
+    let opened = match std::fs::File::open(file) {
+        Ok(opened) => opened,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(cannot(e)),
+    };
+    if !opened.metadata().map_err(cannot)?.is_file() {
+        return Err(Diagnostic::error(format!(
+            "cannot read `{display}`: it is not a file"
+        )));
+    }
+    let reader = std::io::BufReader::with_capacity(1 << 20, opened);
+    Ok(Some((reader, display)))
 }

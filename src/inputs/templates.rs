@@ -193,6 +193,7 @@ fn environment(dirs: Vec<PathBuf>) -> Environment<'static> {
     env.add_filter("fixed", fixed);
     env.add_filter("num", num);
     env.add_filter("signed", signed);
+    env.add_filter("pm", plus_minus);
     env
 }
 
@@ -304,6 +305,25 @@ fn signed(value: Value, digits: Option<usize>) -> Result<String, minijinja::Erro
         Some(0.0) => format!("±{:.digits$}", 0.0),
         Some(x) => format!("{x:+.digits$}"),
         None => "n/a".to_string(),
+    })
+}
+
+/// `value | pm(intervals, name)` → ` ± 0.0312`: the larger distance from the
+/// value to a bound of its interval (report.json's `intervals[name]`), to three
+/// significant digits; empty when the metric has no interval (or `intervals`
+/// is none, as in a report without any).
+fn plus_minus(value: Value, intervals: Value, name: &str) -> Result<String, minijinja::Error> {
+    let interval = match intervals.kind() {
+        minijinja::value::ValueKind::Map => intervals.get_attr(name)?,
+        _ => return Ok(String::new()),
+    };
+    let bound = |key: &str| interval.get_attr(key).ok().and_then(|v| as_number(&v));
+    Ok(match (as_number(&value), bound("low"), bound("high")) {
+        (Some(x), Some(low), Some(high)) => format!(
+            " ± {}",
+            crate::base::value::format_significant((x - low).max(high - x).max(0.0))
+        ),
+        _ => String::new(),
     })
 }
 

@@ -20,8 +20,11 @@ use crate::base::source::SourceFile;
 use crate::base::types::Type;
 use crate::base::value::Value;
 use crate::inputs::{PriorReport, ReportPlan, RunFile};
-use crate::ir::{DatasetId, DerivedId, ExprAt, ExprLocations, Linked, MetricId, Op, Stage};
+use crate::ir::{
+    AggregateId, DatasetId, DerivedId, ExprAt, ExprLocations, Linked, MetricId, Op, Stage,
+};
 use crate::library::aggregates::AggregateFn;
+use crate::report_model::item_values::ValueKind;
 use crate::spec::{
     Better, Change, CsvOptions, DataType, Duplicates, Format, GateRuns, GateSlices, Join,
     NoBaseline, ParamType,
@@ -67,8 +70,45 @@ pub struct Plan {
     pub baseline: Option<PriorReport>,
     /// The latency metric and the accuracy metrics plotted against it, per run.
     pub tradeoff: Option<Tradeoff>,
+    /// Intervals, paired tests and the per-item store.
+    pub stats: StatsPlan,
     /// Where each expression the ops' [`ExprAt`]s name is written.
     pub locations: ExprLocations,
+}
+
+/// What intervals and paired tests need: their level, and the metrics computed
+/// from items whose per-item contributions are kept (item-values.jsonl).
+#[derive(Debug)]
+pub struct StatsPlan {
+    /// `confidence:` (or `--confidence`); 0.95 unless set.
+    pub confidence: f64,
+    /// `keep_item_values:`: write item-values.jsonl beside report.json.
+    pub keep_item_values: bool,
+    /// Per metric computed from items as a ratio of sums, in plan order.
+    pub columns: Vec<ValueColumnPlan>,
+}
+
+/// The level of intervals and tests when neither the spec nor `--confidence` sets one.
+pub const DEFAULT_CONFIDENCE: f64 = 0.95;
+
+/// A metric that is one `ratio`, `mean`, `sum` or `count` over the items (not
+/// across runs): each item's contribution to it is kept.
+#[derive(Debug, Clone, Copy)]
+pub struct ValueColumnPlan {
+    pub metric: MetricId,
+    pub aggregate: AggregateId,
+    pub kind: ValueKind,
+}
+
+impl Plan {
+    /// The column of a metric, when it has one.
+    pub fn value_column(&self, metric: MetricId) -> Option<(usize, &ValueColumnPlan)> {
+        self.stats
+            .columns
+            .iter()
+            .enumerate()
+            .find(|(_, c)| c.metric == metric)
+    }
 }
 
 /// `tradeoff:` resolved to metric slots.
@@ -331,6 +371,8 @@ pub struct ShapePlan<S: Stage = Linked> {
     pub threshold_text: Option<String>,
     pub warn_threshold_text: Option<String>,
     pub change_texts: Vec<String>,
+    /// `significance:` changes fail only when significant at this level.
+    pub significance: Option<f64>,
 }
 
 impl<S: Stage> GateRule<S> {

@@ -14,6 +14,7 @@ use crate::base::diagnostic::Diagnostic;
 use crate::inputs::ReportPlanKind;
 use crate::plan::Plan;
 use crate::report::error::ReportError;
+use crate::report_model::item_values::ITEM_VALUES_FILE;
 
 /// An output folder whose report paths have been checked.
 #[derive(Debug)]
@@ -30,8 +31,10 @@ impl OutputFolder {
             return Err(not_a_folder(&shown));
         }
         let inputs = read_files(plan);
-        for report in &plan.reports {
-            let target = out.join(&report.file);
+        let item_values = crate::report::writes_item_values(plan).then_some(ITEM_VALUES_FILE);
+        let files = plan.reports.iter().map(|r| r.file.as_str());
+        for file in files.chain(item_values) {
+            let target = out.join(file);
             let Ok(resolved) = resolve(&target) else {
                 // A folder on the way is a file: writing will say so.
                 continue;

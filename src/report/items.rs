@@ -3,23 +3,11 @@
 use serde_json::Value as Json;
 
 use crate::base::typed_json::format_typed;
-use crate::base::types::Type;
-use crate::base::value::Key;
 use crate::eval::{ItemRow, Outcome};
 use crate::plan::{DerivedKind, Plan};
 use crate::report_model::{Item, NameMap, Offender};
 
-fn key_json(key: Option<&Key>) -> Json {
-    match key {
-        None => Json::Null,
-        Some(Key::Str(s)) => Json::String(s.to_string()),
-        Some(Key::Num(bits)) => format_typed(
-            &crate::base::value::Value::Number(f64::from_bits(*bits)),
-            &Type::Any,
-        ),
-        Some(Key::Big(b)) => Json::Number(b.to_json()),
-    }
-}
+use crate::base::typed_json::key_json;
 
 /// One item: its key, its line in the items dataset, its label (when the spec
 /// has labels), its fields and its matcher results.

@@ -16,6 +16,7 @@ use crate::inputs::PriorReport;
 use crate::lock::LockStamp;
 use crate::plan::{GateRule, Plan};
 use crate::report::items::offender;
+use crate::report_model::item_values::ITEM_VALUES_FILE;
 use crate::report_model::{
     self as model, BaselineSpec, DatasetInfo, Gate, LockInfo, MetricInfo, MetricSinceBaseline,
     MetricValue, NameMap, Offenders, ParamOverride, Report, SinceBaseline, SpecInfo,
@@ -153,6 +154,7 @@ pub fn report_json(plan: &Plan, outcome: &Outcome, lock: Option<&LockStamp>) -> 
         scored: Some(outcome.items as u64),
         metrics,
         metric_info,
+        intervals: crate::report::stats::intervals(plan, outcome),
         slices: crate::report::slices::slices(plan, outcome),
         gates,
         unlabelled: labels.as_ref().map(|_| (outcome.items - labelled) as u64),
@@ -234,9 +236,11 @@ pub fn metric_values<'p>(
 
 /// The "since baseline" section: each metric's baseline value and change.
 fn since_baseline(plan: &Plan, outcome: &Outcome, prior: &PriorReport) -> SinceBaseline {
+    let stats = crate::report::stats::metric_stats(plan, outcome);
     let metrics: NameMap<MetricSinceBaseline> = metric_values(plan, outcome)
         .into_iter()
-        .map(|(name, value, ty, base)| {
+        .zip(stats)
+        .map(|((name, value, ty, base), (_, _, change))| {
             let (delta, relative) = match (&value, &base) {
                 (Value::Number(v), Value::Number(b)) => {
                     (Some(v - b), (*b != 0.0).then(|| (v - b) / b.abs()))
@@ -248,6 +252,7 @@ fn since_baseline(plan: &Plan, outcome: &Outcome, prior: &PriorReport) -> SinceB
                 value: MetricValue::from_typed(format_typed(&value, ty)),
                 delta,
                 relative,
+                change: change.map(crate::report::stats::change_info),
             };
             (name, entry)
         })
@@ -260,6 +265,11 @@ fn since_baseline(plan: &Plan, outcome: &Outcome, prior: &PriorReport) -> SinceB
             version: spec.version.clone(),
             sha256: spec.sha256.clone(),
         },
+        note: (prior.values.is_none() && !plan.stats.columns.is_empty()).then(|| {
+            format!(
+                "the baseline has no {ITEM_VALUES_FILE} (an older evalspec, or `keep_item_values: false`): no paired tests"
+            )
+        }),
         metrics,
     }
 }

@@ -6,14 +6,17 @@
 mod confusion;
 pub(crate) mod error;
 mod folder;
+pub(crate) mod item_values;
 pub(crate) mod items;
 mod json;
 pub(crate) mod runs;
 mod slices;
+pub(crate) mod stats;
 mod summary;
 mod write;
 
 pub use folder::OutputFolder;
+pub use item_values::{item_values_jsonl, writes_item_values};
 pub use items::{item_json, items_jsonl};
 pub use json::report_json;
 pub use summary::summary;

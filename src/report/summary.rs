@@ -59,10 +59,16 @@ pub fn summary(plan: &Plan, outcome: &Outcome, lock: Option<&LockStamp>) -> Stri
                 (false, false) => outcome
                     .runs
                     .iter()
-                    .map(|r| format_typed(&r.metrics[i.index()], &metric.ty).to_string())
+                    .map(|r| {
+                        let value = &r.metrics[i.index()];
+                        with_interval(format_typed(value, &metric.ty), value, &r.stats, i)
+                    })
                     .collect::<Vec<_>>()
                     .join(" | "),
-                _ => format_typed(&outcome.metrics[i.index()], &metric.ty).to_string(),
+                _ => {
+                    let value = &outcome.metrics[i.index()];
+                    with_interval(format_typed(value, &metric.ty), value, &outcome.stats, i)
+                }
             };
             let _ = writeln!(out, "  {:width$}  {value}", metric.name);
         }
@@ -145,6 +151,25 @@ fn overridden_params(plan: &Plan, lock: Option<&LockStamp>) -> Option<String> {
         "params overridden with --param: {}{pinned}",
         changed.join(", ")
     ))
+}
+
+/// A metric's value, then `± half-width` when it has an interval.
+fn with_interval(
+    shown: serde_json::Value,
+    value: &crate::base::value::Value,
+    stats: &crate::eval::RunStats,
+    metric: crate::ir::MetricId,
+) -> String {
+    let interval = stats.intervals.get(metric.index()).and_then(Option::as_ref);
+    match (value, interval) {
+        (crate::base::value::Value::Number(v), Some(i)) => {
+            format!(
+                "{shown} {}",
+                crate::report::stats::plus_minus(*v, i.low, i.high)
+            )
+        }
+        _ => shown.to_string(),
+    }
 }
 
 /// Per slice, each value's items and the metrics computed by it (per run: `a | b`).

@@ -9,7 +9,10 @@ use crate::eval::Outcome;
 use crate::inputs::{ReportPlanKind, Templates};
 use crate::lock::LockStamp;
 use crate::plan::Plan;
-use crate::report::{item_json, items_jsonl, report_json, OutputFolder};
+use crate::report::{
+    item_json, item_values_jsonl, items_jsonl, report_json, writes_item_values, OutputFolder,
+};
+use crate::report_model::item_values::ITEM_VALUES_FILE;
 use crate::report_model::Report;
 
 /// Renders every report of the plan, then writes them as one set; returns the
@@ -40,6 +43,11 @@ pub fn write_reports(
             }
         };
         rendered.push((out.path().join(&output.file), bytes));
+    }
+    // Beside report.json, in the same set: what paired tests against this run need.
+    if writes_item_values(plan) {
+        let bytes = item_values_jsonl(plan, outcome);
+        rendered.push((out.path().join(ITEM_VALUES_FILE), bytes));
     }
     out.write_set(&rendered)?;
     Ok(rendered.into_iter().map(|(path, _)| path).collect())

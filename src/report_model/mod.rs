@@ -16,6 +16,7 @@
 
 mod confusion;
 mod item;
+pub mod item_values;
 mod keyword;
 mod metric_value;
 mod name_map;
@@ -33,9 +34,9 @@ pub use item::Item;
 pub use metric_value::MetricValue;
 pub use name_map::NameMap;
 pub use report::{
-    BaselineSpec, Better, DatasetInfo, Gate, GateRuns, GateStatus, LockInfo, MetricInfo,
-    MetricSinceBaseline, Offender, Offenders, ParamOverride, Report, RunFileInfo, Severity,
-    SinceBaseline, SpecInfo,
+    BaselineSpec, Better, ChangeInfo, DatasetInfo, Gate, GateRuns, GateStatus, IntervalInfo,
+    LockInfo, MetricInfo, MetricSinceBaseline, Offender, Offenders, ParamOverride, Report,
+    RunFileInfo, Severity, SinceBaseline, SpecInfo,
 };
 pub use runs::{Agreement, Flip, RunGate, RunReport, Spread, Stability, Tradeoff, TradeoffPoint};
 pub use slices::{GateBy, SliceGate, SliceMode, SliceStatus, SliceValue, Slices};

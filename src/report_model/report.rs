@@ -32,6 +32,9 @@ pub struct Report {
     pub metrics: NameMap<MetricValue>,
     #[serde(default)]
     pub metric_info: NameMap<MetricInfo>,
+    /// Per metric computed from items (`NAME@RUN` per run): its interval.
+    #[serde(default, skip_serializing_if = "NameMap::is_empty")]
+    pub intervals: NameMap<IntervalInfo>,
     /// Per slice value: items and the metrics with `by`, when the spec has slices.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slices: Option<Slices>,
@@ -242,6 +245,9 @@ pub struct SinceBaseline {
     /// The baseline report, as it was named.
     pub path: String,
     pub spec: BaselineSpec,
+    /// Why there are no paired tests, when the baseline kept no item values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     pub metrics: NameMap<MetricSinceBaseline>,
 }
 
@@ -262,4 +268,37 @@ pub struct MetricSinceBaseline {
     pub delta: Option<f64>,
     /// `delta / |baseline|`; null for a zero or missing baseline.
     pub relative: Option<f64>,
+    /// The paired test on the items both runs share, for a metric computed
+    /// from items when the baseline kept its item values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<ChangeInfo>,
+}
+
+/// A metric's confidence interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(expecting = "an object")]
+pub struct IntervalInfo {
+    pub low: f64,
+    pub high: f64,
+    /// `wilson`, `bootstrap` or `normal`.
+    pub method: String,
+    pub level: f64,
+}
+
+/// A metric's change (new − baseline) on the items both runs share.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(expecting = "an object")]
+pub struct ChangeInfo {
+    pub delta: f64,
+    pub low: f64,
+    pub high: f64,
+    /// Two-sided.
+    pub p_value: f64,
+    /// `mcnemar`, `paired_bootstrap` or `paired_normal`.
+    pub test: String,
+    /// Items (keys) both runs share.
+    pub items: u64,
+    /// Items left out: in one run only, or without a key.
+    #[serde(default)]
+    pub excluded: u64,
 }

@@ -161,6 +161,16 @@ pub enum SpecError {
     NegativeTolerance {
         value: f64,
     },
+    /// `confidence` or `significance` outside (0, 1).
+    NotAProbability {
+        key: String,
+        value: f64,
+    },
+    /// `significance` on a gate that bounds no change against the baseline.
+    SignificanceWithoutChange {
+        gate: String,
+        expr: bool,
+    },
     LabelsNotAList {
         found: &'static str,
     },
@@ -270,6 +280,8 @@ impl Kind for SpecError {
             E::KsNotAList { .. } => "ks_not_a_list",
             E::BadCutoff { .. } => "bad_cutoff",
             E::NegativeTolerance { .. } => "negative_tolerance",
+            E::NotAProbability { .. } => "not_a_probability",
+            E::SignificanceWithoutChange { .. } => "significance_without_change",
             E::LabelsNotAList { .. } => "labels_not_a_list",
             E::BadLabelRule { .. } => "bad_label_rule",
             E::DuplicateLabel { .. } => "duplicate_label",
@@ -465,6 +477,23 @@ impl Kind for SpecError {
                 "a tolerance cannot be negative, found {value}"
             ))
             .help("the tolerance is how far the metric may move in its bad direction, e.g. `0.01`"),
+            E::NotAProbability { key, value } => Words::new(format!(
+                "`{key}` must be a number between 0 and 1 (exclusive), found {}",
+                format_number(*value)
+            ))
+            .help(if key == "confidence" {
+                "e.g. `confidence: 0.9` for 90% intervals"
+            } else {
+                "e.g. `significance: 0.05`: a change fails only when p < 0.05"
+            }),
+            E::SignificanceWithoutChange { gate, expr } => Words::new(format!(
+                "the gate `{gate}` has `significance` but bounds no change against the baseline"
+            ))
+            .help(if *expr {
+                "`significance` needs a shaped gate: `metric:` with `max_drop`, `max_drop_relative`, `min_gain` or `min_gain_relative`"
+            } else {
+                "add `max_drop:` (or another change bound), or remove `significance`"
+            }),
             E::LabelsNotAList { found } => Words::new(format!("`labels` must be a list, found {found}"))
                 .help("write one `- LABEL: condition` per line; the first label whose condition holds is the item's"),
             E::BadLabelRule { found } => Words::new(format!(

@@ -38,6 +38,10 @@ pub struct Spec {
     pub tradeoff: Option<TradeoffDecl>,
     /// `None`: the default reports.
     pub reports: Option<Vec<ReportDecl>>,
+    /// `confidence:` the level of intervals and paired tests (`None`: 0.95).
+    pub confidence: Option<f64>,
+    /// `keep_item_values:` write item-values.jsonl beside report.json (default true).
+    pub keep_item_values: bool,
 }
 
 /// A user-chosen name and where it was written.
@@ -496,6 +500,9 @@ pub struct GateShapeDecl {
     pub warn_threshold: Option<ExprText>,
     pub changes: Vec<(Change, ExprText)>,
     pub when_no_baseline: NoBaseline,
+    /// `significance:` a change fails only when a one-sided paired test against
+    /// the baseline finds it significant at this level.
+    pub significance: Option<f64>,
 }
 
 /// A bound on the change against the baseline, in the metric's good direction.

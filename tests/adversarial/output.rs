@@ -147,7 +147,8 @@ fn a_failed_write_keeps_the_previous_reports_and_leaves_no_temporary_files() {
     let first = evalspec(root, &["run", "spec.yaml", "--out", "out"]);
     assert_eq!(first.code, 0, "{}", first.stderr);
     let before = snapshot(&root.join("out"));
-    assert_eq!(before.len(), 3, "{before:?}");
+    // report.json, item-values.jsonl, report.md and t.md.
+    assert_eq!(before.len(), 4, "{before:?}");
 
     // A template that fails after scoring: nothing replaced, and said so.
     std::fs::write(root.join("t.md"), "{{ 1 | fixed(1000) }}\n").unwrap();

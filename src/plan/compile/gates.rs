@@ -172,6 +172,7 @@ fn shaped_gate(
             threshold_text: shape.threshold.as_ref().map(|t| t.text.clone()),
             warn_threshold_text: shape.warn_threshold.as_ref().map(|t| t.text.clone()),
             change_texts: shape.changes.iter().map(|(_, e)| e.text.clone()).collect(),
+            significance: shape.significance,
         }),
         ty,
         describe_shape(shape, better),
@@ -203,6 +204,12 @@ fn describe_shape(shape: &GateShapeDecl, better: Better) -> String {
                 format!("at least {} × |baseline| better than baseline", e.text)
             }
         });
+    }
+    if let (Some(level), false) = (shape.significance, shape.changes.is_empty()) {
+        parts.push(format!(
+            "a drop fails only when significant at {}",
+            crate::base::value::format_number(level)
+        ));
     }
     parts.join("; ")
 }

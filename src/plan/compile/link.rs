@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use crate::inputs::{PriorReport, ReportFiles};
 use crate::ir::{DatasetId, DerivedId, ExprLocations, Linked, MetricId, Op, Relink, Slot};
+use crate::library::aggregates::AggregateFn;
 use crate::plan::compile::datasets::DatasetDraft;
 use crate::plan::compile::declared::{
     DatasetPath, Declared, DeclaredDataset, DeclaredDerived, DeclaredMetric,
@@ -17,8 +18,10 @@ use crate::plan::compile::metrics::Metrics;
 use crate::plan::compile::order::Ordered;
 use crate::plan::{
     Aggregate, Check, DatasetPlan, Derived, DerivedKind, GatePlan, GateRule, ItemColumn,
-    MetricPlan, OffendersPlan, ParamValue, Plan, Projection, Rule, ShapePlan, SlicePlan, Tradeoff,
+    MetricPlan, OffendersPlan, ParamValue, Plan, Projection, Rule, ShapePlan, SlicePlan, StatsPlan,
+    Tradeoff, ValueColumnPlan, DEFAULT_CONFIDENCE,
 };
+use crate::report_model::item_values::ValueKind;
 use crate::spec::Spec;
 
 /// What the phases produced.
@@ -38,6 +41,8 @@ pub struct Parts<'s> {
     pub locations: ExprLocations,
     pub reports: ReportFiles,
     pub baseline: Option<PriorReport>,
+    /// `--confidence`, else the spec's `confidence:`.
+    pub confidence: Option<f64>,
 }
 
 /// Every declared reference and where it goes in the plan.
@@ -198,6 +203,7 @@ pub fn link(parts: Parts<'_>) -> Plan {
         })
         .collect();
     crate::plan::compile::slices::needs(&mut slices, &metrics, &aggregates);
+    let stats_columns = value_columns(&metrics, &aggregates);
     let tradeoff = parts.tradeoff.map(|(latency, accuracy)| Tradeoff {
         latency: linker.metric(latency),
         accuracy: accuracy.into_iter().map(|m| linker.metric(m)).collect(),
@@ -226,6 +232,11 @@ pub fn link(parts: Parts<'_>) -> Plan {
         keep_items: parts.reports.keep_items,
         baseline: parts.baseline,
         tradeoff,
+        stats: StatsPlan {
+            confidence: parts.confidence.unwrap_or(DEFAULT_CONFIDENCE),
+            keep_item_values: spec.keep_item_values,
+            columns: stats_columns,
+        },
         locations: parts.locations,
     }
 }
@@ -301,6 +312,32 @@ fn dataset(draft: DatasetDraft, linker: &Linker) -> DatasetPlan {
     }
 }
 
+/// The metrics that are one `ratio`, `mean`, `sum` or `count` of the items, in
+/// one run: their per-item contributions make a ratio of sums, which intervals
+/// and paired tests resample.
+fn value_columns(metrics: &[MetricPlan], aggregates: &[Aggregate]) -> Vec<ValueColumnPlan> {
+    metrics
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| !m.across)
+        .filter_map(|(i, m)| {
+            let Op::Aggregate(id) = m.op else { return None };
+            let kind = match aggregates[id.index()].function {
+                AggregateFn::Ratio => ValueKind::Ratio,
+                AggregateFn::Mean => ValueKind::Mean,
+                AggregateFn::Sum => ValueKind::Sum,
+                AggregateFn::Count => ValueKind::Count,
+                _ => return None,
+            };
+            Some(ValueColumnPlan {
+                metric: MetricId::new(i),
+                aggregate: id,
+                kind,
+            })
+        })
+        .collect()
+}
+
 fn aggregate(a: Aggregate<Declared>, linker: &Linker) -> Aggregate {
     Aggregate {
         function: a.function,
@@ -353,6 +390,7 @@ fn gate(gate: GatePlan<Declared>, linker: &Linker) -> GatePlan {
             threshold_text: shape.threshold_text,
             warn_threshold_text: shape.warn_threshold_text,
             change_texts: shape.change_texts,
+            significance: shape.significance,
         }),
         GateRule::SliceValues { slice } => GateRule::SliceValues { slice },
     };

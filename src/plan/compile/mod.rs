@@ -90,6 +90,7 @@ pub fn compile(
         locations,
         reports: inputs.reports,
         baseline,
+        confidence: inputs.confidence.or(spec.confidence),
     }))
 }
 

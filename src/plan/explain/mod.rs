@@ -4,6 +4,7 @@
 //! values. Read off the same expressions the plan runs, so the words cannot drift
 //! from the numbers.
 
+mod power;
 mod words;
 
 use std::fmt::Write as _;
@@ -233,6 +234,20 @@ fn shape_rules(plan: &Plan, shape: &ShapePlan) -> Vec<String> {
         rules.push(format!(
             "without a baseline value for `{name}` (no --baseline, or none there), {missing}"
         ));
+    }
+    if let Some(alpha) = shape.significance {
+        let level = crate::base::value::format_number(alpha);
+        rules.push(format!(
+            "a drop beyond `max_drop` or `max_drop_relative` fails only when significant: a one-sided paired test on the items both runs share (McNemar for a ratio whose filter holds on the same items, else the paired bootstrap) gives p < {level}"
+        ));
+        rules.push(match power::detectable(plan, shape, alpha) {
+            Some((change, items)) => format!(
+                "at the baseline's {items} items, the smallest change it can call significant is about {} (from the baseline value to the bad side of its {}% interval)",
+                crate::base::value::format_significant(change),
+                crate::base::value::format_number((1.0 - 2.0 * alpha) * 100.0)
+            ),
+            None => "with a --baseline that kept its item values, explain states the smallest change this gate can call significant".to_string(),
+        });
     }
     rules.push(format!("without a value for `{name}`, it does not pass"));
     rules

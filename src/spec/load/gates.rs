@@ -45,6 +45,32 @@ impl Loader {
                 None
             }
         };
+        let significance = map.take("significance").map(|n| {
+            let path = map.path_of("significance");
+            (self.probability(n, &path), locate(n, &path))
+        });
+        let rule = match (rule, significance) {
+            (Some(GateRuleDecl::Shape(mut shape)), Some((level, at))) => {
+                if shape.changes.is_empty() {
+                    let kind = SpecError::SignificanceWithoutChange {
+                        gate: name.text.clone(),
+                        expr: false,
+                    };
+                    self.report(kind, at);
+                }
+                shape.significance = level;
+                Some(GateRuleDecl::Shape(shape))
+            }
+            (Some(GateRuleDecl::Expr(_)), Some((_, at))) => {
+                let kind = SpecError::SignificanceWithoutChange {
+                    gate: name.text.clone(),
+                    expr: true,
+                };
+                self.report(kind, at);
+                None
+            }
+            (rule, _) => rule,
+        };
         let severity = match map.take("severity") {
             None => Some(SeveritySpec::Fail),
             Some(n) => match &n.kind {
@@ -132,6 +158,7 @@ impl Loader {
             warn_threshold,
             changes,
             when_no_baseline: when_no_baseline?,
+            significance: None,
         })
     }
 

@@ -37,6 +37,8 @@ pub(super) const TOP_KEYS: &[&str] = &[
     "offenders",
     "tradeoff",
     "reports",
+    "confidence",
+    "keep_item_values",
     "remove",
 ];
 pub(super) const PARAM_KEYS: &[&str] = &["type", "default", "min", "max", "description", "locked"];
@@ -75,6 +77,7 @@ pub(super) const GATE_KEYS: &[&str] = &[
     "max_drop_relative",
     "min_gain",
     "min_gain_relative",
+    "significance",
     "when_no_baseline",
     "severity",
     "message",
@@ -180,6 +183,13 @@ impl Loader {
         let offenders = top.take("offenders").and_then(|n| self.offenders(n));
         let tradeoff = top.take("tradeoff").and_then(|n| self.tradeoff(n));
         let reports = top.take("reports").map(|n| self.reports(n));
+        let confidence = top
+            .take("confidence")
+            .and_then(|n| self.probability(n, "confidence"));
+        let keep_item_values = top
+            .take("keep_item_values")
+            .and_then(|n| self.bool(n, "keep_item_values"))
+            .unwrap_or(true);
         top.finish(TOP_KEYS, &mut self.errors);
 
         let items = match (items, datasets.first()) {
@@ -215,6 +225,8 @@ impl Loader {
                 offenders,
                 tradeoff,
                 reports,
+                confidence,
+                keep_item_values,
             }),
             _ => Err(self.errors),
         }

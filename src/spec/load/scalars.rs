@@ -102,6 +102,20 @@ impl Loader {
         }
     }
 
+    /// A number strictly between 0 and 1 (a confidence level or a significance).
+    pub(super) fn probability(&mut self, node: &Node, path: &str) -> Option<f64> {
+        let value = self.number(node, path)?;
+        if value > 0.0 && value < 1.0 {
+            return Some(value);
+        }
+        let kind = SpecError::NotAProbability {
+            key: path.rsplit('.').next().unwrap_or(path).to_string(),
+            value,
+        };
+        self.report(kind, locate(node, path));
+        None
+    }
+
     pub(super) fn bool(&mut self, node: &Node, path: &str) -> Option<bool> {
         if let NodeKind::Bool(b) = node.kind {
             return Some(b);

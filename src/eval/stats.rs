@@ -1,0 +1,415 @@
+//! Intervals on the metrics computed from items, and paired tests of their change
+//! against a prior run on the items both share. The arithmetic is
+//! `base::stats`; this module decides which test fits, and pairs items by key.
+//!
+//! - Interval: a `ratio` gets the Wilson score interval; a `mean`, `sum` or
+//!   `count` the percentile bootstrap over items (B = [`REPLICATES`], seed
+//!   [`SEED`], labelled `interval:METRIC`), or its normal approximation above
+//!   `BOOTSTRAP_MAX_DRAWS` draws.
+//! - Change: items are matched by key (the key's JSON text); items without a
+//!   key, or in one run only, are left out and counted. A key repeated in a run
+//!   (`duplicates: keep`) is one unit: its items' contributions are added up.
+//!   A `ratio` whose filter holds on the same shared items in both runs (and no
+//!   repeated key) gets McNemar's exact test on the discordant items, with the
+//!   Wald interval of the paired difference; any other metric the paired
+//!   bootstrap (labelled `change:METRIC`).
+//!
+//! Everything depends only on the items in file order, never on threads.
+
+use std::collections::HashMap;
+
+use crate::base::stats::binomial::{binom_test_greater, mcnemar};
+use crate::base::stats::bootstrap::{self, RatioOfSums};
+use crate::base::stats::normal::normal_quantile;
+use crate::base::stats::wilson::wilson;
+use crate::report_model::item_values::ValueKind;
+
+/// Bootstrap replicates.
+pub const REPLICATES: usize = bootstrap::DEFAULT_REPLICATES;
+/// The seed of every bootstrap; each metric draws its own stream from its label.
+pub const SEED: u64 = 0;
+
+/// A metric's interval at `level`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Interval {
+    pub low: f64,
+    pub high: f64,
+    /// `wilson`, `bootstrap` or `normal`.
+    pub method: &'static str,
+    pub level: f64,
+}
+
+/// The change of a metric (new − old) on the items two runs share.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChangeTest {
+    pub delta: f64,
+    pub low: f64,
+    pub high: f64,
+    /// Two-sided.
+    pub p_value: f64,
+    /// One-sided: that the metric went down, and up.
+    pub p_down: f64,
+    pub p_up: f64,
+    /// `mcnemar`, `paired_bootstrap` or `paired_normal`.
+    pub test: &'static str,
+    pub level: f64,
+    /// Units (keys) both runs have.
+    pub items: usize,
+    /// Items left out: in the new run only, in the old run only, without a key.
+    pub only_new: usize,
+    pub only_old: usize,
+    pub keyless: usize,
+}
+
+impl ChangeTest {
+    /// The test's name in reasons: `McNemar`, `paired bootstrap`, ….
+    pub fn test_name(&self) -> &'static str {
+        match self.test {
+            "mcnemar" => "McNemar",
+            "paired_bootstrap" => "paired bootstrap",
+            _ => "paired normal approximation",
+        }
+    }
+}
+
+/// The interval of one metric from its items' contributions (item order).
+pub fn interval(
+    kind: ValueKind,
+    values: &[Option<f64>],
+    level: f64,
+    label: &str,
+) -> Option<Interval> {
+    if kind == ValueKind::Ratio {
+        let total = values.iter().filter(|v| v.is_some()).count() as u64;
+        let hits = values.iter().filter(|v| **v == Some(1.0)).count() as u64;
+        let (low, high) = wilson(hits, total, level)?;
+        return Some(Interval {
+            low,
+            high,
+            method: "wilson",
+            level,
+        });
+    }
+    let stat = statistic(kind, values.iter().copied());
+    let found = bootstrap::interval(&stat, level, REPLICATES, &format!("interval:{label}"), SEED)?;
+    Some(Interval {
+        low: found.low,
+        high: found.high,
+        method: found.method.name(),
+        level,
+    })
+}
+
+/// The items' contributions as a ratio of sums (a sum or a count: a total).
+fn statistic(kind: ValueKind, values: impl Iterator<Item = Option<f64>>) -> RatioOfSums {
+    if kind.is_total() {
+        RatioOfSums::total(values.map(|v| v.unwrap_or(0.0)).collect())
+    } else {
+        let (num, den) = values.map(|v| v.map_or((0.0, 0.0), |x| (x, 1.0))).unzip();
+        RatioOfSums::new(num, den)
+    }
+}
+
+/// Which items of two runs are the same unit: items matched by key (the key's
+/// JSON text), a key repeated in a run being one unit. Built once per pair of
+/// runs and used for every metric.
+#[derive(Debug, Default)]
+pub struct Pairing {
+    /// Per item of the new run, of the old run: its unit, when both runs have the key.
+    new_unit: Vec<Option<u32>>,
+    old_unit: Vec<Option<u32>>,
+    /// Units, numbered in the new run's order of first appearance.
+    pub units: usize,
+    /// Every unit has exactly one item on each side.
+    single: bool,
+    pub only_new: usize,
+    pub only_old: usize,
+    pub keyless: usize,
+}
+
+impl Pairing {
+    /// `new` and `old` give each item's key (`None`: no key), in item order.
+    pub fn new<'k>(
+        new: impl Iterator<Item = Option<&'k str>>,
+        old: impl Iterator<Item = Option<&'k str>>,
+    ) -> Pairing {
+        let mut pairing = Pairing {
+            single: true,
+            ..Pairing::default()
+        };
+        // Per old key: its unit (assigned when the new run meets it) and items.
+        let mut old_keys: HashMap<&str, (Option<u32>, u32)> = HashMap::new();
+        let old: Vec<Option<&str>> = old.collect();
+        for key in old.iter().flatten() {
+            old_keys.entry(key).or_insert((None, 0)).1 += 1;
+        }
+        let mut seen_new: Vec<u32> = Vec::new();
+        for key in new {
+            let unit = match key.and_then(|k| old_keys.get_mut(k).map(|e| (k, e))) {
+                Some((_, (unit, items))) => {
+                    if *items > 1 {
+                        pairing.single = false;
+                    }
+                    let unit = *unit.get_or_insert_with(|| {
+                        seen_new.push(0);
+                        (seen_new.len() - 1) as u32
+                    });
+                    seen_new[unit as usize] += 1;
+                    Some(unit)
+                }
+                None => {
+                    match key {
+                        Some(_) => pairing.only_new += 1,
+                        None => pairing.keyless += 1,
+                    }
+                    None
+                }
+            };
+            pairing.new_unit.push(unit);
+        }
+        pairing.single &= seen_new.iter().all(|&n| n == 1);
+        pairing.units = seen_new.len();
+        for key in old {
+            let unit = match key {
+                Some(key) => old_keys.get(key).and_then(|(unit, _)| *unit),
+                None => {
+                    pairing.keyless += 1;
+                    None
+                }
+            };
+            if key.is_some() && unit.is_none() {
+                pairing.only_old += 1;
+            }
+            pairing.old_unit.push(unit);
+        }
+        pairing
+    }
+
+    /// Each unit's summed contributions on one side.
+    fn sums(units: usize, of: &[Option<u32>], values: &[Option<f64>]) -> Vec<Unit> {
+        let mut sums = vec![Unit::default(); units];
+        for (unit, value) in of.iter().zip(values) {
+            if let Some(unit) = unit {
+                sums[*unit as usize].add(*value);
+            }
+        }
+        sums
+    }
+}
+
+/// Per unit both runs share: (numerator, denominator, items) on each side.
+#[derive(Debug, Default, Clone, Copy)]
+struct Unit {
+    num: f64,
+    den: f64,
+    items: u32,
+}
+
+impl Unit {
+    fn add(&mut self, value: Option<f64>) {
+        if let Some(x) = value {
+            self.num += x;
+            self.den += 1.0;
+        }
+        self.items += 1;
+    }
+}
+
+/// The paired test of a metric of `kind` between two runs paired by `pairing`
+/// (`new` and `old` hold each item's contribution, in item order); `None` when
+/// they share no item or the metric is undefined on the shared items.
+pub fn change(
+    kind: ValueKind,
+    pairing: &Pairing,
+    new: &[Option<f64>],
+    old: &[Option<f64>],
+    level: f64,
+    label: &str,
+) -> Option<ChangeTest> {
+    if pairing.units == 0 {
+        return None;
+    }
+    let new_sums = Pairing::sums(pairing.units, &pairing.new_unit, new);
+    let old_sums = Pairing::sums(pairing.units, &pairing.old_unit, old);
+    let pairs: Vec<(Unit, Unit)> = new_sums.into_iter().zip(old_sums).collect();
+    let mcnemar_fits =
+        kind == ValueKind::Ratio && pairing.single && pairs.iter().all(|(n, o)| n.den == o.den);
+    let mut found = if mcnemar_fits {
+        mcnemar_change(&pairs, level)?
+    } else {
+        bootstrap_change(kind, &pairs, level, label)?
+    };
+    found.items = pairing.units;
+    found.only_new = pairing.only_new;
+    found.only_old = pairing.only_old;
+    found.keyless = pairing.keyless;
+    Some(found)
+}
+
+/// McNemar's exact test on the shared items where the filter holds: b went
+/// from hit to miss, c from miss to hit; the interval is the Wald interval of
+/// the paired difference, (c − b)/n ± z·√(b + c − (c − b)²/n)/n, clipped to [−1, 1].
+fn mcnemar_change(pairs: &[(Unit, Unit)], level: f64) -> Option<ChangeTest> {
+    let counted = pairs.iter().filter(|(n, _)| n.den == 1.0);
+    let (mut b, mut c, mut n) = (0u64, 0u64, 0u64);
+    for (new, old) in counted {
+        n += 1;
+        match (old.num == 1.0, new.num == 1.0) {
+            (true, false) => b += 1,
+            (false, true) => c += 1,
+            _ => {}
+        }
+    }
+    if n == 0 {
+        return None;
+    }
+    let nf = n as f64;
+    let delta = (c as f64 - b as f64) / nf;
+    let spread = (b + c) as f64 - (c as f64 - b as f64).powi(2) / nf;
+    let z = -normal_quantile((1.0 - level) / 2.0);
+    let half = z * spread.max(0.0).sqrt() / nf;
+    Some(ChangeTest {
+        delta,
+        low: (delta - half).max(-1.0),
+        high: (delta + half).min(1.0),
+        p_value: mcnemar(b, c),
+        p_down: binom_test_greater(b, b + c),
+        p_up: binom_test_greater(c, b + c),
+        test: "mcnemar",
+        level,
+        items: 0,
+        only_new: 0,
+        only_old: 0,
+        keyless: 0,
+    })
+}
+
+/// The paired bootstrap (or its normal approximation) over the shared units,
+/// with its one-sided p-values (see `base::stats::bootstrap`).
+fn bootstrap_change(
+    kind: ValueKind,
+    pairs: &[(Unit, Unit)],
+    level: f64,
+    label: &str,
+) -> Option<ChangeTest> {
+    let side = |pick: fn(&(Unit, Unit)) -> Unit| {
+        let units = pairs.iter().map(pick);
+        if kind.is_total() {
+            RatioOfSums::total(units.map(|u| u.num).collect())
+        } else {
+            let (num, den) = units.map(|u| (u.num, u.den)).unzip();
+            RatioOfSums::new(num, den)
+        }
+    };
+    let (new, old) = (side(|p| p.0), side(|p| p.1));
+    let label = format!("change:{label}");
+    let found = bootstrap::paired(&new, &old, level, REPLICATES, &label, SEED)?;
+    let (p_down, p_up) = (found.p_decrease, found.p_increase);
+    Some(ChangeTest {
+        delta: found.delta,
+        low: found.low,
+        high: found.high,
+        p_value: found.p_value,
+        p_down,
+        p_up,
+        test: match found.method {
+            bootstrap::Method::Bootstrap => "paired_bootstrap",
+            bootstrap::Method::Normal => "paired_normal",
+        },
+        level,
+        items: 0,
+        only_new: 0,
+        only_old: 0,
+        keyless: 0,
+    })
+}
+
+/// Three decimals, with a true minus sign.
+pub fn fixed(x: f64) -> String {
+    let text = format!("{:.3}", x.abs());
+    if x < 0.0 && text.chars().any(|c| c.is_ascii_digit() && c != '0') {
+        format!("−{text}")
+    } else {
+        text
+    }
+}
+
+/// `= 0.004`, or `< 0.001` below that.
+pub fn p_text(p: f64) -> String {
+    if p < 0.001 {
+        "< 0.001".to_string()
+    } else {
+        format!("= {:.3}", p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Side = Vec<(&'static str, Option<f64>)>;
+
+    fn side(items: &[(&'static str, Option<f64>)]) -> Side {
+        items.to_vec()
+    }
+
+    fn change(
+        kind: ValueKind,
+        new: &Side,
+        old: &Side,
+        level: f64,
+        label: &str,
+    ) -> Option<ChangeTest> {
+        let pairing = Pairing::new(
+            new.iter().map(|(k, _)| Some(*k)),
+            old.iter().map(|(k, _)| Some(*k)),
+        );
+        let values = |s: &Side| s.iter().map(|(_, v)| *v).collect::<Vec<_>>();
+        super::change(kind, &pairing, &values(new), &values(old), level, label)
+    }
+
+    #[test]
+    fn a_ratio_with_the_same_filter_gets_mcnemar_and_counts_what_is_left_out() {
+        let old = side(&[
+            ("a", Some(1.0)),
+            ("b", Some(1.0)),
+            ("c", Some(0.0)),
+            ("x", None),
+        ]);
+        let new = side(&[
+            ("a", Some(0.0)),
+            ("b", Some(1.0)),
+            ("c", Some(0.0)),
+            ("y", Some(1.0)),
+        ]);
+        let found = change(ValueKind::Ratio, &new, &old, 0.95, "p").unwrap();
+        assert_eq!(found.test, "mcnemar");
+        assert_eq!((found.items, found.only_new, found.only_old), (3, 1, 1));
+        assert!((found.delta + 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!(found.p_value, 1.0);
+    }
+
+    #[test]
+    fn no_discordant_items_give_p_one() {
+        let old = side(&[("a", Some(1.0)), ("b", Some(0.0))]);
+        let found = change(ValueKind::Ratio, &old, &old, 0.95, "p").unwrap();
+        assert_eq!((found.delta, found.p_value), (0.0, 1.0));
+    }
+
+    #[test]
+    fn a_repeated_key_is_one_unit_and_leaves_mcnemar() {
+        let old = side(&[("a", Some(1.0)), ("a", Some(1.0)), ("b", Some(0.0))]);
+        let new = side(&[("a", Some(1.0)), ("a", Some(0.0)), ("b", Some(0.0))]);
+        let found = change(ValueKind::Ratio, &new, &old, 0.95, "p").unwrap();
+        assert_eq!(found.test, "paired_bootstrap");
+        assert_eq!(found.items, 2);
+    }
+
+    #[test]
+    fn a_ratio_interval_is_wilson() {
+        let values = [Some(1.0), Some(0.0), None, Some(1.0)];
+        let found = interval(ValueKind::Ratio, &values, 0.95, "p").unwrap();
+        assert_eq!(found.method, "wilson");
+        assert!(found.low < 2.0 / 3.0 && 2.0 / 3.0 < found.high);
+    }
+}

@@ -1,0 +1,36 @@
+//! `item-values.jsonl` written from a run's value tables: one line per item
+//! (run by run, in file order), each metric's contribution in the header's order.
+//! The format is described once, in `report_model::item_values`.
+
+use crate::base::typed_json::key_json;
+use crate::eval::Outcome;
+use crate::plan::Plan;
+use crate::report_model::item_values::{header_line, push_row, ValueKind};
+
+/// Whether the run writes the file: the spec keeps item values (the default)
+/// and has a metric computed from items.
+pub fn writes_item_values(plan: &Plan) -> bool {
+    plan.stats.keep_item_values && !plan.stats.columns.is_empty()
+}
+
+pub fn item_values_jsonl(plan: &Plan, outcome: &Outcome) -> Vec<u8> {
+    let metrics: Vec<(&str, ValueKind)> = plan
+        .stats
+        .columns
+        .iter()
+        .map(|c| (plan.metrics[c.metric.index()].name.as_str(), c.kind))
+        .collect();
+    let runs = plan.has_runs();
+    let items: usize = outcome.item_values.iter().map(|t| t.len()).sum();
+    // About 16 bytes a key and 4 a value.
+    let mut out = Vec::with_capacity(items * (16 + 4 * metrics.len()));
+    out.extend_from_slice(header_line(&metrics, runs).as_bytes());
+    for table in &outcome.item_values {
+        let run = table.run.as_deref().filter(|_| runs);
+        for (i, key) in table.keys.iter().enumerate() {
+            let key = key_json(key.as_ref()).to_string();
+            push_row(&mut out, &key, run, table.row(i));
+        }
+    }
+    out
+}

@@ -1,0 +1,328 @@
+//! Intervals, paired tests against a `--baseline`, and gates with `significance`:
+//! a real regression fails, the same drop on a set too small to tell passes, and
+//! both say why.
+
+mod support;
+
+use std::path::Path;
+
+use serde_json::Value;
+use support::{evalspec, write, Output};
+
+const SPEC: &str = r#"name: sig
+version: 1.0.0
+datasets:
+  items: { format: jsonl, path: items.jsonl, key: id }
+metrics:
+  precision: { expr: ratio(items.hit), better: higher }
+  score: { expr: mean(items.score), better: higher }
+gates:
+  precision:
+    metric: precision
+    max_drop: 0.01
+    significance: 0.05
+reports: [json]
+"#;
+
+/// `n` items; the first `misses` miss; scores are 5 except the first `low`, 4.
+fn items(n: usize, misses: usize, low: usize) -> String {
+    (0..n)
+        .map(|i| {
+            let hit = i >= misses;
+            let score = if i < low { 4 } else { 5 };
+            format!("{{\"id\": \"q{i}\", \"hit\": {hit}, \"score\": {score}}}\n")
+        })
+        .collect()
+}
+
+fn run(dir: &Path, items_text: &str, out: &str, baseline: Option<&str>) -> Output {
+    write(dir, "items.jsonl", items_text);
+    let mut args = vec!["run", "spec.yaml", "--out", out, "-q"];
+    if let Some(baseline) = baseline {
+        args.extend(["--baseline", baseline]);
+    }
+    evalspec(dir, &args)
+}
+
+fn report(dir: &Path, out: &str) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join(out).join("report.json")).unwrap())
+        .unwrap()
+}
+
+fn gate_reasons(dir: &Path, out: &str) -> String {
+    let report = report(dir, out);
+    let gate = &report["gates"][0];
+    format!(
+        "status: {}\n{}",
+        gate["status"].as_str().unwrap(),
+        gate["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| format!("- {}\n", r.as_str().unwrap()))
+            .collect::<String>()
+    )
+}
+
+#[test]
+fn a_real_regression_fails_and_the_same_drop_on_noise_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "spec.yaml", SPEC);
+    // 200 items: 30 that hit now miss (precision 1.0 → 0.85, McNemar b = 30).
+    assert_eq!(run(root, &items(200, 0, 0), "base", None).code, 0);
+    let real = run(root, &items(200, 30, 0), "real", Some("base"));
+    assert_eq!(real.code, 1, "{}", real.stderr);
+    // 20 items: 3 that hit now miss, the same drop of 0.15 (b = 3, p = 0.125).
+    assert_eq!(run(root, &items(20, 0, 0), "small", None).code, 0);
+    let noise = run(root, &items(20, 3, 0), "noise", Some("small"));
+    assert_eq!(noise.code, 0, "{}", noise.stderr);
+    insta::assert_snapshot!(
+        "significance_gates",
+        format!(
+            "real regression\n{}\nnoise\n{}",
+            gate_reasons(root, "real"),
+            gate_reasons(root, "noise")
+        )
+    );
+    let change = &report(root, "real")["baseline"]["metrics"]["precision"]["change"];
+    assert_eq!(change["test"], "mcnemar");
+    assert_eq!(change["items"], 200);
+    assert!((change["delta"].as_f64().unwrap() + 0.15).abs() < 1e-12);
+}
+
+#[test]
+fn items_in_one_run_only_are_left_out_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "spec.yaml", SPEC);
+    assert_eq!(run(root, &items(50, 0, 0), "base", None).code, 0);
+    // Ten items fewer, and five new ones.
+    let mut text: String = items(40, 0, 0);
+    for i in 0..5 {
+        text.push_str(&format!(
+            "{{\"id\": \"new{i}\", \"hit\": true, \"score\": 5}}\n"
+        ));
+    }
+    assert_eq!(run(root, &text, "new", Some("base")).code, 0);
+    let change = &report(root, "new")["baseline"]["metrics"]["precision"]["change"];
+    assert_eq!(change["items"], 40);
+    assert_eq!(change["excluded"], 15);
+}
+
+#[test]
+fn a_mean_gets_a_bootstrap_interval_and_a_paired_bootstrap() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "spec.yaml", SPEC);
+    assert_eq!(run(root, &items(40, 0, 0), "base", None).code, 0);
+    // Four scores went 5 → 4.
+    assert_eq!(run(root, &items(40, 0, 4), "new", Some("base")).code, 0);
+    let report = report(root, "new");
+    assert_eq!(report["intervals"]["score"]["method"], "bootstrap");
+    assert_eq!(report["intervals"]["precision"]["method"], "wilson");
+    assert_eq!(report["intervals"]["precision"]["level"], 0.95);
+    let change = &report["baseline"]["metrics"]["score"]["change"];
+    assert_eq!(change["test"], "paired_bootstrap");
+    assert!((change["delta"].as_f64().unwrap() + 0.1).abs() < 1e-12);
+}
+
+#[test]
+fn reports_are_the_same_for_any_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "spec.yaml", SPEC);
+    assert_eq!(run(root, &items(3000, 0, 0), "base", None).code, 0);
+    write(root, "items.jsonl", &items(3000, 40, 300));
+    let mut seen: Vec<Vec<u8>> = Vec::new();
+    for (out, threads) in [("t1", "1"), ("t2", "2"), ("t1b", "1"), ("t2b", "2")] {
+        let args = [
+            "run",
+            "spec.yaml",
+            "--out",
+            out,
+            "-q",
+            "--baseline",
+            "base",
+            "--threads",
+            threads,
+        ];
+        evalspec(root, &args);
+        let report = std::fs::read(root.join(out).join("report.json")).unwrap();
+        let values = std::fs::read(root.join(out).join("item-values.jsonl")).unwrap();
+        seen.push([report, values].concat());
+    }
+    assert!(seen.windows(2).all(|w| w[0] == w[1]), "byte-identical");
+}
+
+#[test]
+fn a_baseline_without_item_values_still_reads_and_says_why_there_are_no_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "spec.yaml", SPEC);
+    assert_eq!(run(root, &items(50, 0, 0), "base", None).code, 0);
+    std::fs::remove_file(root.join("base/item-values.jsonl")).unwrap();
+    let new = run(root, &items(50, 10, 0), "new", Some("base"));
+    // No paired test: the bound applies as without `significance`, and says so.
+    assert_eq!(new.code, 1, "{}", new.stderr);
+    let report = report(root, "new");
+    assert!(report["baseline"]["note"]
+        .as_str()
+        .unwrap()
+        .contains("no paired tests"));
+    assert!(report["baseline"]["metrics"]["precision"]["change"].is_null());
+    assert!(gate_reasons(root, "new").contains("no paired test"));
+}
+
+#[test]
+fn confidence_sets_the_level_and_keep_item_values_false_writes_no_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let spec = SPEC.replace(
+        "reports: [json]",
+        "reports: [json]\nconfidence: 0.9\nkeep_item_values: false",
+    );
+    write(root, "spec.yaml", &spec);
+    assert_eq!(run(root, &items(50, 5, 0), "out", None).code, 0);
+    assert_eq!(report(root, "out")["intervals"]["precision"]["level"], 0.9);
+    assert!(!root.join("out/item-values.jsonl").exists());
+    let args = [
+        "run",
+        "spec.yaml",
+        "--out",
+        "cli",
+        "-q",
+        "--confidence",
+        "0.8",
+    ];
+    assert_eq!(evalspec(root, &args).code, 0);
+    assert_eq!(report(root, "cli")["intervals"]["precision"]["level"], 0.8);
+}
+
+#[test]
+fn diff_marks_changes_and_counts_only_significant_regressions() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "spec.yaml",
+        &SPEC.replace("    significance: 0.05\n", ""),
+    );
+    assert_eq!(run(root, &items(200, 0, 0), "base", None).code, 0);
+    assert_eq!(run(root, &items(200, 30, 0), "real", None).code, 0);
+    assert_eq!(run(root, &items(20, 0, 0), "small", None).code, 0);
+    assert_eq!(run(root, &items(20, 3, 0), "noise", None).code, 0);
+    let diff = |old: &str, new: &str, extra: &[&str]| {
+        let mut args = vec!["diff", old, new, "--fail-on-regression"];
+        args.extend(extra);
+        evalspec(root, &args)
+    };
+    let significance = ["--significance", "0.05"];
+    assert_eq!(diff("base", "real", &significance).code, 1);
+    assert_eq!(diff("small", "noise", &significance).code, 0);
+    // Without --significance, any regression beyond the tolerance counts.
+    assert_eq!(diff("small", "noise", &[]).code, 1);
+    let text = diff("small", "noise", &significance).stdout;
+    let line = text.lines().find(|l| l.contains("precision")).unwrap();
+    insta::assert_snapshot!("diff_within_noise", line);
+    let json: Value =
+        serde_json::from_str(&diff("base", "real", &["--format", "json"]).stdout).unwrap();
+    let paired = &json["metrics"][0]["paired"];
+    assert_eq!(paired["test"], "mcnemar");
+    assert_eq!(paired["items"], 200);
+}
+
+#[test]
+fn explain_states_the_smallest_change_a_gate_can_call_significant() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "spec.yaml", SPEC);
+    assert_eq!(run(root, &items(200, 20, 0), "base", None).code, 0);
+    let without = evalspec(root, &["explain", "spec.yaml"]);
+    let with = evalspec(root, &["explain", "spec.yaml", "--baseline", "base"]);
+    assert_eq!(with.code, 0, "{}", with.stderr);
+    let gate_lines = |text: &str| -> String {
+        text.lines()
+            .skip_while(|l| !l.starts_with("Gates"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    insta::assert_snapshot!(
+        "explain_power",
+        format!(
+            "without a baseline\n{}\n\nwith one\n{}",
+            gate_lines(&without.stdout),
+            gate_lines(&with.stdout)
+        )
+    );
+}
+
+#[test]
+fn a_repeated_key_is_one_unit_under_duplicates_keep() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let spec = SPEC.replace("key: id }", "key: id, duplicates: keep }");
+    write(root, "spec.yaml", &spec);
+    // q0..q29, then q0..q9 again: 30 keys, ten of them twice.
+    let twice = |misses: usize| format!("{}{}", items(30, misses, 0), items(10, 0, 0));
+    assert_eq!(run(root, &twice(0), "base", None).code, 0);
+    run(root, &twice(5), "new", Some("base"));
+    let change = &report(root, "new")["baseline"]["metrics"]["precision"]["change"];
+    assert_eq!(change["items"], 30);
+    assert_eq!(change["excluded"], 0);
+    // Two items under one key are not one pair: no McNemar.
+    assert_eq!(change["test"], "paired_bootstrap");
+}
+
+#[test]
+fn runs_have_their_own_intervals_and_paired_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let spec = SPEC.replace("path: items.jsonl", "runs: runs");
+    write(root, "spec.yaml", &spec);
+    std::fs::create_dir(root.join("runs")).unwrap();
+    write(root, "runs/a.jsonl", &items(100, 0, 0));
+    write(root, "runs/b.jsonl", &items(100, 10, 0));
+    assert_eq!(
+        evalspec(root, &["run", "spec.yaml", "--out", "base", "-q"]).code,
+        0
+    );
+    write(root, "runs/b.jsonl", &items(100, 30, 0));
+    let args = [
+        "run",
+        "spec.yaml",
+        "--out",
+        "new",
+        "-q",
+        "--baseline",
+        "base",
+    ];
+    evalspec(root, &args);
+    let report = report(root, "new");
+    assert_eq!(report["intervals"]["precision@a"]["method"], "wilson");
+    let metrics = &report["baseline"]["metrics"];
+    assert_eq!(metrics["precision@a"]["change"]["delta"], 0.0);
+    let b = &metrics["precision@b"]["change"];
+    assert!((b["delta"].as_f64().unwrap() + 0.2).abs() < 1e-12, "{b}");
+    assert_eq!(b["items"], 100);
+    let values = std::fs::read_to_string(root.join("new/item-values.jsonl")).unwrap();
+    assert!(
+        values.lines().nth(1).unwrap().starts_with("[\"q0\",\"a\","),
+        "{values}"
+    );
+}
+
+#[test]
+fn significance_does_not_forgive_a_missing_gain() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "spec.yaml",
+        &SPEC.replace("max_drop: 0.01", "min_gain: 0.05"),
+    );
+    assert_eq!(run(root, &items(20, 3, 0), "base", None).code, 0);
+    // No gain at all: fails, though no test could call it significant.
+    assert_eq!(run(root, &items(20, 3, 0), "same", Some("base")).code, 1);
+    assert!(gate_reasons(root, "same").contains("must improve on it by at least 0.05"));
+}
