@@ -131,7 +131,7 @@ fn regressions_gate_flips_label_transitions_and_items() {
         .iter()
         .find(|m| m["name"] == "precision")
         .unwrap();
-    assert_eq!(precision["change"], "regressed");
+    assert_eq!(precision["direction"], "regressed");
     assert_eq!(precision["old"], 1.0);
     // Improving is never a regression: the diff the other way round passes.
     let back = ws.diff(&["b", "a", "--fail-on-regression"]);
@@ -359,7 +359,7 @@ fn a_report_from_the_first_release_still_diffs() {
         .iter()
         .find(|m| m["name"] == "precision")
         .unwrap();
-    assert_eq!(precision["change"], "improved");
+    assert_eq!(precision["direction"], "improved");
 }
 
 /// Judge scores per item: a number that moves and a boolean that flips.

@@ -227,7 +227,7 @@ fn diff_marks_changes_and_counts_only_significant_regressions() {
     insta::assert_snapshot!("diff_within_noise", line);
     let json: Value =
         serde_json::from_str(&diff("base", "real", &["--format", "json"]).stdout).unwrap();
-    let paired = &json["metrics"][0]["paired"];
+    let paired = &json["metrics"][0]["change"];
     assert_eq!(paired["test"], "mcnemar");
     assert_eq!(paired["items"], 200);
 }

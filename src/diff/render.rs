@@ -363,8 +363,8 @@ pub fn json(c: &Comparison) -> String {
                 "relative": m.relative,
                 "better": m.better,
                 "tolerance": m.tolerance,
-                "change": m.direction.keyword(),
-                "paired": m.paired.as_ref().map(crate::report::stats::change_info),
+                "direction": m.direction.keyword(),
+                "change": m.paired.as_ref().map(crate::report::stats::change_info),
             })
         })
         .collect();

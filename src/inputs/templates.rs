@@ -319,10 +319,12 @@ fn plus_minus(value: Value, intervals: Value, name: &str) -> Result<String, mini
     };
     let bound = |key: &str| interval.get_attr(key).ok().and_then(|v| as_number(&v));
     Ok(match (as_number(&value), bound("low"), bound("high")) {
-        (Some(x), Some(low), Some(high)) => format!(
-            " ± {}",
-            crate::base::value::format_significant((x - low).max(high - x).max(0.0))
-        ),
+        (Some(x), Some(low), Some(high)) => {
+            format!(
+                " {}",
+                crate::base::stats::half_width::plus_minus(x, low, high)
+            )
+        }
         _ => String::new(),
     })
 }

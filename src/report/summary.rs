@@ -165,7 +165,7 @@ fn with_interval(
         (crate::base::value::Value::Number(v), Some(i)) => {
             format!(
                 "{shown} {}",
-                crate::report::stats::plus_minus(*v, i.low, i.high)
+                crate::base::stats::half_width::plus_minus(*v, i.low, i.high)
             )
         }
         _ => shown.to_string(),

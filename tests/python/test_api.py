@@ -111,7 +111,7 @@ def test_diff_of_reports_and_folders(tmp_path: Path, rust):
     in_memory = evalspec.run(spec, params={"k": 1})
     same = evalspec.diff(new.out / "report.json", in_memory)
     assert not same.regressed
-    assert [m["change"] for m in same.to_dict()["metrics"]] == ["unchanged"] * len(new.metrics)
+    assert [m["direction"] for m in same.to_dict()["metrics"]] == ["unchanged"] * len(new.metrics)
 
 
 def test_baseline_may_be_a_report(tmp_path: Path):

@@ -6,6 +6,7 @@
 
 pub mod binomial;
 pub mod bootstrap;
+pub mod half_width;
 pub mod normal;
 #[cfg(test)]
 mod permutation;
