@@ -326,3 +326,113 @@ fn significance_does_not_forgive_a_missing_gain() {
     assert_eq!(run(root, &items(20, 3, 0), "same", Some("base")).code, 1);
     assert!(gate_reasons(root, "same").contains("must improve on it by at least 0.05"));
 }
+
+/// Metrics that are not one ratio of sums: a scaled mean, a percentile, a
+/// harmonic mean of two ratios (reading two other metrics).
+const COMPOSITE: &str = r#"name: composite
+version: 1.0.0
+datasets:
+  items: { format: jsonl, path: items.jsonl, key: id }
+metrics:
+  hit_rate: { expr: ratio(items.hit) }
+  high: { expr: ratio(items.score >= 5) }
+  score_pct: { expr: mean(items.score) * 100, better: higher }
+  p90_score: { expr: "percentile(items.score, 90)", better: higher }
+  balanced: { expr: 2 * hit_rate * high / (hit_rate + high), better: higher }
+gates:
+  balanced:
+    metric: balanced
+    max_drop: 0.01
+    significance: 0.05
+reports: [json]
+"#;
+
+#[test]
+fn every_metric_from_items_gets_an_interval_and_a_paired_test() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "spec.yaml", COMPOSITE);
+    assert_eq!(run(root, &items(40, 0, 0), "base", None).code, 0);
+    // 12 of 40 scores went 5 → 4: score_pct drops 3 points, balanced ~0.17.
+    assert_eq!(run(root, &items(40, 0, 12), "new", Some("base")).code, 1);
+    let report = report(root, "new");
+    for metric in ["score_pct", "p90_score", "balanced"] {
+        assert_eq!(
+            report["intervals"][metric]["method"], "bootstrap",
+            "{metric}"
+        );
+        let change = &report["baseline"]["metrics"][metric]["change"];
+        assert_eq!(change["test"], "paired_bootstrap", "{metric}");
+        assert_eq!(change["items"], 40, "{metric}");
+    }
+    let change = &report["baseline"]["metrics"]["score_pct"]["change"];
+    assert!(
+        (change["delta"].as_f64().unwrap() + 30.0).abs() < 1e-9,
+        "{change}"
+    );
+    assert!(change["high"].as_f64().unwrap() < 0.0, "{change}");
+    let interval = &report["intervals"]["score_pct"];
+    let (low, high) = (
+        interval["low"].as_f64().unwrap(),
+        interval["high"].as_f64().unwrap(),
+    );
+    assert!(low < 470.0 && 470.0 < high, "{interval}");
+    // The significant drop of the harmonic mean fails its gate, and says so.
+    let reasons = gate_reasons(root, "new");
+    assert!(reasons.starts_with("status: fail"), "{reasons}");
+    assert!(reasons.contains("paired bootstrap, 40 items"), "{reasons}");
+    // `diff` reads the same formulas from item-values.jsonl and gives the
+    // same change as `--baseline`.
+    let out = evalspec(root, &["diff", "base", "new", "--format", "json"]);
+    let json: Value = serde_json::from_str(&out.stdout).unwrap();
+    let by_diff = json["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "balanced")
+        .unwrap()["change"]
+        .clone();
+    let by_run = &report["baseline"]["metrics"]["balanced"]["change"];
+    for field in ["delta", "low", "high", "p_value", "test", "items"] {
+        assert_eq!(
+            by_diff[field], by_run[field],
+            "{field}: {by_diff} vs {by_run}"
+        );
+    }
+}
+
+#[test]
+fn many_items_are_resampled_in_groups_the_same_for_any_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "spec.yaml", COMPOSITE);
+    assert_eq!(run(root, &items(3000, 0, 0), "base", None).code, 0);
+    write(root, "items.jsonl", &items(3000, 40, 300));
+    let mut seen: Vec<Vec<u8>> = Vec::new();
+    for (out, threads) in [("t1", "1"), ("t2", "2"), ("t1b", "1")] {
+        let args = [
+            "run",
+            "spec.yaml",
+            "--out",
+            out,
+            "-q",
+            "--baseline",
+            "base",
+            "--threads",
+            threads,
+        ];
+        evalspec(root, &args);
+        let report = std::fs::read(root.join(out).join("report.json")).unwrap();
+        let values = std::fs::read(root.join(out).join("item-values.jsonl")).unwrap();
+        seen.push([report, values].concat());
+    }
+    assert!(seen.windows(2).all(|w| w[0] == w[1]), "byte-identical");
+    let report = report(root, "t1");
+    assert_eq!(
+        report["intervals"]["balanced"]["method"],
+        "grouped_bootstrap"
+    );
+    let change = &report["baseline"]["metrics"]["balanced"]["change"];
+    assert_eq!(change["test"], "paired_grouped_bootstrap");
+    assert_eq!(change["items"], 3000);
+}

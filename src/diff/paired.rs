@@ -1,13 +1,21 @@
 //! Paired tests between the two runs of a diff, from the item-values.jsonl
 //! beside each report: a metric `NAME` (or `NAME@RUN`) present as a column in
 //! both files, of one kind, is tested on the items both share, as `--baseline`
-//! tests it (`eval::stats`). Items are paired once per run and reused for every
-//! metric. Slice values are not tested.
+//! tests it (`eval::stats`); any other metric computed from items, by the new
+//! run's formula over both runs' observations of its aggregates (matched by
+//! their text), with the resampler `--baseline` uses (`eval::resample`). Items
+//! are paired once per run and reused for every metric. Slice values are not
+//! tested.
 
 use std::collections::BTreeMap;
 
+use crate::base::diagnostic::Location;
+use crate::eval::resample::{self, Recipe, Units};
 use crate::eval::stats::{change, ChangeTest, Pairing};
-use crate::report_model::item_values::ItemValues;
+use crate::ir::formula::{op_from_json, well_formed, Formula};
+use crate::ir::ExprLocations;
+use crate::library::aggregates::AggregateFn;
+use crate::report_model::item_values::{ItemValues, Observation, ITEM_VALUES_FILE};
 
 /// The level of the change intervals a diff shows.
 pub const DIFF_CONFIDENCE: f64 = crate::plan::DEFAULT_CONFIDENCE;
@@ -18,6 +26,8 @@ pub struct Paired<'v> {
     new: Option<&'v ItemValues>,
     /// Per run (`None`: no runs): the rows of each side in it, and their pairing.
     runs: BTreeMap<Option<String>, (Vec<usize>, Vec<usize>, Pairing)>,
+    /// The new run's formulas, read once (`None` inside: unreadable).
+    recipe: Option<Option<(Vec<AggregateFn>, Vec<Formula>)>>,
 }
 
 impl<'v> Paired<'v> {
@@ -26,6 +36,7 @@ impl<'v> Paired<'v> {
             old,
             new,
             runs: BTreeMap::new(),
+            recipe: None,
         }
     }
 
@@ -39,35 +50,139 @@ impl<'v> Paired<'v> {
             Some((metric, run)) => (metric, Some(run)),
             None => (name, None),
         };
-        let (a, b) = (old.column(metric)?, new.column(metric)?);
+        let (Some(a), Some(b)) = (old.column(metric), new.column(metric)) else {
+            return self.formula_test(name, metric, run);
+        };
         let kind = new.metrics[b].kind;
         if old.metrics[a].kind != kind {
             return None;
         }
-        let (old_rows, new_rows, pairing) =
-            self.runs.entry(run.map(str::to_string)).or_insert_with(|| {
-                let rows = |values: &ItemValues| -> Vec<usize> {
-                    (0..values.rows.len())
-                        .filter(|&i| values.rows[i].run.as_deref() == run)
-                        .collect()
-                };
-                let (old_rows, new_rows) = (rows(old), rows(new));
-                let keys = |values: &'v ItemValues, rows: &[usize]| -> Vec<Option<&'v str>> {
-                    rows.iter()
-                        .map(|&i| &values.rows[i].key)
-                        .map(|key| (key != "null").then_some(key.as_str()))
-                        .collect()
-                };
-                let pairing = Pairing::new(
-                    keys(new, &new_rows).into_iter(),
-                    keys(old, &old_rows).into_iter(),
-                );
-                (old_rows, new_rows, pairing)
-            });
+        let (old_rows, new_rows, pairing) = self.pairing(run);
         let column = |values: &ItemValues, rows: &[usize], c: usize| -> Vec<Option<f64>> {
             rows.iter().map(|&i| values.rows[i].values[c]).collect()
         };
         let (x, y) = (column(old, old_rows, a), column(new, new_rows, b));
         change(kind, pairing, &y, &x, DIFF_CONFIDENCE, name)
     }
+
+    /// The rows of each side in `run`, and their pairing (built once per run).
+    fn pairing(&mut self, run: Option<&str>) -> &(Vec<usize>, Vec<usize>, Pairing) {
+        let (old, new) = (self.old.expect("both sides"), self.new.expect("both sides"));
+        self.runs.entry(run.map(str::to_string)).or_insert_with(|| {
+            let rows = |values: &ItemValues| -> Vec<usize> {
+                (0..values.rows.len())
+                    .filter(|&i| values.rows[i].run.as_deref() == run)
+                    .collect()
+            };
+            let (old_rows, new_rows) = (rows(old), rows(new));
+            let keys = |values: &'v ItemValues, rows: &[usize]| -> Vec<Option<&'v str>> {
+                rows.iter()
+                    .map(|&i| &values.rows[i].key)
+                    .map(|key| (key != "null").then_some(key.as_str()))
+                    .collect()
+            };
+            let pairing = Pairing::new(
+                keys(new, &new_rows).into_iter(),
+                keys(old, &old_rows).into_iter(),
+            );
+            (old_rows, new_rows, pairing)
+        })
+    }
+
+    /// The test of a metric the new run keeps as a formula (see the module doc).
+    fn formula_test(&mut self, name: &str, metric: &str, run: Option<&str>) -> Option<ChangeTest> {
+        let (old, new) = (self.old?, self.new?);
+        let target = new
+            .formulas
+            .iter()
+            .position(|f| f.name == metric && f.tested)?;
+        self.pairing(run);
+        self.recipe.get_or_insert_with(|| read_recipe(new));
+        let (functions, formulas) = self.recipe.as_ref()?.as_ref()?;
+        let recipe = Recipe {
+            functions,
+            formulas,
+        };
+        // Per aggregate of the new run: its column in the old run's file.
+        let columns: Vec<Option<usize>> = new
+            .aggregates
+            .iter()
+            .map(|a| old.aggregates.iter().position(|o| o == a))
+            .collect();
+        let reads = recipe.reads(target);
+        if reads
+            .iter()
+            .zip(&columns)
+            .any(|(read, c)| *read && c.is_none())
+        {
+            return None;
+        }
+        let (old_rows, new_rows, pairing) = &self.runs[&run.map(str::to_string)];
+        if pairing.units == 0 {
+            return None;
+        }
+        let old_observed: Vec<Vec<Observation>> = old_rows
+            .iter()
+            .map(|&i| {
+                let row = &old.rows[i].observed;
+                columns
+                    .iter()
+                    .map(|c| {
+                        c.and_then(|c| row.get(c).cloned())
+                            .unwrap_or(Observation::Out)
+                    })
+                    .collect()
+            })
+            .collect();
+        let (new_units, old_units) = pairing.members();
+        let new_side: Units<'_> = new_units
+            .iter()
+            .map(|items| {
+                items
+                    .iter()
+                    .map(|&i| new.rows[new_rows[i]].observed.as_slice())
+                    .collect()
+            })
+            .collect();
+        let old_side: Units<'_> = old_units
+            .iter()
+            .map(|items| items.iter().map(|&i| old_observed[i].as_slice()).collect())
+            .collect();
+        let label = format!("change:{name}");
+        let found = resample::change(
+            &recipe,
+            target,
+            &new_side,
+            &old_side,
+            DIFF_CONFIDENCE,
+            &label,
+        )?;
+        let mut test = ChangeTest::of(&found, DIFF_CONFIDENCE);
+        pairing.count(&mut test);
+        Some(test)
+    }
+}
+
+/// The new run's aggregates and formulas as the resampler reads them; `None`
+/// when the file names a function or an op this evalspec does not know.
+fn read_recipe(values: &ItemValues) -> Option<(Vec<AggregateFn>, Vec<Formula>)> {
+    let functions = values
+        .aggregates
+        .iter()
+        .map(|a| AggregateFn::from_keyword(&a.function))
+        .collect::<Option<Vec<_>>>()?;
+    let at = ExprLocations::default().add(Location::in_data(ITEM_VALUES_FILE, 1, None));
+    let formulas = values
+        .formulas
+        .iter()
+        .map(|f| {
+            Some(Formula {
+                name: f.name.clone(),
+                op: op_from_json(&f.formula, at)?,
+                empty: f.empty,
+                tested: f.tested,
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    well_formed(&formulas, functions.len()).then_some((functions, formulas))
 }

@@ -8,6 +8,7 @@ use crate::base::value::{format_number, Key, Value};
 use crate::eval::calibration::Calibration;
 use crate::library::aggregates::AggregateFn;
 use crate::library::error::RuntimeErrorKind;
+pub use crate::report_model::item_values::Observation;
 
 #[derive(Debug, Clone)]
 pub enum Accumulator {
@@ -73,63 +74,83 @@ impl Accumulator {
     /// Adds one item that passed the `where` filter. `value` is the argument's value
     /// (`None` for `count()`). Null numbers are skipped, as in SQL.
     ///
-    /// Returns the item's contribution to a `count`, `ratio`, `sum` or `mean` (1 or 0
-    /// for a condition, the number otherwise; `None` for a skipped null), which
-    /// item-values.jsonl keeps; `None` for any other aggregate.
-    pub fn add(&mut self, value: Option<Value>) -> Result<Option<f64>, RuntimeErrorKind> {
-        match self {
-            Accumulator::Count(n) => {
-                let hit = condition(value)?;
-                *n += u64::from(hit);
-                return Ok(Some(f64::from(u8::from(hit))));
+    /// Returns what the item gave the aggregate, which intervals resample and
+    /// item-values.jsonl keeps: 1 or 0 for a condition (`count`, `ratio`), the
+    /// number, the two labels, or the confidence and correctness; `Out` for a
+    /// skipped null.
+    pub fn add(&mut self, value: Option<Value>) -> Result<Observation, RuntimeErrorKind> {
+        let observation = match self {
+            Accumulator::Count(_) | Accumulator::Ratio { .. } => {
+                Observation::Number(f64::from(u8::from(condition(value)?)))
             }
-            Accumulator::Ratio { hits, total } => {
-                *total += 1;
-                let hit = condition(value)?;
-                *hits += u64::from(hit);
-                return Ok(Some(f64::from(u8::from(hit))));
+            Accumulator::Sum { .. } | Accumulator::Extreme { .. } | Accumulator::Values(_) => {
+                number(value)?.map_or(Observation::Out, Observation::Number)
             }
-            Accumulator::Sum { sum, n } => {
-                let x = number(value)?;
-                if let Some(x) = x {
-                    sum.add(x);
-                    *n += 1;
-                }
-                return Ok(x);
-            }
-            Accumulator::Extreme { best, max } => {
-                if let Some(x) = number(value)? {
-                    let better = match best {
-                        None => true,
-                        Some(b) => (*max && x > *b) || (!*max && x < *b),
-                    };
-                    if better {
-                        *best = Some(x);
-                    }
-                }
-            }
-            Accumulator::Values(values) => {
-                if let Some(x) = number(value)? {
-                    values.push(x);
-                }
-            }
-            Accumulator::Confusion(confusion) => {
-                if let Some(Value::List(pair)) = &value {
-                    if let (Some(a), Some(b)) = (label(&pair[0])?, label(&pair[1])?) {
-                        confusion.add(a, b);
-                    }
-                }
-            }
-            Accumulator::Calibration(calibration) => {
-                if let Some(Value::List(pair)) = &value {
-                    if let Some((confidence, correct)) = calibrated(&pair[0], &pair[1])? {
-                        calibration.add(confidence, correct)?;
-                    }
-                }
-            }
+            Accumulator::Confusion(_) => match &value {
+                Some(Value::List(pair)) => match (label(&pair[0])?, label(&pair[1])?) {
+                    (Some(a), Some(b)) => Observation::Labels(a, b),
+                    _ => Observation::Out,
+                },
+                _ => Observation::Out,
+            },
+            Accumulator::Calibration(_) => match &value {
+                Some(Value::List(pair)) => match calibrated(&pair[0], &pair[1])? {
+                    Some((confidence, correct)) => Observation::Calibrated(confidence, correct),
+                    None => Observation::Out,
+                },
+                _ => Observation::Out,
+            },
             Accumulator::Track(_) => unreachable!("stability items are tracked with their key"),
+        };
+        self.observe(&observation, 1)?;
+        Ok(observation)
+    }
+
+    /// Folds in one observation `times` times (a bootstrap replicate's weight).
+    /// `Out` adds nothing (a counted `ratio` item is 1 or 0, never `Out`).
+    pub fn observe(
+        &mut self,
+        observation: &Observation,
+        times: u64,
+    ) -> Result<(), RuntimeErrorKind> {
+        match (self, observation) {
+            _ if times == 0 => {}
+            (Accumulator::Count(n), Observation::Number(hit)) => *n += (*hit as u64) * times,
+            (Accumulator::Ratio { hits, total }, Observation::Number(hit)) => {
+                *total += times;
+                *hits += (*hit as u64) * times;
+            }
+            (Accumulator::Sum { sum, n }, Observation::Number(x)) => {
+                for _ in 0..times {
+                    sum.add(*x);
+                }
+                *n += times;
+            }
+            (Accumulator::Extreme { best, max }, Observation::Number(x)) => {
+                let better = match *best {
+                    None => true,
+                    Some(b) => (*max && *x > b) || (!*max && *x < b),
+                };
+                if better {
+                    *best = Some(*x);
+                }
+            }
+            (Accumulator::Values(values), Observation::Number(x)) => {
+                values.extend(std::iter::repeat_n(*x, times as usize));
+            }
+            (Accumulator::Confusion(confusion), Observation::Labels(a, b)) => {
+                confusion.add_times(a.clone(), b.clone(), times);
+            }
+            (Accumulator::Calibration(calibration), Observation::Calibrated(c, ok)) => {
+                for _ in 0..times {
+                    calibration.add(*c, *ok)?;
+                }
+            }
+            // `Out`, or an observation of another aggregate's kind (a baseline
+            // file whose aggregate changed function): nothing to add.
+            _ => {}
         }
-        Ok(None)
+        Ok(())
     }
 
     /// Folds in the accumulator of a later chunk of items. Every accumulator merges
@@ -196,7 +217,11 @@ pub struct Confusion {
 
 impl Confusion {
     pub fn add(&mut self, a: Arc<str>, b: Arc<str>) {
-        *self.counts.entry((a, b)).or_insert(0) += 1;
+        self.add_times(a, b, 1);
+    }
+
+    pub fn add_times(&mut self, a: Arc<str>, b: Arc<str>, times: u64) {
+        *self.counts.entry((a, b)).or_insert(0) += times;
     }
 
     pub fn merge(&mut self, other: Confusion) {
@@ -352,7 +377,11 @@ fn number(value: Option<Value>) -> Result<Option<f64>, RuntimeErrorKind> {
 /// default (`method="linear"`): virtual index `n·p − p` with `p = q/100`, then a
 /// linear interpolation that is evaluated from the nearer neighbour.
 pub fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
-    let n = sorted.len();
+    percentile_of(sorted.len() as u64, |i| sorted[i as usize], q)
+}
+
+/// [`percentile`] of `n` sorted values given by their rank (`nth(0)` the least).
+pub fn percentile_of(n: u64, mut nth: impl FnMut(u64) -> f64, q: f64) -> Option<f64> {
     if n == 0 {
         return None;
     }
@@ -360,8 +389,8 @@ pub fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
     let virtual_index = (n as f64 * p - p).clamp(0.0, (n - 1) as f64);
     let below = virtual_index.floor();
     let gamma = virtual_index - below;
-    let lo = sorted[below as usize];
-    let hi = sorted[((below as usize) + 1).min(n - 1)];
+    let lo = nth(below as u64);
+    let hi = nth(((below as u64) + 1).min(n - 1));
     let diff = hi - lo;
     Some(if gamma >= 0.5 {
         hi - diff * (1.0 - gamma)

@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::value::{Key, Value};
 use crate::data::{validate, Flow};
-use crate::eval::aggregate::Accumulator;
+use crate::eval::aggregate::{Accumulator, Observation};
 use crate::eval::error::{EvalError, Within};
 use crate::eval::item_values::{self, ValueTable};
 use crate::eval::keys::{duplicate_error, key_of, FastMap};
@@ -55,7 +55,7 @@ pub(super) struct ItemChunk<'p> {
     /// Per item, its contribution to each metric computed from items.
     pub(super) values: ValueTable,
     /// The current item's contribution to each aggregate.
-    contributions: Vec<Option<f64>>,
+    contributions: Vec<Observation>,
 }
 
 impl<'p> ItemChunk<'p> {
@@ -88,8 +88,8 @@ impl<'p> ItemChunk<'p> {
             slices: plan.slices.iter().map(|_| SliceFold::default()).collect(),
             places: vec![0; plan.slices.len()],
             routes: slices::routes(plan),
-            values: ValueTable::new(plan.stats.columns.len()),
-            contributions: vec![None; plan.aggregates.len()],
+            values: ValueTable::new(plan.stats.columns.len(), plan.stats.observed.len()),
+            contributions: vec![Observation::Out; plan.aggregates.len()],
         }
     }
 
@@ -225,7 +225,7 @@ impl<'p> ItemChunk<'p> {
                 Box::new((slice.at.clone(), Within::Slice(slice.name.clone()), e))
             },
         )?;
-        let keep_values = !plan.stats.columns.is_empty();
+        let keep_values = plan.stats.keeps_values();
         for (((aggregate, accumulator), routes), contribution) in plan
             .aggregates
             .iter()

@@ -20,6 +20,7 @@ mod keys;
 mod lookup;
 mod outcome;
 mod pass;
+pub mod resample;
 mod run_stats;
 mod significance;
 mod slice_gates;

@@ -4,8 +4,11 @@
 
 use crate::base::typed_json::key_json;
 use crate::base::value::Value;
+use crate::eval::aggregate::Observation;
 use crate::eval::item_values::ValueTable;
+use crate::eval::resample::{self, Recipe, Units};
 use crate::eval::stats::{change, interval, ChangeTest, Interval, Pairing};
+use crate::library::aggregates::AggregateFn;
 use crate::plan::Plan;
 use crate::report_model::item_values::ValueRow;
 
@@ -21,7 +24,7 @@ pub(super) fn run_stats(plan: &Plan, table: &ValueTable, metrics: &[Value]) -> R
         intervals: vec![None; plan.metrics.len()],
         changes: vec![None; plan.metrics.len()],
     };
-    if plan.stats.columns.is_empty() {
+    if !plan.stats.keeps_values() {
         return stats;
     }
     let label = |name: &str| match &table.run {
@@ -67,6 +70,102 @@ pub(super) fn run_stats(plan: &Plan, table: &ValueTable, metrics: &[Value]) -> R
         }
         let old: Vec<Option<f64>> = rows.iter().map(|row| row.values[old_column]).collect();
         stats.changes[m] = change(column.kind, pairing, &values, &old, level, &label(name));
+    }
+    if plan.stats.formulas.is_empty() {
+        return stats;
+    }
+    let functions: Vec<AggregateFn> = plan
+        .stats
+        .observed
+        .iter()
+        .map(|a| plan.aggregates[a.index()].function)
+        .collect();
+    let recipe = Recipe {
+        functions: &functions,
+        formulas: &plan.stats.formulas,
+    };
+    let units: Units<'_> = (0..table.len())
+        .map(|i| vec![table.observed_row(i)])
+        .collect();
+    // The baseline's observations in this plan's order of aggregates (matched
+    // by their text and function), and the units both runs share.
+    let prior_observed = paired.as_ref().map(|(prior, rows, pairing)| {
+        let columns: Vec<Option<usize>> = plan
+            .stats
+            .observed
+            .iter()
+            .map(|a| {
+                let aggregate = &plan.aggregates[a.index()];
+                let keyword = aggregate.function.keyword();
+                prior
+                    .aggregates
+                    .iter()
+                    .position(|c| c.text == aggregate.text && c.function == keyword)
+            })
+            .collect();
+        let old_rows: Vec<Vec<Observation>> = rows
+            .iter()
+            .map(|row| {
+                let at = |c: &Option<usize>| c.and_then(|c| row.observed.get(c).cloned());
+                columns
+                    .iter()
+                    .map(|c| at(c).unwrap_or(Observation::Out))
+                    .collect()
+            })
+            .collect();
+        (columns, old_rows, pairing.members())
+    });
+    for (j, formula) in plan.stats.formulas.iter().enumerate() {
+        let m = plan.stats.formula_metrics[j].index();
+        let Value::Number(point) = metrics[m] else {
+            continue;
+        };
+        if !formula.tested {
+            continue;
+        }
+        let name = label(&formula.name);
+        stats.intervals[m] = resample::interval(
+            &recipe,
+            j,
+            &units,
+            point,
+            level,
+            &format!("interval:{name}"),
+        )
+        .map(|found| Interval {
+            low: found.low,
+            high: found.high,
+            method: found.method.name(),
+            level,
+        });
+        let (Some((_, _, pairing)), Some((columns, old_rows, (new_units, old_units)))) =
+            (&paired, &prior_observed)
+        else {
+            continue;
+        };
+        let reads = recipe.reads(j);
+        if reads
+            .iter()
+            .zip(columns)
+            .any(|(read, c)| *read && c.is_none())
+            || pairing.units == 0
+        {
+            continue;
+        }
+        let new: Units<'_> = new_units
+            .iter()
+            .map(|items| items.iter().map(|&i| table.observed_row(i)).collect())
+            .collect();
+        let old: Units<'_> = old_units
+            .iter()
+            .map(|items| items.iter().map(|&i| old_rows[i].as_slice()).collect())
+            .collect();
+        let label = format!("change:{name}");
+        stats.changes[m] = resample::change(&recipe, j, &new, &old, level, &label).map(|found| {
+            let mut test = ChangeTest::of(&found, level);
+            pairing.count(&mut test);
+            test
+        });
     }
     stats
 }

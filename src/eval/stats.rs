@@ -62,11 +62,34 @@ pub struct ChangeTest {
 }
 
 impl ChangeTest {
+    /// A bootstrap's or normal approximation's result, before its items are counted.
+    pub fn of(found: &bootstrap::PairedResult, level: f64) -> ChangeTest {
+        ChangeTest {
+            delta: found.delta,
+            low: found.low,
+            high: found.high,
+            p_value: found.p_value,
+            p_down: found.p_decrease,
+            p_up: found.p_increase,
+            test: match found.method {
+                bootstrap::Method::Bootstrap => "paired_bootstrap",
+                bootstrap::Method::GroupedBootstrap => "paired_grouped_bootstrap",
+                bootstrap::Method::Normal => "paired_normal",
+            },
+            level,
+            items: 0,
+            only_new: 0,
+            only_old: 0,
+            keyless: 0,
+        }
+    }
+
     /// The test's name in reasons: `McNemar`, `paired bootstrap`, ….
     pub fn test_name(&self) -> &'static str {
         match self.test {
             "mcnemar" => "McNemar",
             "paired_bootstrap" => "paired bootstrap",
+            "paired_grouped_bootstrap" => "paired grouped bootstrap",
             _ => "paired normal approximation",
         }
     }
@@ -185,6 +208,28 @@ impl Pairing {
         pairing
     }
 
+    /// Per unit, its items on each side (new, old), in item order.
+    pub fn members(&self) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
+        let side = |of: &[Option<u32>]| {
+            let mut units = vec![Vec::new(); self.units];
+            for (item, unit) in of.iter().enumerate() {
+                if let Some(unit) = unit {
+                    units[*unit as usize].push(item);
+                }
+            }
+            units
+        };
+        (side(&self.new_unit), side(&self.old_unit))
+    }
+
+    /// Writes the counts of shared and left-out items into a test's result.
+    pub fn count(&self, test: &mut ChangeTest) {
+        test.items = self.units;
+        test.only_new = self.only_new;
+        test.only_old = self.only_old;
+        test.keyless = self.keyless;
+    }
+
     /// Each unit's summed contributions on one side.
     fn sums(units: usize, of: &[Option<u32>], values: &[Option<f64>]) -> Vec<Unit> {
         let mut sums = vec![Unit::default(); units];
@@ -239,10 +284,7 @@ pub fn change(
     } else {
         bootstrap_change(kind, &pairs, level, label)?
     };
-    found.items = pairing.units;
-    found.only_new = pairing.only_new;
-    found.only_old = pairing.only_old;
-    found.keyless = pairing.keyless;
+    pairing.count(&mut found);
     Some(found)
 }
 
@@ -304,24 +346,7 @@ fn bootstrap_change(
     let (new, old) = (side(|p| p.0), side(|p| p.1));
     let label = format!("change:{label}");
     let found = bootstrap::paired(&new, &old, level, REPLICATES, &label, SEED)?;
-    let (p_down, p_up) = (found.p_decrease, found.p_increase);
-    Some(ChangeTest {
-        delta: found.delta,
-        low: found.low,
-        high: found.high,
-        p_value: found.p_value,
-        p_down,
-        p_up,
-        test: match found.method {
-            bootstrap::Method::Bootstrap => "paired_bootstrap",
-            bootstrap::Method::Normal => "paired_normal",
-        },
-        level,
-        items: 0,
-        only_new: 0,
-        only_old: 0,
-        keyless: 0,
-    })
+    Some(ChangeTest::of(&found, level))
 }
 
 /// Three decimals, with a true minus sign.

@@ -2,6 +2,7 @@
 //! that evaluates them against a frame. No names and no syntax survive here.
 
 mod error;
+pub mod formula;
 pub mod ids;
 mod interp;
 mod op;

@@ -31,6 +31,63 @@ pub enum AggregateFn {
     Brier,
 }
 
+impl AggregateFn {
+    /// A stable name for files that keep per-item observations
+    /// (item-values.jsonl): `ratio`, `percentile:95`, `ece:10`, ….
+    pub fn keyword(self) -> String {
+        let name = match self {
+            AggregateFn::Count => "count",
+            AggregateFn::Sum => "sum",
+            AggregateFn::Mean => "mean",
+            AggregateFn::Min => "min",
+            AggregateFn::Max => "max",
+            AggregateFn::Ratio => "ratio",
+            AggregateFn::Percentile(q) => return format!("percentile:{q}"),
+            AggregateFn::Kappa => "kappa",
+            AggregateFn::Agreement => "agreement",
+            AggregateFn::Stability => "stability",
+            AggregateFn::MacroF1 => "macro_f1",
+            AggregateFn::MicroF1 => "micro_f1",
+            AggregateFn::WeightedF1 => "weighted_f1",
+            AggregateFn::Confusion => "confusion",
+            AggregateFn::Ece(bins) => return format!("ece:{bins}"),
+            AggregateFn::Brier => "brier",
+        };
+        name.to_string()
+    }
+
+    /// The function a [`AggregateFn::keyword`] names.
+    pub fn from_keyword(keyword: &str) -> Option<AggregateFn> {
+        if let Some(q) = keyword.strip_prefix("percentile:") {
+            let q: f64 = q.parse().ok()?;
+            return (0.0..=100.0)
+                .contains(&q)
+                .then_some(AggregateFn::Percentile(q));
+        }
+        if let Some(bins) = keyword.strip_prefix("ece:") {
+            let bins: u32 = bins.parse().ok()?;
+            return (bins > 0).then_some(AggregateFn::Ece(bins));
+        }
+        Some(match keyword {
+            "count" => AggregateFn::Count,
+            "sum" => AggregateFn::Sum,
+            "mean" => AggregateFn::Mean,
+            "min" => AggregateFn::Min,
+            "max" => AggregateFn::Max,
+            "ratio" => AggregateFn::Ratio,
+            "kappa" => AggregateFn::Kappa,
+            "agreement" => AggregateFn::Agreement,
+            "stability" => AggregateFn::Stability,
+            "macro_f1" => AggregateFn::MacroF1,
+            "micro_f1" => AggregateFn::MicroF1,
+            "weighted_f1" => AggregateFn::WeightedF1,
+            "confusion" => AggregateFn::Confusion,
+            "brier" => AggregateFn::Brier,
+            _ => return None,
+        })
+    }
+}
+
 /// What an aggregate's arguments must be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Takes {
@@ -270,4 +327,42 @@ pub static AGGREGATES: &[AggregateDef] = &[
 
 pub fn lookup(name: &str) -> Option<&'static AggregateDef> {
     AGGREGATES.iter().find(|a| a.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keywords_name_each_function_and_read_back() {
+        let all = [
+            AggregateFn::Count,
+            AggregateFn::Sum,
+            AggregateFn::Mean,
+            AggregateFn::Min,
+            AggregateFn::Max,
+            AggregateFn::Ratio,
+            AggregateFn::Percentile(95.0),
+            AggregateFn::Percentile(12.5),
+            AggregateFn::Kappa,
+            AggregateFn::Agreement,
+            AggregateFn::Stability,
+            AggregateFn::MacroF1,
+            AggregateFn::MicroF1,
+            AggregateFn::WeightedF1,
+            AggregateFn::Confusion,
+            AggregateFn::Ece(10),
+            AggregateFn::Brier,
+        ];
+        for function in all {
+            assert_eq!(
+                AggregateFn::from_keyword(&function.keyword()),
+                Some(function)
+            );
+        }
+        assert_eq!(AggregateFn::Percentile(95.0).keyword(), "percentile:95");
+        for bad in ["percentile:101", "ece:0", "ece:x", "median", ""] {
+            assert_eq!(AggregateFn::from_keyword(bad), None, "{bad}");
+        }
+    }
 }

@@ -20,6 +20,7 @@ use crate::base::source::SourceFile;
 use crate::base::types::Type;
 use crate::base::value::Value;
 use crate::inputs::{PriorReport, ReportPlan, RunFile};
+use crate::ir::formula::Formula;
 use crate::ir::{
     AggregateId, DatasetId, DerivedId, ExprAt, ExprLocations, Linked, MetricId, Op, Stage,
 };
@@ -86,6 +87,20 @@ pub struct StatsPlan {
     pub keep_item_values: bool,
     /// Per metric computed from items as a ratio of sums, in plan order.
     pub columns: Vec<ValueColumnPlan>,
+    /// The aggregates whose per-item observations the formulas read, in plan order.
+    pub observed: Vec<AggregateId>,
+    /// Every other metric computed from items, as a formula over `observed`
+    /// (with the metrics it reads), in plan order; `formula_metrics` names
+    /// each one's metric.
+    pub formulas: Vec<Formula>,
+    pub formula_metrics: Vec<MetricId>,
+}
+
+impl StatsPlan {
+    /// Whether items keep anything for intervals and tests.
+    pub fn keeps_values(&self) -> bool {
+        !self.columns.is_empty() || !self.observed.is_empty()
+    }
 }
 
 /// The level of intervals and tests when neither the spec nor `--confidence` sets one.

@@ -4,13 +4,16 @@
 
 use crate::base::typed_json::key_json;
 use crate::eval::Outcome;
+use crate::ir::formula::op_to_json;
 use crate::plan::Plan;
-use crate::report_model::item_values::{header_line, push_row, ValueKind};
+use crate::report_model::item_values::{
+    header_line, push_row, FormulaColumn, ObservedColumn, ValueKind,
+};
 
 /// Whether the run writes the file: the spec keeps item values (the default)
 /// and has a metric computed from items.
 pub fn writes_item_values(plan: &Plan) -> bool {
-    plan.stats.keep_item_values && !plan.stats.columns.is_empty()
+    plan.stats.keep_item_values && plan.stats.keeps_values()
 }
 
 pub fn item_values_jsonl(plan: &Plan, outcome: &Outcome) -> Vec<u8> {
@@ -20,16 +23,39 @@ pub fn item_values_jsonl(plan: &Plan, outcome: &Outcome) -> Vec<u8> {
         .iter()
         .map(|c| (plan.metrics[c.metric.index()].name.as_str(), c.kind))
         .collect();
+    let aggregates: Vec<ObservedColumn> = plan
+        .stats
+        .observed
+        .iter()
+        .map(|a| {
+            let aggregate = &plan.aggregates[a.index()];
+            ObservedColumn {
+                text: aggregate.text.clone(),
+                function: aggregate.function.keyword(),
+            }
+        })
+        .collect();
+    let formulas: Vec<FormulaColumn> = plan
+        .stats
+        .formulas
+        .iter()
+        .map(|f| FormulaColumn {
+            name: f.name.clone(),
+            formula: op_to_json(&f.op).expect("plan formulas are written whole"),
+            empty: f.empty,
+            tested: f.tested,
+        })
+        .collect();
     let runs = plan.has_runs();
     let items: usize = outcome.item_values.iter().map(|t| t.len()).sum();
     // About 16 bytes a key and 4 a value.
     let mut out = Vec::with_capacity(items * (16 + 4 * metrics.len()));
-    out.extend_from_slice(header_line(&metrics, runs).as_bytes());
+    out.extend_from_slice(header_line(&metrics, runs, &aggregates, &formulas).as_bytes());
     for table in &outcome.item_values {
         let run = table.run.as_deref().filter(|_| runs);
         for (i, key) in table.keys.iter().enumerate() {
             let key = key_json(key.as_ref()).to_string();
-            push_row(&mut out, &key, run, table.row(i));
+            push_row(&mut out, &key, run, table.row(i), table.observed_row(i));
         }
     }
     out

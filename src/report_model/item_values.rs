@@ -15,17 +15,27 @@
 //! | `mean` | the value (null: not counted) | Σ contributions / items counted |
 //! | `sum` | the value (null: none) | Σ contributions |
 //! | `count` | 1 or 0 | Σ contributions |
+//!
+//! Version 2 adds what any other metric computed from items needs (an F1, a
+//! percentile, `2 * a * b / (a + b)`): the header lists the aggregates those
+//! metrics read (`"aggregates":[{"text":"p95(latency)","function":"percentile:95"}]`)
+//! and each such metric's formula over them (`"formulas"`, see `ir::formula`),
+//! and each line ends with one observation per aggregate: null (the item is not
+//! in it), a number, a pair of labels `["yes","no"]`, or a confidence and
+//! whether it was correct `[0.8,true]`. A file without such metrics is written
+//! as version 1, which older readers read.
 
 use std::io::BufRead;
+use std::sync::Arc;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::value::format_number;
 
 /// The version the header line carries; a reader refuses a newer one.
-pub const ITEM_VALUES_VERSION: u64 = 1;
+pub const ITEM_VALUES_VERSION: u64 = 2;
 
 /// The file's name beside report.json.
 pub const ITEM_VALUES_FILE: &str = "item-values.jsonl";
@@ -62,12 +72,95 @@ pub struct ValueColumn {
     pub kind: ValueKind,
 }
 
+/// An aggregate whose per-item observations a file keeps: its text as the spec
+/// writes it (how two runs' aggregates are matched) and its function's keyword
+/// (`library::aggregates::AggregateFn::keyword`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ObservedColumn {
+    pub text: String,
+    pub function: String,
+}
+
+/// A metric computed from the observed aggregates (and earlier formulas):
+/// `formula` is its op as JSON (`ir::formula`), `empty` the value it takes
+/// when its op gives null, `tested` whether it gets an interval and a change
+/// of its own (a formula kept only because another one reads it does not).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FormulaColumn {
+    pub name: String,
+    pub formula: Json,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub empty: Option<f64>,
+    pub tested: bool,
+}
+
+/// What one item gave one observed aggregate.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Observation {
+    /// Not in the aggregate: filtered out by `where`, or a null.
+    Out,
+    /// A number, or 1/0 for a condition (`count`, `ratio`).
+    Number(f64),
+    /// Two labels (`kappa`, `agreement`, the F1 scores, `confusion`).
+    Labels(Arc<str>, Arc<str>),
+    /// A confidence and whether the item was correct (`ece`, `brier`).
+    Calibrated(f64, bool),
+}
+
+impl Observation {
+    /// The number, for a number (or a condition's 1 or 0).
+    pub fn number(&self) -> Option<f64> {
+        match self {
+            Observation::Number(x) => Some(*x),
+            _ => None,
+        }
+    }
+
+    /// The JSON text of a row's entry.
+    fn push_json(&self, out: &mut Vec<u8>) {
+        match self {
+            Observation::Out => out.extend_from_slice(b"null"),
+            Observation::Number(x) => out.extend_from_slice(format_number(*x).as_bytes()),
+            Observation::Labels(a, b) => {
+                let pair = Json::Array(vec![Json::from(a.as_ref()), Json::from(b.as_ref())]);
+                out.extend_from_slice(pair.to_string().as_bytes());
+            }
+            Observation::Calibrated(c, ok) => {
+                out.push(b'[');
+                out.extend_from_slice(format_number(*c).as_bytes());
+                out.extend_from_slice(if *ok { b",true]" } else { b",false]" });
+            }
+        }
+    }
+
+    fn from_json(value: Json) -> Result<Observation, String> {
+        Ok(match value {
+            Json::Null => Observation::Out,
+            Json::Number(n) => Observation::Number(n.as_f64().unwrap_or(f64::NAN)),
+            Json::Array(pair) => match pair.as_slice() {
+                [Json::String(a), Json::String(b)] => {
+                    Observation::Labels(Arc::from(a.as_str()), Arc::from(b.as_str()))
+                }
+                [Json::Number(c), Json::Bool(ok)] => {
+                    Observation::Calibrated(c.as_f64().unwrap_or(f64::NAN), *ok)
+                }
+                _ => return Err(format!("has an observation that is not a pair of labels or a confidence and a bool: {}", Json::Array(pair))),
+            },
+            other => return Err(format!("has an observation that is not a number or a pair: {other}")),
+        })
+    }
+}
+
 #[derive(Debug, Deserialize)]
 struct Header {
     item_values: u64,
     metrics: Vec<ValueColumn>,
     #[serde(default)]
     runs: bool,
+    #[serde(default)]
+    aggregates: Vec<ObservedColumn>,
+    #[serde(default)]
+    formulas: Vec<FormulaColumn>,
 }
 
 /// One item's line.
@@ -78,6 +171,8 @@ pub struct ValueRow {
     pub run: Option<String>,
     /// Per metric of the header; `None`: the item does not count for it.
     pub values: Vec<Option<f64>>,
+    /// Per observed aggregate of the header (version 2).
+    pub observed: Vec<Observation>,
 }
 
 /// An item-values file read back.
@@ -85,25 +180,49 @@ pub struct ValueRow {
 pub struct ItemValues {
     pub metrics: Vec<ValueColumn>,
     pub runs: bool,
+    pub aggregates: Vec<ObservedColumn>,
+    pub formulas: Vec<FormulaColumn>,
     pub rows: Vec<ValueRow>,
 }
 
-/// The header line (with its newline).
-pub fn header_line(metrics: &[(&str, ValueKind)], runs: bool) -> String {
+/// The header line (with its newline): version 1 unless there are observed
+/// aggregates.
+pub fn header_line(
+    metrics: &[(&str, ValueKind)],
+    runs: bool,
+    aggregates: &[ObservedColumn],
+    formulas: &[FormulaColumn],
+) -> String {
     let metrics: Vec<Json> = metrics
         .iter()
         .map(|(name, kind)| serde_json::json!({"name": name, "kind": kind.keyword()}))
         .collect();
-    let header = serde_json::json!({
-        "item_values": ITEM_VALUES_VERSION,
-        "metrics": metrics,
-        "runs": runs,
-    });
+    let header = if aggregates.is_empty() {
+        serde_json::json!({
+            "item_values": 1,
+            "metrics": metrics,
+            "runs": runs,
+        })
+    } else {
+        serde_json::json!({
+            "item_values": ITEM_VALUES_VERSION,
+            "metrics": metrics,
+            "runs": runs,
+            "aggregates": aggregates,
+            "formulas": formulas,
+        })
+    };
     format!("{header}\n")
 }
 
 /// Appends one item's line: `key` is the key's JSON text.
-pub fn push_row(out: &mut Vec<u8>, key: &str, run: Option<&str>, values: &[Option<f64>]) {
+pub fn push_row(
+    out: &mut Vec<u8>,
+    key: &str,
+    run: Option<&str>,
+    values: &[Option<f64>],
+    observed: &[Observation],
+) {
     out.push(b'[');
     out.extend_from_slice(key.as_bytes());
     if let Some(run) = run {
@@ -116,6 +235,10 @@ pub fn push_row(out: &mut Vec<u8>, key: &str, run: Option<&str>, values: &[Optio
             Some(x) => out.extend_from_slice(format_number(*x).as_bytes()),
             None => out.extend_from_slice(b"null"),
         }
+    }
+    for observation in observed {
+        out.push(b',');
+        observation.push_json(out);
     }
     out.extend_from_slice(b"]\n");
 }
@@ -155,6 +278,8 @@ impl ItemValues {
                 }
                 values.metrics = header.metrics;
                 values.runs = header.runs;
+                values.aggregates = header.aggregates;
+                values.formulas = header.formulas;
                 header_seen = true;
                 continue;
             }
@@ -167,9 +292,13 @@ impl ItemValues {
 
     fn row(&self, row: Vec<Json>) -> Result<ValueRow, String> {
         let lead = 1 + usize::from(self.runs);
-        if row.len() != lead + self.metrics.len() {
+        if row.len() != lead + self.metrics.len() + self.aggregates.len() {
+            let observed = match self.aggregates.len() {
+                0 => String::new(),
+                n => format!(" and {n} aggregates"),
+            };
             return Err(format!(
-                "has {} values; the header names {} metrics{}",
+                "has {} values; the header names {} metrics{observed}{}",
                 row.len(),
                 self.metrics.len(),
                 if self.runs {
@@ -192,13 +321,21 @@ impl ItemValues {
             },
         };
         let values = row
+            .by_ref()
+            .take(self.metrics.len())
             .map(|value| match value {
                 Json::Null => Ok(None),
                 Json::Number(n) => Ok(n.as_f64()),
                 other => Err(format!("has a value that is not a number: {other}")),
             })
             .collect::<Result<_, _>>()?;
-        Ok(ValueRow { key, run, values })
+        let observed = row.map(Observation::from_json).collect::<Result<_, _>>()?;
+        Ok(ValueRow {
+            key,
+            run,
+            values,
+            observed,
+        })
     }
 
     /// The index of a metric's column.
@@ -213,10 +350,15 @@ mod tests {
 
     #[test]
     fn written_lines_read_back() {
-        let mut text =
-            header_line(&[("p", ValueKind::Ratio), ("m", ValueKind::Mean)], false).into_bytes();
-        push_row(&mut text, "\"q1\"", None, &[Some(1.0), Some(0.25)]);
-        push_row(&mut text, "7", None, &[None, Some(3.0)]);
+        let mut text = header_line(
+            &[("p", ValueKind::Ratio), ("m", ValueKind::Mean)],
+            false,
+            &[],
+            &[],
+        )
+        .into_bytes();
+        push_row(&mut text, "\"q1\"", None, &[Some(1.0), Some(0.25)], &[]);
+        push_row(&mut text, "7", None, &[None, Some(3.0)], &[]);
         assert_eq!(
             String::from_utf8(text.clone()).unwrap(),
             "{\"item_values\":1,\"metrics\":[{\"name\":\"p\",\"kind\":\"ratio\"},{\"name\":\"m\",\"kind\":\"mean\"}],\"runs\":false}\n[\"q1\",1,0.25]\n[7,null,3]\n"
@@ -228,10 +370,62 @@ mod tests {
     }
 
     #[test]
+    fn version_two_keeps_observations_after_the_values() {
+        let aggregates = [
+            ObservedColumn {
+                text: "macro_f1(t, p)".into(),
+                function: "macro_f1".into(),
+            },
+            ObservedColumn {
+                text: "ece(c, ok, 10)".into(),
+                function: "ece:10".into(),
+            },
+            ObservedColumn {
+                text: "p95(x)".into(),
+                function: "percentile:95".into(),
+            },
+        ];
+        let formulas = [FormulaColumn {
+            name: "f1".into(),
+            formula: serde_json::json!({"aggregate": 0}),
+            empty: Some(0.0),
+            tested: true,
+        }];
+        let mut text =
+            header_line(&[("p", ValueKind::Ratio)], false, &aggregates, &formulas).into_bytes();
+        let observed = [
+            Observation::Labels(Arc::from("a \"b\""), Arc::from("c")),
+            Observation::Calibrated(0.25, true),
+            Observation::Out,
+        ];
+        push_row(&mut text, "\"q1\"", None, &[Some(1.0)], &observed);
+        let written = String::from_utf8(text.clone()).unwrap();
+        assert!(written.starts_with("{\"item_values\":2,"), "{written}");
+        assert!(
+            written.ends_with("[\"q1\",1,[\"a \\\"b\\\"\",\"c\"],[0.25,true],null]\n"),
+            "{written}"
+        );
+        let read = ItemValues::read(text.as_slice(), "v.jsonl").unwrap();
+        assert_eq!(read.aggregates, aggregates);
+        assert_eq!(read.formulas, formulas);
+        assert_eq!(read.rows[0].values, vec![Some(1.0)]);
+        assert_eq!(read.rows[0].observed, observed);
+        // An observation of another shape is a located error.
+        let bad = format!(
+            "{}[\"q1\",1,[1,2],null,null]\n",
+            header_line(&[("p", ValueKind::Ratio)], false, &aggregates, &formulas)
+        );
+        let error = ItemValues::read(bad.as_bytes(), "v.jsonl")
+            .unwrap_err()
+            .render();
+        assert!(error.contains("v.jsonl:2"), "{error}");
+    }
+
+    #[test]
     fn a_short_line_is_a_located_error() {
         let text = format!(
             "{}[\"q1\"]\n",
-            header_line(&[("p", ValueKind::Ratio)], false)
+            header_line(&[("p", ValueKind::Ratio)], false, &[], &[])
         );
         let error = ItemValues::read(text.as_bytes(), "v.jsonl").unwrap_err();
         let rendered = error.render();

@@ -141,14 +141,17 @@ impl RatioOfSums {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
     Bootstrap,
+    /// The bootstrap over random groups of items (`eval::resample`).
+    GroupedBootstrap,
     Normal,
 }
 
 impl Method {
-    /// The name reports use: "bootstrap" or "normal".
+    /// The name reports use: "bootstrap", "grouped_bootstrap" or "normal".
     pub fn name(self) -> &'static str {
         match self {
             Method::Bootstrap => "bootstrap",
+            Method::GroupedBootstrap => "grouped_bootstrap",
             Method::Normal => "normal",
         }
     }
@@ -287,6 +290,17 @@ pub fn paired_bootstrap(
             changes.push(x - y);
         }
     }
+    paired_result(changes, delta, level, Method::Bootstrap)
+}
+
+/// The paired result from the replicates' changes (the defined ones) and the
+/// change on the data itself; `None` without a defined replicate.
+pub fn paired_result(
+    mut changes: Vec<f64>,
+    delta: f64,
+    level: f64,
+    method: Method,
+) -> Option<PairedResult> {
     // (1 + count)/(1 + B′): the replicate share, never 0, of changes on the
     // side of zero that speaks against the alternative.
     let share = |count: usize| (1 + count) as f64 / (1 + changes.len()) as f64;
@@ -301,7 +315,7 @@ pub fn paired_bootstrap(
         p_value,
         p_decrease,
         p_increase,
-        method: Method::Bootstrap,
+        method,
     })
 }
 
@@ -367,13 +381,13 @@ fn sum(values: &[f64]) -> f64 {
     values.iter().fold(0.0, |acc, v| acc + v)
 }
 
-fn valid_level(level: f64) -> bool {
+pub fn valid_level(level: f64) -> bool {
     level > 0.0 && level < 1.0
 }
 
 /// Replicate b's generator: a fresh SplitMix64 seeded with the b-th output of
 /// the stream named by (label, seed).
-fn replicate_generators(label: &str, seed: u64, replicates: usize) -> Vec<SplitMix64> {
+pub fn replicate_generators(label: &str, seed: u64, replicates: usize) -> Vec<SplitMix64> {
     let mut root = SplitMix64::seeded(label, seed);
     (0..replicates)
         .map(|_| SplitMix64::new(root.next_u64()))
@@ -394,7 +408,7 @@ fn draw<const K: usize>(items: &[[f64; K]], rng: &mut SplitMix64) -> [f64; K] {
 }
 
 /// numpy's linear quantiles at (1 ∓ level)/2, widened to contain `point`.
-fn percentile_interval(values: &mut [f64], level: f64, point: f64) -> Option<(f64, f64)> {
+pub fn percentile_interval(values: &mut [f64], level: f64, point: f64) -> Option<(f64, f64)> {
     if values.is_empty() {
         return None;
     }

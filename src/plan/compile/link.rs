@@ -9,19 +9,18 @@ use std::sync::Arc;
 
 use crate::inputs::{PriorReport, ReportFiles};
 use crate::ir::{DatasetId, DerivedId, ExprLocations, Linked, MetricId, Op, Relink, Slot};
-use crate::library::aggregates::AggregateFn;
 use crate::plan::compile::datasets::DatasetDraft;
 use crate::plan::compile::declared::{
     DatasetPath, Declared, DeclaredDataset, DeclaredDerived, DeclaredMetric,
 };
 use crate::plan::compile::metrics::Metrics;
 use crate::plan::compile::order::Ordered;
+use crate::plan::compile::stats;
 use crate::plan::{
     Aggregate, Check, DatasetPlan, Derived, DerivedKind, GatePlan, GateRule, ItemColumn,
     MetricPlan, OffendersPlan, ParamValue, Plan, Projection, Rule, ShapePlan, SlicePlan, StatsPlan,
-    Tradeoff, ValueColumnPlan, DEFAULT_CONFIDENCE,
+    Tradeoff, DEFAULT_CONFIDENCE,
 };
-use crate::report_model::item_values::ValueKind;
 use crate::spec::Spec;
 
 /// What the phases produced.
@@ -203,7 +202,8 @@ pub fn link(parts: Parts<'_>) -> Plan {
         })
         .collect();
     crate::plan::compile::slices::needs(&mut slices, &metrics, &aggregates);
-    let stats_columns = value_columns(&metrics, &aggregates);
+    let stats_columns = stats::value_columns(&metrics, &aggregates);
+    let formulas = stats::formulas(&metrics, &aggregates, &stats_columns);
     let tradeoff = parts.tradeoff.map(|(latency, accuracy)| Tradeoff {
         latency: linker.metric(latency),
         accuracy: accuracy.into_iter().map(|m| linker.metric(m)).collect(),
@@ -236,6 +236,9 @@ pub fn link(parts: Parts<'_>) -> Plan {
             confidence: parts.confidence.unwrap_or(DEFAULT_CONFIDENCE),
             keep_item_values: spec.keep_item_values,
             columns: stats_columns,
+            observed: formulas.observed,
+            formulas: formulas.formulas,
+            formula_metrics: formulas.metrics,
         },
         locations: parts.locations,
     }
@@ -310,32 +313,6 @@ fn dataset(draft: DatasetDraft, linker: &Linker) -> DatasetPlan {
         run_name: draft.run_name.map(check),
         expected_run_name: None,
     }
-}
-
-/// The metrics that are one `ratio`, `mean`, `sum` or `count` of the items, in
-/// one run: their per-item contributions make a ratio of sums, which intervals
-/// and paired tests resample.
-fn value_columns(metrics: &[MetricPlan], aggregates: &[Aggregate]) -> Vec<ValueColumnPlan> {
-    metrics
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| !m.across)
-        .filter_map(|(i, m)| {
-            let Op::Aggregate(id) = m.op else { return None };
-            let kind = match aggregates[id.index()].function {
-                AggregateFn::Ratio => ValueKind::Ratio,
-                AggregateFn::Mean => ValueKind::Mean,
-                AggregateFn::Sum => ValueKind::Sum,
-                AggregateFn::Count => ValueKind::Count,
-                _ => return None,
-            };
-            Some(ValueColumnPlan {
-                metric: MetricId::new(i),
-                aggregate: id,
-                kind,
-            })
-        })
-        .collect()
 }
 
 fn aggregate(a: Aggregate<Declared>, linker: &Linker) -> Aggregate {

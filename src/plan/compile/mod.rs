@@ -32,6 +32,7 @@ mod operators;
 mod order;
 mod resolve;
 mod slices;
+mod stats;
 
 use crate::base::diagnostic::Diagnostic;
 use crate::inputs::Inputs;

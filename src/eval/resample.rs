@@ -1,0 +1,351 @@
+//! The bootstrap of any metric computed from items that is not a single ratio of
+//! sums (an F1, a percentile, kappa, `mean(x) * 100`, `2·p·r / (p + r)`): each
+//! replicate recomputes the metric's aggregates from reweighted items, with the
+//! accumulators the run itself uses, then its formula (`ir::formula`).
+//!
+//! Units are what is resampled: items for an interval, items matched by key
+//! for a paired change (a key repeated in a run is one unit). With at most
+//! `MAX_GROUPS` units each unit is drawn on its own (`bootstrap`). Above it,
+//! where n·B would pass `BOOTSTRAP_MAX_DRAWS`, the units are dealt into
+//! `MAX_GROUPS` groups in a seeded random order and whole groups are drawn
+//! (`grouped_bootstrap`): each group's accumulators are built once, and a
+//! replicate merges `MAX_GROUPS` of them, so its cost does not grow with the
+//! items. Random groups of a large set are exchangeable, and the spread of a
+//! sum of group totals is that of the items' sum, so the interval of a smooth
+//! metric keeps its width; a percentile is computed on the groups' sorted
+//! values weighted by their draws, never by copying them.
+//!
+//! Replicate b draws `G` groups (units) with replacement from its own generator
+//! (`bootstrap::replicate_generators`, label `interval:METRIC` or
+//! `change:METRIC`, seed `stats::SEED`), so the result depends only on the
+//! items in file order.
+
+use crate::base::stats::bootstrap::{
+    self, paired_result, percentile_interval, replicate_generators, valid_level, Method,
+    PairedResult, BOOTSTRAP_MAX_DRAWS,
+};
+use crate::base::stats::rng::SplitMix64;
+use crate::base::value::Value;
+use crate::eval::aggregate::{percentile_of, Accumulator, Observation};
+use crate::ir::formula::Formula;
+use crate::ir::{evaluate, Frame, Op};
+use crate::library::aggregates::AggregateFn;
+
+/// How many units or groups a replicate draws at most: the n at which n·B
+/// reaches `BOOTSTRAP_MAX_DRAWS` for B = 2000.
+pub const MAX_GROUPS: usize = (BOOTSTRAP_MAX_DRAWS as usize) / bootstrap::DEFAULT_REPLICATES;
+
+/// The metrics to recompute: the observed aggregates' functions and the
+/// formulas over them, in order.
+pub struct Recipe<'a> {
+    pub functions: &'a [AggregateFn],
+    pub formulas: &'a [Formula],
+}
+
+/// One side's units: per unit, its items' observation rows (one observation
+/// per aggregate of the recipe).
+pub type Units<'o> = Vec<Vec<&'o [Observation]>>;
+
+impl Recipe<'_> {
+    /// The formulas' values from the aggregates' values, up to `target`: a
+    /// formula that fails or is not finite is null, and null takes `empty`, as
+    /// the run itself computes its metrics.
+    fn values(&self, aggregates: &[Value], target: usize) -> Vec<Value> {
+        let mut metrics = Vec::with_capacity(target + 1);
+        for formula in &self.formulas[..=target] {
+            let frame = Frame {
+                aggregates,
+                metrics: &metrics,
+                ..Frame::default()
+            };
+            let value = match evaluate(&formula.op, &frame) {
+                Ok(Value::Number(x)) if !x.is_finite() => Value::Null,
+                Ok(value) => value,
+                Err(_) => Value::Null,
+            };
+            metrics.push(match (value, formula.empty) {
+                (Value::Null, Some(empty)) => Value::Number(empty),
+                (value, _) => value,
+            });
+        }
+        metrics
+    }
+
+    /// The aggregates formula `target` reads, itself or through earlier formulas.
+    pub fn reads(&self, target: usize) -> Vec<bool> {
+        let mut formulas = vec![false; target + 1];
+        let mut aggregates = vec![false; self.functions.len()];
+        formulas[target] = true;
+        for j in (0..=target).rev() {
+            if !formulas[j] {
+                continue;
+            }
+            self.formulas[j].op.walk(&mut |op| match op {
+                Op::Aggregate(k) => aggregates[k.index()] = true,
+                Op::Metric(m) => formulas[m.index()] = true,
+                _ => {}
+            });
+        }
+        aggregates
+    }
+}
+
+/// The percentile interval of formula `target` over `units`; `point` is the
+/// metric's value on all of them.
+pub fn interval(
+    recipe: &Recipe<'_>,
+    target: usize,
+    units: &Units<'_>,
+    point: f64,
+    level: f64,
+    label: &str,
+) -> Option<bootstrap::Interval> {
+    if !valid_level(level) || units.is_empty() {
+        return None;
+    }
+    let sides = Sides::new(recipe, target, &[units], label);
+    let mut values: Vec<f64> = Vec::with_capacity(bootstrap::DEFAULT_REPLICATES);
+    sides.replicates(label, |value| values.extend(value[0]));
+    let (low, high) = percentile_interval(&mut values, level, point)?;
+    Some(bootstrap::Interval {
+        low,
+        high,
+        method: sides.method(),
+    })
+}
+
+/// The paired change (new − old) of formula `target` on units both runs share
+/// (`new[u]` and `old[u]` are the same unit); `None` when the metric is
+/// undefined on the shared units or none is shared.
+pub fn change(
+    recipe: &Recipe<'_>,
+    target: usize,
+    new: &Units<'_>,
+    old: &Units<'_>,
+    level: f64,
+    label: &str,
+) -> Option<PairedResult> {
+    if !valid_level(level) || new.is_empty() {
+        return None;
+    }
+    let sides = Sides::new(recipe, target, &[new, old], label);
+    let [now, before] = sides.whole()[..] else {
+        unreachable!("two sides")
+    };
+    let delta = now? - before?;
+    let mut changes = Vec::with_capacity(bootstrap::DEFAULT_REPLICATES);
+    sides.replicates(label, |value| {
+        if let [Some(x), Some(y)] = value[..] {
+            changes.push(x - y);
+        }
+    });
+    paired_result(changes, delta, level, sides.method())
+}
+
+/// Each side's groups, built once: per aggregate the recipe's target reads,
+/// per group, its accumulator (or, for a percentile, its sorted values).
+struct Sides<'r> {
+    recipe: &'r Recipe<'r>,
+    target: usize,
+    groups: usize,
+    grouped: bool,
+    /// Per side, per aggregate (`None`: not read).
+    folds: Vec<Vec<Option<Fold>>>,
+}
+
+enum Fold {
+    Accumulators(Vec<Accumulator>),
+    /// A percentile: each group's values sorted, and all of them sorted.
+    Sorted {
+        q: f64,
+        groups: Vec<Vec<f64>>,
+        all: Vec<f64>,
+    },
+}
+
+impl<'r> Sides<'r> {
+    fn new(recipe: &'r Recipe<'r>, target: usize, sides: &[&Units<'_>], label: &str) -> Self {
+        let units = sides[0].len();
+        let grouped = units > MAX_GROUPS;
+        let groups = units.min(MAX_GROUPS);
+        // Unit u's group: its place in a seeded shuffle, dealt round-robin.
+        let group_of: Vec<usize> = if grouped {
+            let mut order: Vec<usize> = (0..units).collect();
+            let mut rng = SplitMix64::seeded(&format!("groups:{label}"), crate::eval::stats::SEED);
+            for i in (1..units).rev() {
+                order.swap(i, rng.below(i as u64 + 1) as usize);
+            }
+            let mut group_of = vec![0; units];
+            for (place, unit) in order.into_iter().enumerate() {
+                group_of[unit] = place % groups;
+            }
+            group_of
+        } else {
+            (0..units).collect()
+        };
+        let reads = recipe.reads(target);
+        let folds = sides
+            .iter()
+            .map(|units| {
+                recipe
+                    .functions
+                    .iter()
+                    .enumerate()
+                    .map(|(k, function)| {
+                        reads[k].then(|| Fold::new(*function, k, units, &group_of, groups))
+                    })
+                    .collect()
+            })
+            .collect();
+        Sides {
+            recipe,
+            target,
+            groups,
+            grouped,
+            folds,
+        }
+    }
+
+    fn method(&self) -> Method {
+        if self.grouped {
+            Method::GroupedBootstrap
+        } else {
+            Method::Bootstrap
+        }
+    }
+
+    /// Per side, the target's value with every group drawn once.
+    fn whole(&self) -> Vec<Option<f64>> {
+        self.values(&vec![1; self.groups])
+    }
+
+    /// Per side, the target's value with group g drawn `weights[g]` times.
+    fn values(&self, weights: &[u64]) -> Vec<Option<f64>> {
+        self.folds
+            .iter()
+            .map(|folds| {
+                let aggregates: Vec<Value> = folds
+                    .iter()
+                    .zip(self.recipe.functions)
+                    .map(|(fold, function)| match fold {
+                        Some(fold) => fold.value(*function, weights),
+                        None => Value::Null,
+                    })
+                    .collect();
+                match self.recipe.values(&aggregates, self.target).pop() {
+                    Some(Value::Number(x)) => Some(x),
+                    _ => None,
+                }
+            })
+            .collect()
+    }
+
+    /// Calls `each` with every replicate's per-side values.
+    fn replicates(&self, label: &str, mut each: impl FnMut(Vec<Option<f64>>)) {
+        let mut weights = vec![0u64; self.groups];
+        let generators = replicate_generators(
+            label,
+            crate::eval::stats::SEED,
+            bootstrap::DEFAULT_REPLICATES,
+        );
+        for mut rng in generators {
+            weights.iter_mut().for_each(|w| *w = 0);
+            for _ in 0..self.groups {
+                weights[rng.below(self.groups as u64) as usize] += 1;
+            }
+            each(self.values(&weights));
+        }
+    }
+}
+
+impl Fold {
+    fn new(
+        function: AggregateFn,
+        k: usize,
+        units: &Units<'_>,
+        group_of: &[usize],
+        groups: usize,
+    ) -> Fold {
+        let observations = || {
+            units
+                .iter()
+                .zip(group_of)
+                .flat_map(|(items, g)| items.iter().map(move |row| (*g, &row[k])))
+        };
+        if let AggregateFn::Percentile(q) = function {
+            let mut sorted = vec![Vec::new(); groups];
+            for (g, observation) in observations() {
+                if let Observation::Number(x) = observation {
+                    sorted[g].push(*x);
+                }
+            }
+            sorted.iter_mut().for_each(|v| v.sort_by(f64::total_cmp));
+            let mut all: Vec<f64> = sorted.iter().flatten().copied().collect();
+            all.sort_by(f64::total_cmp);
+            return Fold::Sorted {
+                q,
+                groups: sorted,
+                all,
+            };
+        }
+        let mut accumulators = vec![Accumulator::new(function); groups];
+        for (g, observation) in observations() {
+            // The run accepted these observations already; adding them again
+            // cannot fail.
+            let _ = accumulators[g].observe(observation, 1);
+        }
+        Fold::Accumulators(accumulators)
+    }
+
+    /// The aggregate's value with group g counted `weights[g]` times.
+    fn value(&self, function: AggregateFn, weights: &[u64]) -> Value {
+        match self {
+            Fold::Accumulators(groups) => {
+                let mut total = Accumulator::new(function);
+                for (group, &w) in groups.iter().zip(weights) {
+                    for _ in 0..w {
+                        total.merge(group.clone());
+                    }
+                }
+                total.finish(function)
+            }
+            Fold::Sorted { q, groups, all } => {
+                let n: u64 = groups
+                    .iter()
+                    .zip(weights)
+                    .map(|(g, w)| g.len() as u64 * w)
+                    .sum();
+                let nth = |rank: u64| weighted_nth(groups, all, weights, rank);
+                percentile_of(n, nth, *q).map_or(Value::Null, Value::Number)
+            }
+        }
+    }
+}
+
+/// The value of rank `rank` (0 the least) among the groups' values, group g's
+/// counted `weights[g]` times: the least value of `all` with more than `rank`
+/// weighted values at or below it, found by bisection.
+fn weighted_nth(groups: &[Vec<f64>], all: &[f64], weights: &[u64], rank: u64) -> f64 {
+    let at_or_below = |x: f64| -> u64 {
+        groups
+            .iter()
+            .zip(weights)
+            .filter(|(_, w)| **w > 0)
+            .map(|(g, w)| g.partition_point(|v| *v <= x) as u64 * w)
+            .sum()
+    };
+    let (mut lo, mut hi) = (0, all.len() - 1);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if at_or_below(all[mid]) > rank {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    all[lo]
+}
+
+#[cfg(test)]
+#[path = "resample_tests.rs"]
+mod tests;

@@ -1,0 +1,175 @@
+use super::*;
+use crate::base::diagnostic::Location;
+use crate::base::stats::bootstrap::RatioOfSums;
+use crate::ir::{AggregateId, ExprLocations, MetricId};
+use crate::syntax::BinaryOp;
+
+fn formula(op: Op, tested: bool) -> Formula {
+    Formula {
+        name: "m".into(),
+        op,
+        empty: None,
+        tested,
+    }
+}
+
+fn aggregate(k: usize) -> Box<Op> {
+    Box::new(Op::Aggregate(AggregateId::new(k)))
+}
+
+fn times(a: Box<Op>, x: f64) -> Op {
+    let at = ExprLocations::default().add(Location::in_data("f", 1, None));
+    Op::Binary(BinaryOp::Mul, a, Box::new(Op::Const(Value::Number(x))), at)
+}
+
+fn numbers(values: &[f64]) -> Vec<Vec<Observation>> {
+    values
+        .iter()
+        .map(|x| vec![Observation::Number(*x)])
+        .collect()
+}
+
+fn units(rows: &[Vec<Observation>]) -> Units<'_> {
+    rows.iter().map(|row| vec![row.as_slice()]).collect()
+}
+
+#[test]
+fn a_formula_over_one_mean_is_the_mean_bootstrap() {
+    // Up to MAX_GROUPS items each item is its own unit, and replicate b draws
+    // the same indices as the ratio-of-sums bootstrap with the same label.
+    let values: Vec<f64> = (0..150).map(|i| ((i * 37) % 11) as f64).collect();
+    let rows = numbers(&values);
+    let formulas = [formula(times(aggregate(0), 1.0), true)];
+    let recipe = Recipe {
+        functions: &[AggregateFn::Mean],
+        formulas: &formulas,
+    };
+    let mean = values.iter().sum::<f64>() / values.len() as f64;
+    let found = interval(&recipe, 0, &units(&rows), mean, 0.95, "interval:m").unwrap();
+    let options: Vec<Option<f64>> = values.iter().copied().map(Some).collect();
+    let expected =
+        bootstrap::interval(&RatioOfSums::mean(&options), 0.95, 2000, "interval:m", 0).unwrap();
+    assert_eq!(found.method, Method::Bootstrap);
+    assert!(
+        (found.low - expected.low).abs() < 1e-12,
+        "{found:?} {expected:?}"
+    );
+    assert!(
+        (found.high - expected.high).abs() < 1e-12,
+        "{found:?} {expected:?}"
+    );
+}
+
+#[test]
+fn weighted_ranks_equal_the_expanded_sorted_values() {
+    let mut rng = SplitMix64::new(7);
+    let groups: Vec<Vec<f64>> = (0..9)
+        .map(|g| {
+            let mut v: Vec<f64> = (0..g * 3).map(|_| (rng.below(20) as f64) / 2.0).collect();
+            v.sort_by(f64::total_cmp);
+            v
+        })
+        .collect();
+    let mut all: Vec<f64> = groups.iter().flatten().copied().collect();
+    all.sort_by(f64::total_cmp);
+    for round in 0..20 {
+        let weights: Vec<u64> = (0..groups.len()).map(|_| rng.below(4)).collect();
+        let mut expanded: Vec<f64> = groups
+            .iter()
+            .zip(&weights)
+            .flat_map(|(g, w)| {
+                g.iter()
+                    .flat_map(move |x| std::iter::repeat_n(*x, *w as usize))
+            })
+            .collect();
+        expanded.sort_by(f64::total_cmp);
+        for (rank, x) in expanded.iter().enumerate() {
+            assert_eq!(
+                weighted_nth(&groups, &all, &weights, rank as u64),
+                *x,
+                "round {round}"
+            );
+        }
+    }
+}
+
+#[test]
+fn many_items_are_drawn_in_groups_and_keep_the_intervals_width() {
+    // 5,000 items of a 0/1 outcome at 30%: the grouped interval of
+    // 100·ratio is close to Wilson's (n large, both near ±1.27 points).
+    let rows: Vec<Vec<Observation>> = (0..5000)
+        .map(|i| vec![Observation::Number(f64::from(u8::from(i % 10 < 3)))])
+        .collect();
+    let formulas = [formula(times(aggregate(0), 100.0), true)];
+    let recipe = Recipe {
+        functions: &[AggregateFn::Ratio],
+        formulas: &formulas,
+    };
+    let found = interval(&recipe, 0, &units(&rows), 30.0, 0.95, "interval:m").unwrap();
+    assert_eq!(found.method, Method::GroupedBootstrap);
+    let (low, high) = crate::base::stats::wilson::wilson(1500, 5000, 0.95).unwrap();
+    let width = found.high - found.low;
+    let expected = 100.0 * (high - low);
+    assert!(
+        (width / expected - 1.0).abs() < 0.15,
+        "{found:?} vs {expected}"
+    );
+    assert!(found.low < 30.0 && 30.0 < found.high);
+}
+
+#[test]
+fn the_same_run_twice_has_no_change_and_a_real_shift_is_found() {
+    let values: Vec<f64> = (0..120).map(|i| ((i * 7) % 13) as f64).collect();
+    let rows = numbers(&values);
+    let shifted = numbers(&values.iter().map(|x| x + 1.0).collect::<Vec<_>>());
+    // p90 is a formula of its own: a percentile, not a ratio of sums.
+    let formulas = [formula(Op::Aggregate(AggregateId::new(0)), true)];
+    let recipe = Recipe {
+        functions: &[AggregateFn::Percentile(90.0)],
+        formulas: &formulas,
+    };
+    let same = change(&recipe, 0, &units(&rows), &units(&rows), 0.95, "change:m").unwrap();
+    assert_eq!(
+        (same.delta, same.low, same.high, same.p_value),
+        (0.0, 0.0, 0.0, 1.0)
+    );
+    let up = change(
+        &recipe,
+        0,
+        &units(&shifted),
+        &units(&rows),
+        0.95,
+        "change:m",
+    )
+    .unwrap();
+    assert_eq!(up.delta, 1.0);
+    assert!(up.p_increase < 0.001 && up.p_value < 0.002, "{up:?}");
+    assert!(up.low > 0.0, "{up:?}");
+}
+
+#[test]
+fn a_formula_reading_an_earlier_one_recomputes_it() {
+    // m1 = 2·m0, m0 = mean: m1's interval is twice m0's.
+    let values: Vec<f64> = (0..80).map(|i| (i % 9) as f64).collect();
+    let rows = numbers(&values);
+    let formulas = [
+        formula(times(aggregate(0), 1.0), false),
+        formula(times(Box::new(Op::Metric(MetricId::new(0))), 2.0), true),
+    ];
+    let recipe = Recipe {
+        functions: &[AggregateFn::Mean],
+        formulas: &formulas,
+    };
+    let mean = values.iter().sum::<f64>() / values.len() as f64;
+    let once = interval(&recipe, 0, &units(&rows), mean, 0.9, "x").unwrap();
+    let twice = interval(&recipe, 1, &units(&rows), 2.0 * mean, 0.9, "x").unwrap();
+    assert!(
+        (twice.low - 2.0 * once.low).abs() < 1e-9,
+        "{once:?} {twice:?}"
+    );
+    assert!(
+        (twice.high - 2.0 * once.high).abs() < 1e-9,
+        "{once:?} {twice:?}"
+    );
+    assert_eq!(recipe.reads(1), vec![true]);
+}
