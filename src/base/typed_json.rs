@@ -15,6 +15,19 @@ pub fn key_json(key: Option<&Key>) -> Json {
     }
 }
 
+/// Appends [`key_json`]'s text to `out`: the same bytes, without building a
+/// JSON value for the common key (a string that needs no escaping).
+pub fn push_key_json(out: &mut String, key: Option<&Key>) {
+    match key {
+        Some(Key::Str(s)) if !s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) => {
+            out.push('"');
+            out.push_str(s);
+            out.push('"');
+        }
+        key => out.push_str(&key_json(key).to_string()),
+    }
+}
+
 /// A value as JSON, with integers kept apart from other numbers by its static type.
 pub fn format_typed(value: &Value, ty: &Type) -> Json {
     match value {
@@ -39,5 +52,26 @@ pub fn format_typed(value: &Value, ty: &Type) -> Json {
                 .map(|(k, v)| (k.to_string(), format_typed(v, &Type::Any)))
                 .collect(),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pushed_keys_are_the_keys_json_text() {
+        let keys = [
+            Key::Str("q1".into()),
+            Key::Str("a \"quoted\" \\ key\n".into()),
+            Key::Str("é".into()),
+            Key::Num(7f64.to_bits()),
+            Key::Num(2.5f64.to_bits()),
+        ];
+        for key in keys.iter().map(Some).chain([None]) {
+            let mut text = String::new();
+            push_key_json(&mut text, key);
+            assert_eq!(text, key_json(key).to_string());
+        }
     }
 }

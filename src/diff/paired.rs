@@ -10,12 +10,12 @@
 use std::collections::BTreeMap;
 
 use crate::base::diagnostic::Location;
-use crate::eval::resample::{self, Recipe, Units};
+use crate::eval::resample::{self, ObservedRows, Recipe, Units};
 use crate::eval::stats::{change, ChangeTest, Pairing};
 use crate::ir::formula::{op_from_json, well_formed, Formula};
 use crate::ir::ExprLocations;
 use crate::library::aggregates::AggregateFn;
-use crate::report_model::item_values::{ItemValues, Observation, ITEM_VALUES_FILE};
+use crate::report_model::item_values::{ItemValues, ITEM_VALUES_FILE};
 
 /// The level of the change intervals a diff shows.
 pub const DIFF_CONFIDENCE: f64 = crate::plan::DEFAULT_CONFIDENCE;
@@ -59,7 +59,7 @@ impl<'v> Paired<'v> {
         }
         let (old_rows, new_rows, pairing) = self.pairing(run);
         let column = |values: &ItemValues, rows: &[usize], c: usize| -> Vec<Option<f64>> {
-            rows.iter().map(|&i| values.rows[i].values[c]).collect()
+            rows.iter().map(|&i| values.row(i).values[c]).collect()
         };
         let (x, y) = (column(old, old_rows, a), column(new, new_rows, b));
         change(kind, pairing, &y, &x, DIFF_CONFIDENCE, name)
@@ -70,15 +70,15 @@ impl<'v> Paired<'v> {
         let (old, new) = (self.old.expect("both sides"), self.new.expect("both sides"));
         self.runs.entry(run.map(str::to_string)).or_insert_with(|| {
             let rows = |values: &ItemValues| -> Vec<usize> {
-                (0..values.rows.len())
-                    .filter(|&i| values.rows[i].run.as_deref() == run)
+                (0..values.len())
+                    .filter(|&i| values.row(i).run == run)
                     .collect()
             };
             let (old_rows, new_rows) = (rows(old), rows(new));
             let keys = |values: &'v ItemValues, rows: &[usize]| -> Vec<Option<&'v str>> {
                 rows.iter()
-                    .map(|&i| &values.rows[i].key)
-                    .map(|key| (key != "null").then_some(key.as_str()))
+                    .map(|&i| values.row(i).key)
+                    .map(|key| (key != "null").then_some(key))
                     .collect()
             };
             let pairing = Pairing::new(
@@ -121,33 +121,12 @@ impl<'v> Paired<'v> {
         if pairing.units == 0 {
             return None;
         }
-        let old_observed: Vec<Vec<Observation>> = old_rows
-            .iter()
-            .map(|&i| {
-                let row = &old.rows[i].observed;
-                columns
-                    .iter()
-                    .map(|c| {
-                        c.and_then(|c| row.get(c).cloned())
-                            .unwrap_or(Observation::Out)
-                    })
-                    .collect()
-            })
-            .collect();
-        let (new_units, old_units) = pairing.members();
-        let new_side: Units<'_> = new_units
-            .iter()
-            .map(|items| {
-                items
-                    .iter()
-                    .map(|&i| new.rows[new_rows[i]].observed.as_slice())
-                    .collect()
-            })
-            .collect();
-        let old_side: Units<'_> = old_units
-            .iter()
-            .map(|items| items.iter().map(|&i| old_observed[i].as_slice()).collect())
-            .collect();
+        let old_observed =
+            ObservedRows::new(old_rows.iter().map(|&i| old.row(i).observed), &columns);
+        let new_side = Units::paired(pairing.units, pairing.new_units(), |i| {
+            new.row(new_rows[i]).observed
+        });
+        let old_side = Units::paired(pairing.units, pairing.old_units(), |i| old_observed.row(i));
         let label = format!("change:{name}");
         let found = resample::change(
             &recipe,

@@ -42,9 +42,40 @@ pub struct Recipe<'a> {
     pub formulas: &'a [Formula],
 }
 
-/// One side's units: per unit, its items' observation rows (one observation
-/// per aggregate of the recipe).
-pub type Units<'o> = Vec<Vec<&'o [Observation]>>;
+/// One side's units: `count` of them, and each item's unit and observation row
+/// (one observation per aggregate of the recipe). Flat, so that a million items
+/// are one allocation, not a million.
+#[derive(Debug, Default)]
+pub struct Units<'o> {
+    pub count: usize,
+    pub rows: Vec<(u32, &'o [Observation])>,
+}
+
+impl<'o> Units<'o> {
+    /// Every item its own unit.
+    pub fn items(rows: impl Iterator<Item = &'o [Observation]>) -> Self {
+        let rows: Vec<(u32, &[Observation])> =
+            rows.enumerate().map(|(i, row)| (i as u32, row)).collect();
+        Units {
+            count: rows.len(),
+            rows,
+        }
+    }
+
+    /// Items of `count` units: `units[i]` is item i's unit (`None`: left out).
+    pub fn paired(
+        count: usize,
+        units: &[Option<u32>],
+        row: impl Fn(usize) -> &'o [Observation],
+    ) -> Self {
+        let rows = units
+            .iter()
+            .enumerate()
+            .filter_map(|(i, unit)| unit.map(|u| (u, row(i))))
+            .collect();
+        Units { count, rows }
+    }
+}
 
 impl Recipe<'_> {
     /// The formulas' values from the aggregates' values, up to `target`: a
@@ -90,6 +121,43 @@ impl Recipe<'_> {
     }
 }
 
+/// Another run's observation rows in this recipe's order of aggregates:
+/// borrowed when its file lists them in the same order (the same spec), else
+/// copied with `columns[k]` (the other file's column of aggregate k) and `Out`
+/// where it has none.
+pub enum ObservedRows<'o> {
+    Same(Vec<&'o [Observation]>),
+    Mapped(Vec<Vec<Observation>>),
+}
+
+impl<'o> ObservedRows<'o> {
+    pub fn new(rows: impl Iterator<Item = &'o [Observation]>, columns: &[Option<usize>]) -> Self {
+        let same = columns.iter().enumerate().all(|(k, c)| *c == Some(k));
+        if same {
+            return ObservedRows::Same(rows.collect());
+        }
+        ObservedRows::Mapped(
+            rows.map(|row| {
+                columns
+                    .iter()
+                    .map(|c| {
+                        c.and_then(|c| row.get(c).cloned())
+                            .unwrap_or(Observation::Out)
+                    })
+                    .collect()
+            })
+            .collect(),
+        )
+    }
+
+    pub fn row(&self, i: usize) -> &[Observation] {
+        match self {
+            ObservedRows::Same(rows) => rows[i],
+            ObservedRows::Mapped(rows) => &rows[i],
+        }
+    }
+}
+
 /// The percentile interval of formula `target` over `units`; `point` is the
 /// metric's value on all of them.
 pub fn interval(
@@ -100,7 +168,7 @@ pub fn interval(
     level: f64,
     label: &str,
 ) -> Option<bootstrap::Interval> {
-    if !valid_level(level) || units.is_empty() {
+    if !valid_level(level) || units.count == 0 {
         return None;
     }
     let sides = Sides::new(recipe, target, &[units], label);
@@ -125,7 +193,7 @@ pub fn change(
     level: f64,
     label: &str,
 ) -> Option<PairedResult> {
-    if !valid_level(level) || new.is_empty() {
+    if !valid_level(level) || new.count == 0 {
         return None;
     }
     let sides = Sides::new(recipe, target, &[new, old], label);
@@ -155,7 +223,7 @@ struct Sides<'r> {
 
 enum Fold {
     Accumulators(Vec<Accumulator>),
-    /// A percentile: each group's values sorted, and all of them sorted.
+    /// A percentile: each group's values sorted, and the distinct values sorted.
     Sorted {
         q: f64,
         groups: Vec<Vec<f64>>,
@@ -165,7 +233,7 @@ enum Fold {
 
 impl<'r> Sides<'r> {
     fn new(recipe: &'r Recipe<'r>, target: usize, sides: &[&Units<'_>], label: &str) -> Self {
-        let units = sides[0].len();
+        let units = sides[0].count;
         let grouped = units > MAX_GROUPS;
         let groups = units.min(MAX_GROUPS);
         // Unit u's group: its place in a seeded shuffle, dealt round-robin.
@@ -268,9 +336,9 @@ impl Fold {
     ) -> Fold {
         let observations = || {
             units
+                .rows
                 .iter()
-                .zip(group_of)
-                .flat_map(|(items, g)| items.iter().map(move |row| (*g, &row[k])))
+                .map(move |(unit, row)| (group_of[*unit as usize], &row[k]))
         };
         if let AggregateFn::Percentile(q) = function {
             let mut sorted = vec![Vec::new(); groups];
@@ -280,8 +348,10 @@ impl Fold {
                 }
             }
             sorted.iter_mut().for_each(|v| v.sort_by(f64::total_cmp));
+            // Every rank's value is one of these: the distinct values suffice.
             let mut all: Vec<f64> = sorted.iter().flatten().copied().collect();
             all.sort_by(f64::total_cmp);
+            all.dedup();
             return Fold::Sorted {
                 q,
                 groups: sorted,
@@ -323,8 +393,8 @@ impl Fold {
 }
 
 /// The value of rank `rank` (0 the least) among the groups' values, group g's
-/// counted `weights[g]` times: the least value of `all` with more than `rank`
-/// weighted values at or below it, found by bisection.
+/// counted `weights[g]` times: the least value of `all` (the distinct values,
+/// sorted) with more than `rank` weighted values at or below it, by bisection.
 fn weighted_nth(groups: &[Vec<f64>], all: &[f64], weights: &[u64], rank: u64) -> f64 {
     let at_or_below = |x: f64| -> u64 {
         groups

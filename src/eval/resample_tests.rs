@@ -30,7 +30,7 @@ fn numbers(values: &[f64]) -> Vec<Vec<Observation>> {
 }
 
 fn units(rows: &[Vec<Observation>]) -> Units<'_> {
-    rows.iter().map(|row| vec![row.as_slice()]).collect()
+    Units::items(rows.iter().map(Vec::as_slice))
 }
 
 #[test]
@@ -72,6 +72,7 @@ fn weighted_ranks_equal_the_expanded_sorted_values() {
         .collect();
     let mut all: Vec<f64> = groups.iter().flatten().copied().collect();
     all.sort_by(f64::total_cmp);
+    all.dedup();
     for round in 0..20 {
         let weights: Vec<u64> = (0..groups.len()).map(|_| rng.below(4)).collect();
         let mut expanded: Vec<f64> = groups

@@ -2,11 +2,10 @@
 //! table: per metric in plan order, `None` where a metric is not computed from
 //! items, has no value, or (for a change) the baseline kept no item values.
 
-use crate::base::typed_json::key_json;
+use crate::base::typed_json::push_key_json;
 use crate::base::value::Value;
-use crate::eval::aggregate::Observation;
 use crate::eval::item_values::ValueTable;
-use crate::eval::resample::{self, Recipe, Units};
+use crate::eval::resample::{self, ObservedRows, Recipe, Units};
 use crate::eval::stats::{change, interval, ChangeTest, Interval, Pairing};
 use crate::library::aggregates::AggregateFn;
 use crate::plan::Plan;
@@ -34,20 +33,37 @@ pub(super) fn run_stats(plan: &Plan, table: &ValueTable, metrics: &[Value]) -> R
     let prior = plan.baseline.as_ref().and_then(|b| b.values.as_ref());
     // The baseline's items of this run, paired with this run's by key once.
     let paired = prior.map(|prior| {
-        let keys: Vec<Option<String>> = table
+        // Each key's JSON text, as the baseline's file writes it, in one buffer.
+        let mut text = String::new();
+        let ends: Vec<Option<usize>> = table
             .keys
             .iter()
-            .map(|k| k.as_ref().map(|k| key_json(Some(k)).to_string()))
+            .map(|k| {
+                k.as_ref().map(|k| {
+                    push_key_json(&mut text, Some(k));
+                    text.len()
+                })
+            })
             .collect();
-        let rows: Vec<&ValueRow> = prior
-            .rows
+        let mut start = 0;
+        let keys: Vec<Option<&str>> = ends
             .iter()
-            .filter(|row| row.run.as_deref() == table.run.as_deref())
+            .map(|end| {
+                end.map(|end| {
+                    let key = &text[start..end];
+                    start = end;
+                    key
+                })
+            })
+            .collect();
+        let rows: Vec<ValueRow<'_>> = prior
+            .rows()
+            .filter(|row| row.run == table.run.as_deref())
             .collect();
         let pairing = Pairing::new(
-            keys.iter().map(Option::as_deref),
+            keys.iter().copied(),
             rows.iter()
-                .map(|row| (row.key != "null").then_some(row.key.as_str())),
+                .map(|row| (row.key != "null").then_some(row.key)),
         );
         (prior, rows, pairing)
     });
@@ -84,11 +100,9 @@ pub(super) fn run_stats(plan: &Plan, table: &ValueTable, metrics: &[Value]) -> R
         functions: &functions,
         formulas: &plan.stats.formulas,
     };
-    let units: Units<'_> = (0..table.len())
-        .map(|i| vec![table.observed_row(i)])
-        .collect();
+    let units = Units::items((0..table.len()).map(|i| table.observed_row(i)));
     // The baseline's observations in this plan's order of aggregates (matched
-    // by their text and function), and the units both runs share.
+    // by their text and function), paired with this run's items by key.
     let prior_observed = paired.as_ref().map(|(prior, rows, pairing)| {
         let columns: Vec<Option<usize>> = plan
             .stats
@@ -103,17 +117,15 @@ pub(super) fn run_stats(plan: &Plan, table: &ValueTable, metrics: &[Value]) -> R
                     .position(|c| c.text == aggregate.text && c.function == keyword)
             })
             .collect();
-        let old_rows: Vec<Vec<Observation>> = rows
-            .iter()
-            .map(|row| {
-                let at = |c: &Option<usize>| c.and_then(|c| row.observed.get(c).cloned());
-                columns
-                    .iter()
-                    .map(|c| at(c).unwrap_or(Observation::Out))
-                    .collect()
-            })
-            .collect();
-        (columns, old_rows, pairing.members())
+        let old_rows = ObservedRows::new(rows.iter().map(|row| row.observed), &columns);
+        (columns, old_rows, pairing)
+    });
+    let shared = prior_observed.as_ref().map(|(_, old_rows, pairing)| {
+        let new = Units::paired(pairing.units, pairing.new_units(), |i| {
+            table.observed_row(i)
+        });
+        let old = Units::paired(pairing.units, pairing.old_units(), |i| old_rows.row(i));
+        (new, old)
     });
     for (j, formula) in plan.stats.formulas.iter().enumerate() {
         let m = plan.stats.formula_metrics[j].index();
@@ -138,9 +150,7 @@ pub(super) fn run_stats(plan: &Plan, table: &ValueTable, metrics: &[Value]) -> R
             method: found.method.name(),
             level,
         });
-        let (Some((_, _, pairing)), Some((columns, old_rows, (new_units, old_units)))) =
-            (&paired, &prior_observed)
-        else {
+        let (Some((columns, _, pairing)), Some((new, old))) = (&prior_observed, &shared) else {
             continue;
         };
         let reads = recipe.reads(j);
@@ -148,20 +158,11 @@ pub(super) fn run_stats(plan: &Plan, table: &ValueTable, metrics: &[Value]) -> R
             .iter()
             .zip(columns)
             .any(|(read, c)| *read && c.is_none())
-            || pairing.units == 0
         {
             continue;
         }
-        let new: Units<'_> = new_units
-            .iter()
-            .map(|items| items.iter().map(|&i| table.observed_row(i)).collect())
-            .collect();
-        let old: Units<'_> = old_units
-            .iter()
-            .map(|items| items.iter().map(|&i| old_rows[i].as_slice()).collect())
-            .collect();
         let label = format!("change:{name}");
-        stats.changes[m] = resample::change(&recipe, j, &new, &old, level, &label).map(|found| {
+        stats.changes[m] = resample::change(&recipe, j, new, old, level, &label).map(|found| {
             let mut test = ChangeTest::of(&found, level);
             pairing.count(&mut test);
             test

@@ -18,6 +18,8 @@
 
 use std::collections::HashMap;
 
+use foldhash::fast::FixedState;
+
 use crate::base::stats::binomial::{binom_test_greater, mcnemar};
 use crate::base::stats::bootstrap::{self, RatioOfSums};
 use crate::base::stats::normal::normal_quantile;
@@ -161,8 +163,9 @@ impl Pairing {
             ..Pairing::default()
         };
         // Per old key: its unit (assigned when the new run meets it) and items.
-        let mut old_keys: HashMap<&str, (Option<u32>, u32)> = HashMap::new();
         let old: Vec<Option<&str>> = old.collect();
+        let mut old_keys: HashMap<&str, (Option<u32>, u32), FixedState> =
+            HashMap::with_capacity_and_hasher(old.len(), FixedState::default());
         for key in old.iter().flatten() {
             old_keys.entry(key).or_insert((None, 0)).1 += 1;
         }
@@ -208,18 +211,14 @@ impl Pairing {
         pairing
     }
 
-    /// Per unit, its items on each side (new, old), in item order.
-    pub fn members(&self) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
-        let side = |of: &[Option<u32>]| {
-            let mut units = vec![Vec::new(); self.units];
-            for (item, unit) in of.iter().enumerate() {
-                if let Some(unit) = unit {
-                    units[*unit as usize].push(item);
-                }
-            }
-            units
-        };
-        (side(&self.new_unit), side(&self.old_unit))
+    /// Per item of the new run, its unit (`None`: not shared).
+    pub fn new_units(&self) -> &[Option<u32>] {
+        &self.new_unit
+    }
+
+    /// Per item of the old run, its unit.
+    pub fn old_units(&self) -> &[Option<u32>] {
+        &self.old_unit
     }
 
     /// Writes the counts of shared and left-out items into a test's result.

@@ -2,7 +2,7 @@
 //! (run by run, in file order), each metric's contribution in the header's order.
 //! The format is described once, in `report_model::item_values`.
 
-use crate::base::typed_json::key_json;
+use crate::base::typed_json::push_key_json;
 use crate::eval::Outcome;
 use crate::ir::formula::op_to_json;
 use crate::plan::Plan;
@@ -53,9 +53,11 @@ pub fn item_values_jsonl(plan: &Plan, outcome: &Outcome) -> Vec<u8> {
     out.extend_from_slice(header_line(&metrics, runs, &aggregates, &formulas).as_bytes());
     for table in &outcome.item_values {
         let run = table.run.as_deref().filter(|_| runs);
+        let mut text = String::new();
         for (i, key) in table.keys.iter().enumerate() {
-            let key = key_json(key.as_ref()).to_string();
-            push_row(&mut out, &key, run, table.row(i), table.observed_row(i));
+            text.clear();
+            push_key_json(&mut text, key.as_ref());
+            push_row(&mut out, &text, run, table.row(i), table.observed_row(i));
         }
     }
     out

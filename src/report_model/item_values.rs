@@ -163,26 +163,35 @@ struct Header {
     formulas: Vec<FormulaColumn>,
 }
 
-/// One item's line.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ValueRow {
+/// One item's line, borrowed from the file read back.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ValueRow<'v> {
     /// The key as JSON text (`"q1"`, `17`, or `null` for an item without a key).
-    pub key: String,
-    pub run: Option<String>,
+    pub key: &'v str,
+    pub run: Option<&'v str>,
     /// Per metric of the header; `None`: the item does not count for it.
-    pub values: Vec<Option<f64>>,
+    pub values: &'v [Option<f64>],
     /// Per observed aggregate of the header (version 2).
-    pub observed: Vec<Observation>,
+    pub observed: &'v [Observation],
 }
 
-/// An item-values file read back.
+/// An item-values file read back. Rows are stored flat (one buffer of key
+/// texts, one of values, one of observations), so that a million lines are a
+/// few allocations, not millions; [`ItemValues::row`] gives one.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ItemValues {
     pub metrics: Vec<ValueColumn>,
     pub runs: bool,
     pub aggregates: Vec<ObservedColumn>,
     pub formulas: Vec<FormulaColumn>,
-    pub rows: Vec<ValueRow>,
+    keys: String,
+    /// Per row: where its key ends in `keys`.
+    key_ends: Vec<usize>,
+    /// Per row with runs: its run, an index into `run_names`.
+    run_of: Vec<u32>,
+    run_names: Vec<String>,
+    values: Vec<Option<f64>>,
+    observed: Vec<Observation>,
 }
 
 /// The header line (with its newline): version 1 unless there are observed
@@ -285,12 +294,41 @@ impl ItemValues {
             }
             let row: Vec<Json> =
                 serde_json::from_str(line).map_err(|e| bad(format!("is not a JSON list: {e}")))?;
-            values.rows.push(values.row(row).map_err(bad)?);
+            values.push(row).map_err(bad)?;
         }
         Ok(values)
     }
 
-    fn row(&self, row: Vec<Json>) -> Result<ValueRow, String> {
+    /// How many item lines the file has.
+    pub fn len(&self) -> usize {
+        self.key_ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.key_ends.is_empty()
+    }
+
+    /// Line `i` after the header.
+    pub fn row(&self, i: usize) -> ValueRow<'_> {
+        let start = if i == 0 { 0 } else { self.key_ends[i - 1] };
+        let (m, k) = (self.metrics.len(), self.aggregates.len());
+        ValueRow {
+            key: &self.keys[start..self.key_ends[i]],
+            run: self
+                .run_of
+                .get(i)
+                .map(|r| self.run_names[*r as usize].as_str()),
+            values: &self.values[i * m..(i + 1) * m],
+            observed: &self.observed[i * k..(i + 1) * k],
+        }
+    }
+
+    pub fn rows(&self) -> impl Iterator<Item = ValueRow<'_>> {
+        (0..self.len()).map(|i| self.row(i))
+    }
+
+    /// Checks and appends one line's values.
+    fn push(&mut self, row: Vec<Json>) -> Result<(), String> {
         let lead = 1 + usize::from(self.runs);
         if row.len() != lead + self.metrics.len() + self.aggregates.len() {
             let observed = match self.aggregates.len() {
@@ -320,22 +358,42 @@ impl ItemValues {
                 other => return Err(format!("has a run that is not a string: {other}")),
             },
         };
-        let values = row
-            .by_ref()
-            .take(self.metrics.len())
-            .map(|value| match value {
-                Json::Null => Ok(None),
-                Json::Number(n) => Ok(n.as_f64()),
-                other => Err(format!("has a value that is not a number: {other}")),
-            })
-            .collect::<Result<_, _>>()?;
-        let observed = row.map(Observation::from_json).collect::<Result<_, _>>()?;
-        Ok(ValueRow {
-            key,
-            run,
-            values,
-            observed,
-        })
+        let values_start = self.values.len();
+        for value in row.by_ref().take(self.metrics.len()) {
+            let value = match value {
+                Json::Null => None,
+                Json::Number(n) => n.as_f64(),
+                other => {
+                    self.values.truncate(values_start);
+                    return Err(format!("has a value that is not a number: {other}"));
+                }
+            };
+            self.values.push(value);
+        }
+        let observed_start = self.observed.len();
+        for value in row {
+            match Observation::from_json(value) {
+                Ok(observation) => self.observed.push(observation),
+                Err(error) => {
+                    self.values.truncate(values_start);
+                    self.observed.truncate(observed_start);
+                    return Err(error);
+                }
+            }
+        }
+        if let Some(run) = run {
+            let index = match self.run_names.iter().position(|r| *r == run) {
+                Some(index) => index,
+                None => {
+                    self.run_names.push(run);
+                    self.run_names.len() - 1
+                }
+            };
+            self.run_of.push(index as u32);
+        }
+        self.keys.push_str(&key);
+        self.key_ends.push(self.keys.len());
+        Ok(())
     }
 
     /// The index of a metric's column.
@@ -365,8 +423,10 @@ mod tests {
         );
         let read = ItemValues::read(text.as_slice(), "v.jsonl").unwrap();
         assert_eq!(read.metrics.len(), 2);
-        assert_eq!(read.rows[0].key, "\"q1\"");
-        assert_eq!(read.rows[1].values, vec![None, Some(3.0)]);
+        assert_eq!(read.len(), 2);
+        assert_eq!(read.row(0).key, "\"q1\"");
+        assert_eq!(read.row(1).key, "7");
+        assert_eq!(read.row(1).values, [None, Some(3.0)]);
     }
 
     #[test]
@@ -408,8 +468,8 @@ mod tests {
         let read = ItemValues::read(text.as_slice(), "v.jsonl").unwrap();
         assert_eq!(read.aggregates, aggregates);
         assert_eq!(read.formulas, formulas);
-        assert_eq!(read.rows[0].values, vec![Some(1.0)]);
-        assert_eq!(read.rows[0].observed, observed);
+        assert_eq!(read.row(0).values, [Some(1.0)]);
+        assert_eq!(read.row(0).observed, observed);
         // An observation of another shape is a located error.
         let bad = format!(
             "{}[\"q1\",1,[1,2],null,null]\n",

@@ -17,7 +17,7 @@ pub fn detectable(plan: &Plan, shape: &ShapePlan, alpha: f64) -> Option<(f64, us
     let values = plan.baseline.as_ref()?.values.as_ref()?;
     let column = values.column(&shape.metric_name)?;
     let kind = values.metrics[column].kind;
-    let contributions: Vec<Option<f64>> = values.rows.iter().map(|r| r.values[column]).collect();
+    let contributions: Vec<Option<f64>> = values.rows().map(|r| r.values[column]).collect();
     let level = 1.0 - 2.0 * alpha;
     let counted = contributions.iter().filter(|v| v.is_some()).count();
     let stat = match kind {
