@@ -436,3 +436,47 @@ fn many_items_are_resampled_in_groups_the_same_for_any_thread_count() {
     assert_eq!(change["test"], "paired_grouped_bootstrap");
     assert_eq!(change["items"], 3000);
 }
+
+#[test]
+fn a_metric_across_runs_is_resampled_with_items_matched_across_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let spec = SPEC.replace("path: items.jsonl", "runs: runs").replace(
+        "  score: { expr: mean(items.score), better: higher }\n",
+        "  score: { expr: mean(items.score), better: higher }\n  \
+         mean_precision: { expr: run_mean(precision) }\n  \
+         spread: { expr: run_max(precision) - run_min(precision) }\n",
+    );
+    write(root, "spec.yaml", &spec);
+    std::fs::create_dir(root.join("runs")).unwrap();
+    // Run b misses the first 20 of the 100 items that run a hits.
+    write(root, "runs/a.jsonl", &items(100, 0, 0));
+    write(root, "runs/b.jsonl", &items(100, 20, 0));
+    let out = evalspec(root, &["run", "spec.yaml", "--out", "out", "-q"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report = report(root, "out");
+    let mean = &report["intervals"]["mean_precision"];
+    assert_eq!(mean["method"], "bootstrap", "{mean}");
+    let (low, high) = (
+        mean["low"].as_f64().unwrap(),
+        mean["high"].as_f64().unwrap(),
+    );
+    assert!(low < 0.9 && 0.9 < high && high <= 1.0, "{mean}");
+    // Items matched across runs: a replicate's spread is the share of the
+    // first 20 items among those it drew, about 0.2 ± 0.08.
+    let spread = &report["intervals"]["spread"];
+    let (low, high) = (
+        spread["low"].as_f64().unwrap(),
+        spread["high"].as_f64().unwrap(),
+    );
+    assert!(
+        0.1 < low && low < 0.2 && 0.2 < high && high < 0.3,
+        "{spread}"
+    );
+    // Twice, the same bytes.
+    evalspec(root, &["run", "spec.yaml", "--out", "again", "-q"]);
+    assert_eq!(
+        std::fs::read(root.join("out/report.json")).unwrap(),
+        std::fs::read(root.join("again/report.json")).unwrap()
+    );
+}

@@ -16,7 +16,7 @@ use crate::eval::outcome::{
     MAX_FLIPS,
 };
 use crate::eval::pass::{data_warnings, Pass};
-use crate::eval::run_stats::{run_stats, RunStats};
+use crate::eval::run_stats::{across_stats, run_stats};
 use crate::eval::significance::Tests;
 use crate::eval::slice_gates::SliceRun;
 use crate::eval::slices;
@@ -211,7 +211,8 @@ pub(super) fn combine(
             let gates = (0..plan.gates.len())
                 .map(|g| decide_over_runs(&plan.gates[g], &runs, g))
                 .collect();
-            (metrics, gates, Vec::new(), RunStats::default())
+            let stats = across_stats(plan, &item_values, &metrics);
+            (metrics, gates, Vec::new(), stats)
         }
     };
     Ok(Outcome {

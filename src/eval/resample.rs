@@ -171,9 +171,9 @@ pub fn interval(
     if !valid_level(level) || units.count == 0 {
         return None;
     }
-    let sides = Sides::new(recipe, target, &[units], label);
+    let sides = Sides::new(recipe, target, recipe.reads(target), &[units], label);
     let mut values: Vec<f64> = Vec::with_capacity(bootstrap::DEFAULT_REPLICATES);
-    sides.replicates(label, |value| values.extend(value[0]));
+    sides.replicates(label, |value| values.extend(number(&value[0][target])));
     let (low, high) = percentile_interval(&mut values, level, point)?;
     Some(bootstrap::Interval {
         low,
@@ -196,25 +196,76 @@ pub fn change(
     if !valid_level(level) || new.count == 0 {
         return None;
     }
-    let sides = Sides::new(recipe, target, &[new, old], label);
-    let [now, before] = sides.whole()[..] else {
-        unreachable!("two sides")
-    };
-    let delta = now? - before?;
+    let sides = Sides::new(recipe, target, recipe.reads(target), &[new, old], label);
+    let whole = sides.values(&vec![1; sides.groups]);
+    let delta = number(&whole[0][target])? - number(&whole[1][target])?;
     let mut changes = Vec::with_capacity(bootstrap::DEFAULT_REPLICATES);
     sides.replicates(label, |value| {
-        if let [Some(x), Some(y)] = value[..] {
+        if let (Some(x), Some(y)) = (number(&value[0][target]), number(&value[1][target])) {
             changes.push(x - y);
         }
     });
     paired_result(changes, delta, level, sides.method())
 }
 
-/// Each side's groups, built once: per aggregate the recipe's target reads,
-/// per group, its accumulator (or, for a percentile, its sorted values).
+/// The interval of a metric across runs, `op` over run statistics of the
+/// recipe's formulas (`run_mean(m)` with `m` a formula's index): `runs` holds
+/// each run's units, items matched across runs by key, and a replicate gives a
+/// unit the same weight in every run.
+pub fn across_interval(
+    recipe: &Recipe<'_>,
+    op: &Op,
+    runs: &[Units<'_>],
+    point: f64,
+    level: f64,
+    label: &str,
+) -> Option<bootstrap::Interval> {
+    let count = runs.first()?.count;
+    if !valid_level(level) || count == 0 {
+        return None;
+    }
+    let mut upto = 0;
+    let mut reads = vec![false; recipe.functions.len()];
+    op.walk(&mut |op| {
+        if let Op::RunStat(_, m) = op {
+            upto = upto.max(m.index());
+            for (read, r) in reads.iter_mut().zip(recipe.reads(m.index())) {
+                *read |= r;
+            }
+        }
+    });
+    let sides: Vec<&Units<'_>> = runs.iter().collect();
+    let sides = Sides::new(recipe, upto, reads, &sides, label);
+    let mut values: Vec<f64> = Vec::with_capacity(bootstrap::DEFAULT_REPLICATES);
+    sides.replicates(label, |run_metrics| {
+        let frame = Frame {
+            run_metrics: &run_metrics,
+            ..Frame::default()
+        };
+        if let Ok(Value::Number(x)) = evaluate(op, &frame) {
+            values.extend(x.is_finite().then_some(x));
+        }
+    });
+    let (low, high) = percentile_interval(&mut values, level, point)?;
+    Some(bootstrap::Interval {
+        low,
+        high,
+        method: sides.method(),
+    })
+}
+
+fn number(value: &Value) -> Option<f64> {
+    match value {
+        Value::Number(x) => Some(*x),
+        _ => None,
+    }
+}
+
+/// Each side's groups, built once: per aggregate the formulas up to `upto`
+/// read, per group, its accumulator (or, for a percentile, its sorted values).
 struct Sides<'r> {
     recipe: &'r Recipe<'r>,
-    target: usize,
+    upto: usize,
     groups: usize,
     grouped: bool,
     /// Per side, per aggregate (`None`: not read).
@@ -232,7 +283,13 @@ enum Fold {
 }
 
 impl<'r> Sides<'r> {
-    fn new(recipe: &'r Recipe<'r>, target: usize, sides: &[&Units<'_>], label: &str) -> Self {
+    fn new(
+        recipe: &'r Recipe<'r>,
+        upto: usize,
+        reads: Vec<bool>,
+        sides: &[&Units<'_>],
+        label: &str,
+    ) -> Self {
         let units = sides[0].count;
         let grouped = units > MAX_GROUPS;
         let groups = units.min(MAX_GROUPS);
@@ -251,7 +308,6 @@ impl<'r> Sides<'r> {
         } else {
             (0..units).collect()
         };
-        let reads = recipe.reads(target);
         let folds = sides
             .iter()
             .map(|units| {
@@ -267,7 +323,7 @@ impl<'r> Sides<'r> {
             .collect();
         Sides {
             recipe,
-            target,
+            upto,
             groups,
             grouped,
             folds,
@@ -282,13 +338,9 @@ impl<'r> Sides<'r> {
         }
     }
 
-    /// Per side, the target's value with every group drawn once.
-    fn whole(&self) -> Vec<Option<f64>> {
-        self.values(&vec![1; self.groups])
-    }
-
-    /// Per side, the target's value with group g drawn `weights[g]` times.
-    fn values(&self, weights: &[u64]) -> Vec<Option<f64>> {
+    /// Per side, the formulas' values up to `upto` with group g drawn
+    /// `weights[g]` times.
+    fn values(&self, weights: &[u64]) -> Vec<Vec<Value>> {
         self.folds
             .iter()
             .map(|folds| {
@@ -300,16 +352,13 @@ impl<'r> Sides<'r> {
                         None => Value::Null,
                     })
                     .collect();
-                match self.recipe.values(&aggregates, self.target).pop() {
-                    Some(Value::Number(x)) => Some(x),
-                    _ => None,
-                }
+                self.recipe.values(&aggregates, self.upto)
             })
             .collect()
     }
 
     /// Calls `each` with every replicate's per-side values.
-    fn replicates(&self, label: &str, mut each: impl FnMut(Vec<Option<f64>>)) {
+    fn replicates(&self, label: &str, mut each: impl FnMut(Vec<Vec<Value>>)) {
         let mut weights = vec![0u64; self.groups];
         let generators = replicate_generators(
             label,

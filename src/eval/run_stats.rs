@@ -3,7 +3,11 @@
 //! items, has no value, or (for a change) the baseline kept no item values.
 
 use crate::base::typed_json::push_key_json;
-use crate::base::value::Value;
+use std::collections::HashMap;
+
+use foldhash::fast::FixedState;
+
+use crate::base::value::{Key, Value};
 use crate::eval::item_values::ValueTable;
 use crate::eval::resample::{self, ObservedRows, Recipe, Units};
 use crate::eval::stats::{change, interval, ChangeTest, Interval, Pairing};
@@ -167,6 +171,67 @@ pub(super) fn run_stats(plan: &Plan, table: &ValueTable, metrics: &[Value]) -> R
             pairing.count(&mut test);
             test
         });
+    }
+    stats
+}
+
+/// Intervals of the metrics across runs that summarise per-run metrics
+/// (`plan.stats.across`): items are matched across runs by key (each key one
+/// unit, in the order runs first meet them; items without a key are left out),
+/// and a replicate weighs a unit alike in every run.
+pub(super) fn across_stats(plan: &Plan, tables: &[ValueTable], metrics: &[Value]) -> RunStats {
+    let mut stats = RunStats {
+        intervals: vec![None; plan.metrics.len()],
+        changes: vec![None; plan.metrics.len()],
+    };
+    if plan.stats.across.is_empty() || tables.is_empty() {
+        return stats;
+    }
+    let mut unit_of: HashMap<&Key, u32, FixedState> = HashMap::default();
+    let runs: Vec<Units<'_>> = tables
+        .iter()
+        .map(|table| {
+            let rows = table
+                .keys
+                .iter()
+                .enumerate()
+                .filter_map(|(i, key)| {
+                    let next = unit_of.len() as u32;
+                    let unit = *unit_of.entry(key.as_ref()?).or_insert(next);
+                    Some((unit, table.observed_row(i)))
+                })
+                .collect();
+            Units { count: 0, rows }
+        })
+        .collect();
+    let count = unit_of.len();
+    let runs: Vec<Units<'_>> = runs
+        .into_iter()
+        .map(|units| Units { count, ..units })
+        .collect();
+    let functions: Vec<AggregateFn> = plan
+        .stats
+        .observed
+        .iter()
+        .map(|a| plan.aggregates[a.index()].function)
+        .collect();
+    let recipe = Recipe {
+        functions: &functions,
+        formulas: &plan.stats.formulas,
+    };
+    for (metric, op) in &plan.stats.across {
+        let Value::Number(point) = metrics[metric.index()] else {
+            continue;
+        };
+        let label = format!("interval:{}", plan.metrics[metric.index()].name);
+        stats.intervals[metric.index()] =
+            resample::across_interval(&recipe, op, &runs, point, plan.stats.confidence, &label)
+                .map(|found| Interval {
+                    low: found.low,
+                    high: found.high,
+                    method: found.method.name(),
+                    level: plan.stats.confidence,
+                });
     }
     stats
 }

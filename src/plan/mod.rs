@@ -94,6 +94,9 @@ pub struct StatsPlan {
     /// each one's metric.
     pub formulas: Vec<Formula>,
     pub formula_metrics: Vec<MetricId>,
+    /// Metrics across runs over run statistics of formulas (`run_mean(m)`: `m`
+    /// as its index in `formulas`), resampled with items matched across runs.
+    pub across: Vec<(MetricId, Op)>,
 }
 
 impl StatsPlan {

@@ -239,6 +239,7 @@ pub fn link(parts: Parts<'_>) -> Plan {
             observed: formulas.observed,
             formulas: formulas.formulas,
             formula_metrics: formulas.metrics,
+            across: formulas.across,
         },
         locations: parts.locations,
     }

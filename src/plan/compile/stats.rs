@@ -1,8 +1,9 @@
 //! What intervals and paired tests need from the linked metrics (part of phase 6,
 //! linking): which metrics are one `ratio`, `mean`, `sum` or `count` of the
-//! items (a column of per-item contributions, tested as a ratio of sums), and
+//! items (a column of per-item contributions, tested as a ratio of sums),
 //! every other metric computed from items as a [`Formula`] over the aggregates
-//! whose per-item observations are kept.
+//! whose per-item observations are kept, and the metrics across runs that
+//! summarise such metrics (`run_mean(precision)`), over those formulas.
 
 use std::collections::BTreeSet;
 
@@ -52,6 +53,9 @@ pub(super) struct Formulas {
     pub observed: Vec<AggregateId>,
     pub formulas: Vec<Formula>,
     pub metrics: Vec<MetricId>,
+    /// Metrics across runs that summarise per-run metrics (`run_mean(m)` and
+    /// kin, in arithmetic): their op with each `m` as its formula's index.
+    pub across: Vec<(MetricId, Op)>,
 }
 
 pub(super) fn formulas(
@@ -92,19 +96,47 @@ pub(super) fn formulas(
         convertible[i] = ok;
         reads_items[i] = reads;
     }
+    // Across runs: ops over run statistics of per-run metrics that are formulas.
+    let across: Vec<bool> = metrics
+        .iter()
+        .map(|metric| {
+            let mut ok = metric.across;
+            let mut reads = false;
+            metric.op.walk(&mut |op| match op {
+                Op::RunStat(_, m) => {
+                    ok &= convertible[m.index()] && reads_items[m.index()];
+                    reads = true;
+                }
+                Op::Const(_)
+                | Op::Binary(..)
+                | Op::Not(..)
+                | Op::Neg(..)
+                | Op::If(..)
+                | Op::List(_)
+                | Op::Field(..)
+                | Op::Index(..)
+                | Op::Call(..) => {}
+                _ => ok = false,
+            });
+            ok && reads
+        })
+        .collect();
     let tested: Vec<bool> = (0..n)
         .map(|i| convertible[i] && reads_items[i] && !columns.iter().any(|c| c.metric.index() == i))
         .collect();
     // Keep the tested ones and, latest first, every metric a kept one reads.
     let mut kept = tested.clone();
     for i in (0..n).rev() {
-        if kept[i] {
-            metrics[i].op.walk(&mut |op| {
-                if let Op::Metric(m) = op {
-                    kept[m.index()] = true;
-                }
+        if kept[i] || across[i] {
+            metrics[i].op.walk(&mut |op| match op {
+                Op::Metric(m) | Op::RunStat(_, m) => kept[m.index()] = true,
+                _ => {}
             });
         }
+    }
+    // Across metrics come after what they read, so the loop above kept those.
+    for i in 0..n {
+        kept[i] &= !metrics[i].across;
     }
     let mut read = BTreeSet::new();
     for metric in metrics
@@ -129,6 +161,7 @@ pub(super) fn formulas(
         observed,
         formulas: Vec::new(),
         metrics: Vec::new(),
+        across: Vec::new(),
     };
     for (i, metric) in metrics.iter().enumerate() {
         if !kept[i] {
@@ -145,6 +178,13 @@ pub(super) fn formulas(
         });
         found.metrics.push(MetricId::new(i));
     }
+    for (i, metric) in metrics.iter().enumerate() {
+        if across[i] {
+            let op = relabel(&metric.op, &observed_index, &formula_index)
+                .expect("an across metric reads only run statistics of kept metrics");
+            found.across.push((MetricId::new(i), op));
+        }
+    }
     found
 }
 
@@ -160,6 +200,7 @@ fn relabel(op: &Op, aggregates: &[Option<usize>], metrics: &[Option<usize>]) -> 
         Op::Const(value) => Op::Const(value.clone()),
         Op::Aggregate(a) => Op::Aggregate(AggregateId::new(aggregates[a.index()]?)),
         Op::Metric(m) => Op::Metric(MetricId::new(metrics[m.index()]?)),
+        Op::RunStat(stat, m) => Op::RunStat(*stat, MetricId::new(metrics[m.index()]?)),
         Op::Binary(operator, a, b, at) => Op::Binary(*operator, one(a)?, one(b)?, *at),
         Op::Not(a, at) => Op::Not(one(a)?, *at),
         Op::Neg(a, at) => Op::Neg(one(a)?, *at),
