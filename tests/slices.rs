@@ -56,6 +56,20 @@ fn report(dir: &Path) -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
+/// The report with each slice value's `intervals` left out: what the tests of
+/// counts and metrics compare (`each_slice_value_has_intervals_on_its_own_items`
+/// tests intervals).
+fn without_intervals(mut report: Value) -> Value {
+    if let Some(slices) = report["slices"].as_object_mut() {
+        for values in slices.values_mut() {
+            for value in values.as_object_mut().unwrap().values_mut() {
+                value.as_object_mut().unwrap().remove("intervals");
+            }
+        }
+    }
+    report
+}
+
 fn gate<'r>(report: &'r Value, name: &str) -> &'r Value {
     let gates = report["gates"].as_array().unwrap();
     gates.iter().find(|g| g["name"] == name).unwrap()
@@ -66,7 +80,7 @@ fn metrics_per_slice_value_are_computed_by_hand() {
     let ws = workspace(&spec("warn", "[en, de]"));
     let out = evalspec(ws.path(), &["run", "spec.yaml", "--out", "out"]);
     assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
-    let r = report(ws.path());
+    let r = without_intervals(report(ws.path()));
     // Natural order; a null category is the slice value `null`.
     assert_eq!(
         r["slices"]["cat"],
@@ -269,7 +283,7 @@ fn slices_are_per_run_with_several_runs() {
     let r2: String = DATA.lines().take(3).map(|l| format!("{l}\n")).collect();
     write(&dir.path().join("runs"), "r2.jsonl", &r2);
     evalspec(dir.path(), &["run", "spec.yaml", "--out", "out", "-q"]);
-    let r = report(dir.path());
+    let r = without_intervals(report(dir.path()));
     assert_eq!(
         r["slices"]["cat"]["refunds"],
         json!({
@@ -390,5 +404,59 @@ reports: [json, markdown]
         ) && out.stderr.contains("spec.yaml:6:8 (slices.cat)"),
         "{}",
         out.stderr
+    );
+}
+
+#[test]
+fn each_slice_value_has_intervals_on_its_own_items() {
+    let spec = r#"name: sliced
+version: 1.0.0
+datasets:
+  j: {path: j.jsonl, key: id}
+slices:
+  cat: j.cat
+metrics:
+  good: {expr: ratio(j.score >= 4), by: cat}
+  score_pct: {expr: mean(j.score) * 100, by: cat}
+reports: [json]
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "spec.yaml", spec);
+    // billing: 30 items, 24 good; refunds: 10 items, 2 good.
+    let data: String = (0..40)
+        .map(|i| {
+            let (cat, score) = match i {
+                0..30 => ("billing", if i < 24 { 5 } else { 2 }),
+                _ => ("refunds", if i < 32 { 4 } else { 1 }),
+            };
+            format!("{{\"id\": \"q{i}\", \"cat\": \"{cat}\", \"score\": {score}}}\n")
+        })
+        .collect();
+    write(dir.path(), "j.jsonl", &data);
+    let out = evalspec(dir.path(), &["run", "spec.yaml", "--out", "out", "-q"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report = report(dir.path());
+    let billing = &report["slices"]["cat"]["billing"]["intervals"];
+    // Wilson for 24 of 30 at 95%: the formula in grammar/README.md, by hand.
+    let good = &billing["good"];
+    assert_eq!(good["method"], "wilson");
+    assert!(
+        (good["low"].as_f64().unwrap() - 0.626_943_035_868_517_5).abs() < 1e-9,
+        "{good}"
+    );
+    assert!(
+        (good["high"].as_f64().unwrap() - 0.904_948_928_227_101_3).abs() < 1e-9,
+        "{good}"
+    );
+    // A formula per value: the bootstrap on that value's items only.
+    let refunds = &report["slices"]["cat"]["refunds"]["intervals"]["score_pct"];
+    assert_eq!(refunds["method"], "bootstrap");
+    let (low, high) = (
+        refunds["low"].as_f64().unwrap(),
+        refunds["high"].as_f64().unwrap(),
+    );
+    assert!(
+        (100.0..160.0).contains(&low) && 160.0 < high && high <= 250.0,
+        "{refunds}"
     );
 }

@@ -6,7 +6,12 @@ use crate::plan;
 pub fn explain(args: &cli::CheckArgs) -> i32 {
     match compile(&args.spec, &overrides(&args.overrides)) {
         Ok((plan, _)) => {
-            print(&plan::explain(&plan));
+            // Gates on metrics kept as formulas get their power from the evaluator.
+            let power = |plan: &plan::Plan, shape: &plan::ShapePlan, alpha: f64| {
+                plan::detectable(plan, shape, alpha)
+                    .or_else(|| crate::eval::detectable_by_formula(plan, shape, alpha))
+            };
+            print(&plan::explain_with(&plan, &power));
             exit::PASS
         }
         Err(diagnostics) => fail(&diagnostics),

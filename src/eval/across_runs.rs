@@ -16,7 +16,7 @@ use crate::eval::outcome::{
     MAX_FLIPS,
 };
 use crate::eval::pass::{data_warnings, Pass};
-use crate::eval::run_stats::{across_stats, run_stats};
+use crate::eval::run_stats::{across_stats, run_stats, slice_intervals};
 use crate::eval::significance::Tests;
 use crate::eval::slice_gates::SliceRun;
 use crate::eval::slices;
@@ -142,6 +142,8 @@ pub(super) fn combine(
         let baseline = baseline_values(plan, name.as_deref());
         pass.values.run = name.clone();
         let stats = run_stats(plan, &pass.values, &metrics);
+        let mut slices = slices;
+        slice_intervals(plan, &pass.values, &mut slices);
         let slice_run = SliceRun {
             plan,
             slices: &slices,

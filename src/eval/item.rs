@@ -264,6 +264,8 @@ impl<'p> ItemChunk<'p> {
         }
         if keep_values {
             item_values::push(&mut self.values, plan, key, &self.contributions);
+            let slices = self.places.iter().zip(&self.slices);
+            (self.values.slices).extend(slices.map(|(&place, fold)| fold.value_at(place).clone()));
         }
         let offender = match &plan.offenders {
             Some(offenders) => {

@@ -27,6 +27,8 @@ pub struct ValueTable {
     /// (`plan.stats.observed`) is `observed[i * observed_columns + k]`.
     pub observed: Vec<Observation>,
     pub observed_columns: usize,
+    /// Row by row: item `i`'s value of slice `s` is `slices[i * plan.slices.len() + s]`.
+    pub slices: Vec<Arc<str>>,
 }
 
 impl ValueTable {
@@ -68,6 +70,7 @@ impl ValueTable {
         self.keys.extend(other.keys);
         self.values.extend(other.values);
         self.observed.extend(other.observed);
+        self.slices.extend(other.slices);
     }
 }
 

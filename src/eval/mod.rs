@@ -38,5 +38,5 @@ pub use outcome::{
     AgreementOutcome, DatasetOutcome, Flip, ItemRow, OffenderRow, Outcome, RunOutcome,
     StabilityOutcome, MAX_FLIPS,
 };
-pub use run_stats::RunStats;
+pub use run_stats::{detectable_by_formula, RunStats};
 pub use slices::SliceValueOutcome;

@@ -254,6 +254,28 @@ pub fn across_interval(
     })
 }
 
+/// Formula `target`'s value on all of `units`, each counted once.
+pub fn value(recipe: &Recipe<'_>, target: usize, units: &Units<'_>) -> Option<f64> {
+    let reads = recipe.reads(target);
+    let aggregates: Vec<Value> = recipe
+        .functions
+        .iter()
+        .enumerate()
+        .map(|(k, function)| {
+            if !reads[k] {
+                return Value::Null;
+            }
+            let mut accumulator = Accumulator::new(*function);
+            for (_, row) in &units.rows {
+                // The run accepted these observations already.
+                let _ = accumulator.observe(&row[k], 1);
+            }
+            accumulator.finish(*function)
+        })
+        .collect();
+    number(&recipe.values(&aggregates, target)[target])
+}
+
 fn number(value: &Value) -> Option<f64> {
     match value {
         Value::Number(x) => Some(*x),

@@ -10,10 +10,13 @@ use foldhash::fast::FixedState;
 use crate::base::value::{Key, Value};
 use crate::eval::item_values::ValueTable;
 use crate::eval::resample::{self, ObservedRows, Recipe, Units};
+use crate::eval::slices::SliceValueOutcome;
 use crate::eval::stats::{change, interval, ChangeTest, Interval, Pairing};
+use crate::ir::MetricId;
 use crate::library::aggregates::AggregateFn;
-use crate::plan::Plan;
-use crate::report_model::item_values::ValueRow;
+use crate::plan::{Plan, ShapePlan};
+use crate::report_model::item_values::{ItemValues, ValueRow};
+use crate::spec::Better;
 
 #[derive(Debug, Clone, Default)]
 pub struct RunStats {
@@ -108,19 +111,7 @@ pub(super) fn run_stats(plan: &Plan, table: &ValueTable, metrics: &[Value]) -> R
     // The baseline's observations in this plan's order of aggregates (matched
     // by their text and function), paired with this run's items by key.
     let prior_observed = paired.as_ref().map(|(prior, rows, pairing)| {
-        let columns: Vec<Option<usize>> = plan
-            .stats
-            .observed
-            .iter()
-            .map(|a| {
-                let aggregate = &plan.aggregates[a.index()];
-                let keyword = aggregate.function.keyword();
-                prior
-                    .aggregates
-                    .iter()
-                    .position(|c| c.text == aggregate.text && c.function == keyword)
-            })
-            .collect();
+        let columns = prior_columns(plan, prior);
         let old_rows = ObservedRows::new(rows.iter().map(|row| row.observed), &columns);
         (columns, old_rows, pairing)
     });
@@ -234,4 +225,148 @@ pub(super) fn across_stats(plan: &Plan, tables: &[ValueTable], metrics: &[Value]
                 });
     }
     stats
+}
+
+/// For `explain`: the smallest change a gate with `significance` on a metric
+/// kept as a formula can call significant, from the baseline's items: the
+/// distance from the baseline value to the bad side of its bootstrap interval
+/// at level 1 − 2α (as `plan::detectable` does for a ratio or a mean), and
+/// the items it had.
+pub fn detectable_by_formula(plan: &Plan, shape: &ShapePlan, alpha: f64) -> Option<(f64, usize)> {
+    let prior = plan.baseline.as_ref()?.values.as_ref()?;
+    if plan.has_runs() {
+        return None;
+    }
+    let target = plan
+        .stats
+        .formulas
+        .iter()
+        .position(|f| f.tested && f.name == shape.metric_name)?;
+    let functions: Vec<AggregateFn> = plan
+        .stats
+        .observed
+        .iter()
+        .map(|a| plan.aggregates[a.index()].function)
+        .collect();
+    let recipe = Recipe {
+        functions: &functions,
+        formulas: &plan.stats.formulas,
+    };
+    let columns = prior_columns(plan, prior);
+    let reads = recipe.reads(target);
+    if reads
+        .iter()
+        .zip(&columns)
+        .any(|(read, c)| *read && c.is_none())
+    {
+        return None;
+    }
+    let rows = ObservedRows::new(prior.rows().map(|row| row.observed), &columns);
+    let units = Units::items((0..prior.len()).map(|i| rows.row(i)));
+    let point = resample::value(&recipe, target, &units)?;
+    let label = format!("interval:{}", shape.metric_name);
+    let found = resample::interval(&recipe, target, &units, point, 1.0 - 2.0 * alpha, &label)?;
+    let distance = match shape.better {
+        Better::Higher => point - found.low,
+        Better::Lower => found.high - point,
+    };
+    Some((distance.max(0.0), units.count))
+}
+
+/// Per observed aggregate of the plan: its column in a prior run's file
+/// (matched by its text and function).
+fn prior_columns(plan: &Plan, prior: &ItemValues) -> Vec<Option<usize>> {
+    plan.stats
+        .observed
+        .iter()
+        .map(|a| {
+            let aggregate = &plan.aggregates[a.index()];
+            let keyword = aggregate.function.keyword();
+            prior
+                .aggregates
+                .iter()
+                .position(|c| c.text == aggregate.text && c.function == keyword)
+        })
+        .collect()
+}
+
+/// Each slice value's intervals: the metrics computed per value (`by:`) on
+/// that value's items, as `run_stats` computes them on all of them (labels
+/// `interval:METRIC[SLICE=VALUE]`).
+pub(super) fn slice_intervals(
+    plan: &Plan,
+    table: &ValueTable,
+    slices: &mut [Vec<SliceValueOutcome>],
+) {
+    let width = plan.slices.len();
+    if width == 0 || table.slices.len() != table.len() * width {
+        return;
+    }
+    let level = plan.stats.confidence;
+    let functions: Vec<AggregateFn> = plan
+        .stats
+        .observed
+        .iter()
+        .map(|a| plan.aggregates[a.index()].function)
+        .collect();
+    let recipe = Recipe {
+        functions: &functions,
+        formulas: &plan.stats.formulas,
+    };
+    for (s, values) in slices.iter_mut().enumerate() {
+        let mut items: HashMap<&str, Vec<usize>, FixedState> = HashMap::default();
+        for i in 0..table.len() {
+            items
+                .entry(&table.slices[i * width + s])
+                .or_default()
+                .push(i);
+        }
+        let slice = &plan.slices[s].name;
+        for value in values.iter_mut() {
+            let Some(members) = items.get(value.value.as_ref()) else {
+                continue;
+            };
+            for (m, metric) in plan.metrics.iter().enumerate() {
+                if !metric.by.contains(&s) || !matches!(value.metrics[m], Value::Number(_)) {
+                    continue;
+                }
+                let label = match &table.run {
+                    Some(run) => crate::eval::per_run_name(&metric.name, run),
+                    None => metric.name.clone(),
+                };
+                let name = format!("{label}[{slice}={}]", value.value);
+                let Value::Number(point) = value.metrics[m] else {
+                    continue;
+                };
+                value.intervals[m] = match plan.value_column(MetricId::new(m)) {
+                    Some((c, column)) => {
+                        let values: Vec<Option<f64>> =
+                            members.iter().map(|&i| table.row(i)[c]).collect();
+                        interval(column.kind, &values, level, &name)
+                    }
+                    None => {
+                        let Some(j) = plan
+                            .stats
+                            .formula_metrics
+                            .iter()
+                            .position(|f| f.index() == m)
+                            .filter(|&j| plan.stats.formulas[j].tested)
+                        else {
+                            continue;
+                        };
+                        let units = Units::items(members.iter().map(|&i| table.observed_row(i)));
+                        let label = format!("interval:{name}");
+                        resample::interval(&recipe, j, &units, point, level, &label).map(|found| {
+                            Interval {
+                                low: found.low,
+                                high: found.high,
+                                method: found.method.name(),
+                                level,
+                            }
+                        })
+                    }
+                };
+            }
+        }
+    }
 }

@@ -11,6 +11,7 @@ use crate::base::value::{slice_text, Value};
 use crate::eval::across_runs::metric_value;
 use crate::eval::aggregate::Accumulator;
 use crate::eval::keys::FastMap;
+use crate::eval::stats::Interval;
 use crate::ir::{evaluate, Frame, RuntimeError};
 use crate::library::error::RuntimeErrorKind;
 use crate::plan::{Plan, SlicePlan};
@@ -48,6 +49,11 @@ impl SliceFold {
                 .collect(),
         });
         at
+    }
+
+    /// The value at `place` (an entry `place_item` gave).
+    pub(super) fn value_at(&self, place: usize) -> &Arc<str> {
+        &self.values[place].value
     }
 
     /// Folds in a later chunk's values: counts add, accumulators merge exactly.
@@ -122,6 +128,8 @@ pub struct SliceValueOutcome {
     pub value: Arc<str>,
     pub items: usize,
     pub metrics: Vec<Value>,
+    /// Per metric (plan order), its interval on this value's items.
+    pub intervals: Vec<Option<Interval>>,
 }
 
 /// The slices' values with their metrics, each slice's values in natural order.
@@ -157,6 +165,7 @@ pub(super) fn finish(
             values.push(SliceValueOutcome {
                 value: entry.value,
                 items: entry.items,
+                intervals: vec![None; metrics.len()],
                 metrics,
             });
         }

@@ -12,7 +12,7 @@ mod projection;
 use std::path::PathBuf;
 
 pub use compile::compile;
-pub use explain::explain;
+pub use explain::{detectable, explain, explain_with, Power};
 pub use projection::{FieldPath, ProjectedField, Projection};
 
 use crate::base::diagnostic::Location;

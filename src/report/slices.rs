@@ -8,6 +8,7 @@ use crate::base::typed_json::format_typed;
 use crate::base::types::Type;
 use crate::eval::{per_run_name, GateOutcome, Outcome, SliceValueOutcome};
 use crate::plan::{GatePlan, Plan};
+use crate::report::stats::interval_info;
 use crate::report_model::{
     GateBy, MetricValue, NameMap, SliceGate, SliceMode, SliceStatus, SliceValue, Slices,
 };
@@ -39,6 +40,7 @@ pub(super) fn slices(plan: &Plan, outcome: &Outcome) -> Option<Slices> {
             let mut items = 0;
             let mut per_run = NameMap::new();
             let mut metrics = NameMap::new();
+            let mut intervals = NameMap::new();
             for (run, run_values) in &runs {
                 let found = run_values.iter().find(|v| v.value == value);
                 let n = found.map_or(0, |v| v.items);
@@ -54,6 +56,9 @@ pub(super) fn slices(plan: &Plan, outcome: &Outcome) -> Option<Slices> {
                     let metric = found.map_or(crate::base::value::Value::Null, |v| {
                         v.metrics[i.index()].clone()
                     });
+                    if let Some(interval) = found.and_then(|v| v.intervals[i.index()].as_ref()) {
+                        intervals.insert(name.clone(), interval_info(interval));
+                    }
                     metrics.insert(name, MetricValue::from_typed(format_typed(&metric, &m.ty)));
                 }
             }
@@ -61,6 +66,7 @@ pub(super) fn slices(plan: &Plan, outcome: &Outcome) -> Option<Slices> {
                 items: items as u64,
                 runs: (!outcome.runs.is_empty()).then_some(per_run),
                 metrics,
+                intervals,
             };
             entries.insert(value.to_string(), entry);
         }

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
 use crate::report_model::keyword::keyword_enum;
+use crate::report_model::IntervalInfo;
 use crate::report_model::{present, MetricValue, NameMap};
 
 /// `slices`: slice name → value (its text; null is `null`) → [`SliceValue`],
@@ -22,6 +23,9 @@ pub struct SliceValue {
     pub runs: Option<NameMap<u64>>,
     /// The metrics with `by` this slice; per-run metrics as `NAME@RUN`, as in `metrics`.
     pub metrics: NameMap<MetricValue>,
+    /// Their intervals on this value's items, as report.json's `intervals`.
+    #[serde(default, skip_serializing_if = "NameMap::is_empty")]
+    pub intervals: NameMap<IntervalInfo>,
 }
 
 /// A gate's `by`: its slices, how it decides over them, and each value's outcome.

@@ -5,6 +5,7 @@
 //! from the numbers.
 
 mod power;
+pub use power::detectable;
 mod words;
 
 use std::fmt::Write as _;
@@ -16,7 +17,17 @@ use crate::spec::{Better, Change, NoBaseline};
 use crate::syntax;
 use words::Words;
 
+/// The smallest change a gate with `significance` (its shape, at this alpha) can
+/// call significant, and at how many items; `None` when it cannot be known.
+pub type Power<'a> = &'a dyn Fn(&Plan, &ShapePlan, f64) -> Option<(f64, usize)>;
+
 pub fn explain(plan: &Plan) -> String {
+    explain_with(plan, &power::detectable)
+}
+
+/// [`explain`], with the power of gates on metrics this layer cannot
+/// resample (a formula needs the evaluator's accumulators) given by `power`.
+pub fn explain_with(plan: &Plan, power: Power<'_>) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -66,7 +77,7 @@ pub fn explain(plan: &Plan) -> String {
         let _ = writeln!(out, "\nGates");
     }
     for g in &plan.gates {
-        explain_gate(plan, g, &mut out);
+        explain_gate(plan, g, power, &mut out);
     }
     out
 }
@@ -132,7 +143,7 @@ fn explain_metric(plan: &Plan, m: &MetricPlan, out: &mut String) {
 }
 
 /// A gate in words: when it passes, and what follows when it does not.
-fn explain_gate(plan: &Plan, g: &GatePlan, out: &mut String) {
+fn explain_gate(plan: &Plan, g: &GatePlan, power: Power<'_>, out: &mut String) {
     let consequence = match g.severity {
         Severity::Fail => "if it does not pass, the run fails (exit 1)",
         Severity::Warn => "if it does not pass, the run warns and still passes",
@@ -157,7 +168,7 @@ fn explain_gate(plan: &Plan, g: &GatePlan, out: &mut String) {
                 shape.metric_name,
                 shape.better.keyword()
             );
-            for rule in shape_rules(plan, shape) {
+            for rule in shape_rules(plan, shape, power) {
                 let _ = writeln!(out, "    - {rule}");
             }
         }
@@ -193,7 +204,7 @@ fn explain_gate(plan: &Plan, g: &GatePlan, out: &mut String) {
 }
 
 /// Each bound of a shaped gate in words, params resolved.
-fn shape_rules(plan: &Plan, shape: &ShapePlan) -> Vec<String> {
+fn shape_rules(plan: &Plan, shape: &ShapePlan, power: Power<'_>) -> Vec<String> {
     let bound = |text: &str| match syntax::parse(text) {
         Ok(expr) => Words { plan, text }.say(&expr),
         Err(_) => format!("`{text}`"),
@@ -240,7 +251,7 @@ fn shape_rules(plan: &Plan, shape: &ShapePlan) -> Vec<String> {
         rules.push(format!(
             "a drop beyond `max_drop` or `max_drop_relative` fails only when significant: a one-sided paired test on the items both runs share (McNemar for a ratio whose filter holds on the same items, else the paired bootstrap) gives p < {level}"
         ));
-        rules.push(match power::detectable(plan, shape, alpha) {
+        rules.push(match power(plan, shape, alpha) {
             Some((change, items)) => format!(
                 "at the baseline's {items} items, the smallest change it can call significant is about {} (from the baseline value to the bad side of its {}% interval)",
                 crate::base::value::format_significant(change),
