@@ -56,6 +56,9 @@ pub(super) struct ItemChunk<'p> {
     pub(super) values: ValueTable,
     /// The current item's contribution to each aggregate.
     contributions: Vec<Observation>,
+    /// The current item's value of each shared filter or argument
+    /// (`plan.shared`), once computed.
+    shared: Vec<Option<Value>>,
 }
 
 impl<'p> ItemChunk<'p> {
@@ -88,8 +91,9 @@ impl<'p> ItemChunk<'p> {
             slices: plan.slices.iter().map(|_| SliceFold::default()).collect(),
             places: vec![0; plan.slices.len()],
             routes: slices::routes(plan),
-            values: ValueTable::new(plan.stats.columns.len(), plan.stats.observed.len()),
+            values: ValueTable::new(plan),
             contributions: vec![Observation::Out; plan.aggregates.len()],
+            shared: vec![None; plan.shared.ops.len()],
         }
     }
 
@@ -226,20 +230,33 @@ impl<'p> ItemChunk<'p> {
             },
         )?;
         let keep_values = plan.stats.keeps_values();
-        for (((aggregate, accumulator), routes), contribution) in plan
+        // Each shared filter or argument is computed once for this item, when
+        // the first aggregate that needs it asks.
+        self.shared.iter_mut().for_each(|value| *value = None);
+        let shared = &mut self.shared;
+        let mut compute = |at: usize| -> Result<Value, RuntimeError> {
+            if let Some(value) = &shared[at] {
+                return Ok(value.clone());
+            }
+            let value = evaluate(&plan.shared.ops[at], &frame)?;
+            shared[at] = Some(value.clone());
+            Ok(value)
+        };
+        for (i, (((aggregate, accumulator), routes), contribution)) in plan
             .aggregates
             .iter()
             .zip(&mut self.accumulators)
             .zip(&self.routes)
             .zip(&mut self.contributions)
+            .enumerate()
         {
             *contribution = item_values::untouched(aggregate.function);
             let fail = |e: RuntimeError| {
                 let within = Within::Aggregate(aggregate.text.clone());
                 Box::new((aggregate.at.clone(), within, e))
             };
-            if let Some(filter) = &aggregate.filter {
-                match evaluate(filter, &frame).map_err(fail)? {
+            if let Some(filter) = plan.shared.filter[i] {
+                match compute(filter).map_err(fail)? {
                     Value::Bool(true) => {}
                     Value::Bool(false) | Value::Null => continue,
                     found => {
@@ -248,8 +265,8 @@ impl<'p> ItemChunk<'p> {
                     }
                 }
             }
-            let value = match &aggregate.arg {
-                Some(arg) => Some(evaluate(arg, &frame).map_err(fail)?),
+            let value = match plan.shared.arg[i] {
+                Some(arg) => Some(compute(arg).map_err(fail)?),
                 None => None,
             };
             if aggregate.function == AggregateFn::Stability {

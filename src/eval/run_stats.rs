@@ -341,7 +341,7 @@ pub(super) fn slice_intervals(
                 value.intervals[m] = match plan.value_column(MetricId::new(m)) {
                     Some((c, column)) => {
                         let values: Vec<Option<f64>> =
-                            members.iter().map(|&i| table.row(i)[c]).collect();
+                            members.iter().map(|&i| table.value(i, c)).collect();
                         interval(column.kind, &values, level, &name)
                     }
                     None => {

@@ -120,6 +120,36 @@ impl<S: Stage> Op<S> {
     }
 }
 
+impl Op {
+    /// Whether two ops compute the same thing from the same inputs: the same
+    /// tree, wherever each is written (their `ExprAt`s are not compared). The
+    /// evaluator computes such ops once per item.
+    pub fn same(&self, other: &Op) -> bool {
+        let all =
+            |a: &[Op], b: &[Op]| a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same(y));
+        match (self, other) {
+            (Op::Const(a), Op::Const(b)) => {
+                std::mem::discriminant(a) == std::mem::discriminant(b) && a == b
+            }
+            (Op::Input(a), Op::Input(b)) => a == b,
+            (Op::Derived(a), Op::Derived(b)) => a == b,
+            (Op::Aggregate(a), Op::Aggregate(b)) => a == b,
+            (Op::Metric(a), Op::Metric(b)) | (Op::Baseline(a), Op::Baseline(b)) => a == b,
+            (Op::DatasetRecords(a), Op::DatasetRecords(b)) => a == b,
+            (Op::RunStat(s, a), Op::RunStat(t, b)) => s == t && a == b,
+            (Op::Field(a, x, _), Op::Field(b, y, _)) => x == y && a.same(b),
+            (Op::Index(a, i, _), Op::Index(b, j, _)) => a.same(b) && i.same(j),
+            (Op::Not(a, _), Op::Not(b, _)) | (Op::Neg(a, _), Op::Neg(b, _)) => a.same(b),
+            (Op::Binary(o, a, c, _), Op::Binary(p, b, d, _)) => o == p && a.same(b) && c.same(d),
+            (Op::List(a), Op::List(b)) => all(a, b),
+            (Op::Call(f, a, _), Op::Call(g, b, _)) => std::ptr::eq(*f, *g) && all(a, b),
+            (Op::If(a, b, c, _), Op::If(x, y, z, _)) => a.same(x) && b.same(y) && c.same(z),
+            (Op::Matcher(m, a, _), Op::Matcher(n, b, _)) => Arc::ptr_eq(m, n) && all(a, b),
+            _ => false,
+        }
+    }
+}
+
 /// How the references of one stage become those of the next (linking).
 pub trait Relink<S: Stage, T: Stage> {
     /// An input may become a whole op (a slot and the fields read inside it).

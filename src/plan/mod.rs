@@ -73,6 +73,8 @@ pub struct Plan {
     pub tradeoff: Option<Tradeoff>,
     /// Intervals, paired tests and the per-item store.
     pub stats: StatsPlan,
+    /// The aggregates' filters and arguments, each distinct one once.
+    pub shared: SharedExprs,
     /// Where each expression the ops' [`ExprAt`]s name is written.
     pub locations: ExprLocations,
 }
@@ -104,6 +106,17 @@ impl StatsPlan {
     pub fn keeps_values(&self) -> bool {
         !self.columns.is_empty() || !self.observed.is_empty()
     }
+}
+
+/// The aggregates' `where` filters and arguments with repeats merged
+/// ([`Op::same`]): an item computes each distinct one once, when the first
+/// aggregate that needs it asks.
+#[derive(Debug, Default)]
+pub struct SharedExprs {
+    pub ops: Vec<Op>,
+    /// Per aggregate (plan order): its filter's and its argument's place in `ops`.
+    pub filter: Vec<Option<usize>>,
+    pub arg: Vec<Option<usize>>,
 }
 
 /// The level of intervals and tests when neither the spec nor `--confidence` sets one.

@@ -54,10 +54,13 @@ pub fn item_values_jsonl(plan: &Plan, outcome: &Outcome) -> Vec<u8> {
     for table in &outcome.item_values {
         let run = table.run.as_deref().filter(|_| runs);
         let mut text = String::new();
+        let mut row = Vec::with_capacity(metrics.len());
         for (i, key) in table.keys.iter().enumerate() {
             text.clear();
             push_key_json(&mut text, key.as_ref());
-            push_row(&mut out, &text, run, table.row(i), table.observed_row(i));
+            row.clear();
+            row.extend(table.row(i));
+            push_row(&mut out, &text, run, &row, table.observed_row(i));
         }
     }
     out

@@ -15,7 +15,7 @@ use crate::plan::compile::declared::{
 };
 use crate::plan::compile::metrics::Metrics;
 use crate::plan::compile::order::Ordered;
-use crate::plan::compile::stats;
+use crate::plan::compile::{shared, stats};
 use crate::plan::{
     Aggregate, Check, DatasetPlan, Derived, DerivedKind, GatePlan, GateRule, ItemColumn,
     MetricPlan, OffendersPlan, ParamValue, Plan, Projection, Rule, ShapePlan, SlicePlan, StatsPlan,
@@ -204,6 +204,7 @@ pub fn link(parts: Parts<'_>) -> Plan {
     crate::plan::compile::slices::needs(&mut slices, &metrics, &aggregates);
     let stats_columns = stats::value_columns(&metrics, &aggregates);
     let formulas = stats::formulas(&metrics, &aggregates, &stats_columns);
+    let shared = shared::shared_exprs(&aggregates);
     let tradeoff = parts.tradeoff.map(|(latency, accuracy)| Tradeoff {
         latency: linker.metric(latency),
         accuracy: accuracy.into_iter().map(|m| linker.metric(m)).collect(),
@@ -232,6 +233,7 @@ pub fn link(parts: Parts<'_>) -> Plan {
         keep_items: parts.reports.keep_items,
         baseline: parts.baseline,
         tradeoff,
+        shared,
         stats: StatsPlan {
             confidence: parts.confidence.unwrap_or(DEFAULT_CONFIDENCE),
             keep_item_values: spec.keep_item_values,

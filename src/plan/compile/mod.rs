@@ -31,6 +31,7 @@ mod names;
 mod operators;
 mod order;
 mod resolve;
+mod shared;
 mod slices;
 mod stats;
 
@@ -99,6 +100,35 @@ pub fn compile(
 mod tests {
     use super::*;
     use crate::inputs::{gather, Overrides};
+
+    /// The plan of a spec with `metrics` (YAML) over one dataset.
+    fn plan(metrics: &str) -> Plan {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("spec.yaml");
+        let text = format!(
+            "name: t\nversion: 1.0.0\ndatasets:\n  j: {{format: jsonl, path: j.jsonl, key: id}}\nmetrics:\n{metrics}"
+        );
+        std::fs::write(&path, text).unwrap();
+        let spec = crate::spec::load(&path).unwrap();
+        let (inputs, _) = gather(&spec, &Overrides::default());
+        compile(&spec, &[], inputs).unwrap()
+    }
+
+    #[test]
+    fn repeated_filters_and_arguments_are_computed_once() {
+        let plan = plan(
+            "  precision: ratio(j.gold == 'a' where j.pred == 'a')\n  \
+             recall: ratio(j.pred  ==  'a' where j.gold == 'a')\n  \
+             predicted: count(j.pred == 'a')\n  \
+             other: count(j.pred == 'b')\n",
+        );
+        // Four aggregates, three distinct expressions: `j.pred == 'a'` is one
+        // however it is spaced, and `j.gold == 'a'` is one filter and one argument.
+        assert_eq!(plan.aggregates.len(), 4);
+        assert_eq!(plan.shared.ops.len(), 3);
+        assert_eq!(plan.shared.filter, [Some(0), Some(1), None, None]);
+        assert_eq!(plan.shared.arg, [Some(1), Some(0), Some(0), Some(2)]);
+    }
 
     /// The codes of the errors compiling `metrics` (YAML) reports.
     fn codes(metrics: &str) -> Vec<&'static str> {
