@@ -127,13 +127,9 @@ fn a_mean_gets_a_bootstrap_interval_and_a_paired_bootstrap() {
     assert!((change["delta"].as_f64().unwrap() + 0.1).abs() < 1e-12);
 }
 
-#[test]
-fn reports_are_the_same_for_any_thread_count() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    write(root, "spec.yaml", SPEC);
-    assert_eq!(run(root, &items(3000, 0, 0), "base", None).code, 0);
-    write(root, "items.jsonl", &items(3000, 40, 300));
+/// Runs spec.yaml against `base` with 1 and 2 threads, twice each (out
+/// `t1`, `t2`, `t1b`, `t2b`): report.json and item-values.jsonl are the same bytes.
+fn assert_same_for_any_thread_count(root: &Path) {
     let mut seen: Vec<Vec<u8>> = Vec::new();
     for (out, threads) in [("t1", "1"), ("t2", "2"), ("t1b", "1"), ("t2b", "2")] {
         let args = [
@@ -153,6 +149,16 @@ fn reports_are_the_same_for_any_thread_count() {
         seen.push([report, values].concat());
     }
     assert!(seen.windows(2).all(|w| w[0] == w[1]), "byte-identical");
+}
+
+#[test]
+fn reports_are_the_same_for_any_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "spec.yaml", SPEC);
+    assert_eq!(run(root, &items(3000, 0, 0), "base", None).code, 0);
+    write(root, "items.jsonl", &items(3000, 40, 300));
+    assert_same_for_any_thread_count(root);
 }
 
 #[test]
@@ -408,25 +414,7 @@ fn many_items_are_resampled_in_groups_the_same_for_any_thread_count() {
     write(root, "spec.yaml", COMPOSITE);
     assert_eq!(run(root, &items(3000, 0, 0), "base", None).code, 0);
     write(root, "items.jsonl", &items(3000, 40, 300));
-    let mut seen: Vec<Vec<u8>> = Vec::new();
-    for (out, threads) in [("t1", "1"), ("t2", "2"), ("t1b", "1")] {
-        let args = [
-            "run",
-            "spec.yaml",
-            "--out",
-            out,
-            "-q",
-            "--baseline",
-            "base",
-            "--threads",
-            threads,
-        ];
-        evalspec(root, &args);
-        let report = std::fs::read(root.join(out).join("report.json")).unwrap();
-        let values = std::fs::read(root.join(out).join("item-values.jsonl")).unwrap();
-        seen.push([report, values].concat());
-    }
-    assert!(seen.windows(2).all(|w| w[0] == w[1]), "byte-identical");
+    assert_same_for_any_thread_count(root);
     let report = report(root, "t1");
     assert_eq!(
         report["intervals"]["balanced"]["method"],

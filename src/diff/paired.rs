@@ -109,12 +109,7 @@ impl<'v> Paired<'v> {
             .iter()
             .map(|a| old.aggregates.iter().position(|o| o == a))
             .collect();
-        let reads = recipe.reads(target);
-        if reads
-            .iter()
-            .zip(&columns)
-            .any(|(read, c)| *read && c.is_none())
-        {
+        if !recipe.found_in(target, &columns) {
             return None;
         }
         let (old_rows, new_rows, pairing) = &self.runs[&run.map(str::to_string)];

@@ -102,6 +102,16 @@ impl Recipe<'_> {
         metrics
     }
 
+    /// Whether another run's file has every aggregate formula `target` reads:
+    /// `columns[k]` is its column of aggregate k, if any.
+    pub fn found_in(&self, target: usize, columns: &[Option<usize>]) -> bool {
+        let reads = self.reads(target);
+        reads
+            .iter()
+            .zip(columns)
+            .all(|(read, c)| !read || c.is_some())
+    }
+
     /// The aggregates formula `target` reads, itself or through earlier formulas.
     pub fn reads(&self, target: usize) -> Vec<bool> {
         let mut formulas = vec![false; target + 1];

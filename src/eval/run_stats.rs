@@ -13,7 +13,6 @@ use crate::eval::resample::{self, ObservedRows, Recipe, Units};
 use crate::eval::slices::SliceValueOutcome;
 use crate::eval::stats::{change, interval, ChangeTest, Interval, Pairing};
 use crate::ir::MetricId;
-use crate::library::aggregates::AggregateFn;
 use crate::plan::{Plan, ShapePlan};
 use crate::report_model::item_values::{ItemValues, ValueRow};
 use crate::spec::Better;
@@ -97,12 +96,7 @@ pub(super) fn run_stats(plan: &Plan, table: &ValueTable, metrics: &[Value]) -> R
     if plan.stats.formulas.is_empty() {
         return stats;
     }
-    let functions: Vec<AggregateFn> = plan
-        .stats
-        .observed
-        .iter()
-        .map(|a| plan.aggregates[a.index()].function)
-        .collect();
+    let functions = plan.observed_functions();
     let recipe = Recipe {
         functions: &functions,
         formulas: &plan.stats.formulas,
@@ -148,12 +142,7 @@ pub(super) fn run_stats(plan: &Plan, table: &ValueTable, metrics: &[Value]) -> R
         let (Some((columns, _, pairing)), Some((new, old))) = (&prior_observed, &shared) else {
             continue;
         };
-        let reads = recipe.reads(j);
-        if reads
-            .iter()
-            .zip(columns)
-            .any(|(read, c)| *read && c.is_none())
-        {
+        if !recipe.found_in(j, columns) {
             continue;
         }
         let label = format!("change:{name}");
@@ -200,12 +189,7 @@ pub(super) fn across_stats(plan: &Plan, tables: &[ValueTable], metrics: &[Value]
         .into_iter()
         .map(|units| Units { count, ..units })
         .collect();
-    let functions: Vec<AggregateFn> = plan
-        .stats
-        .observed
-        .iter()
-        .map(|a| plan.aggregates[a.index()].function)
-        .collect();
+    let functions = plan.observed_functions();
     let recipe = Recipe {
         functions: &functions,
         formulas: &plan.stats.formulas,
@@ -242,23 +226,13 @@ pub fn detectable_by_formula(plan: &Plan, shape: &ShapePlan, alpha: f64) -> Opti
         .formulas
         .iter()
         .position(|f| f.tested && f.name == shape.metric_name)?;
-    let functions: Vec<AggregateFn> = plan
-        .stats
-        .observed
-        .iter()
-        .map(|a| plan.aggregates[a.index()].function)
-        .collect();
+    let functions = plan.observed_functions();
     let recipe = Recipe {
         functions: &functions,
         formulas: &plan.stats.formulas,
     };
     let columns = prior_columns(plan, prior);
-    let reads = recipe.reads(target);
-    if reads
-        .iter()
-        .zip(&columns)
-        .any(|(read, c)| *read && c.is_none())
-    {
+    if !recipe.found_in(target, &columns) {
         return None;
     }
     let rows = ObservedRows::new(prior.rows().map(|row| row.observed), &columns);
@@ -303,12 +277,7 @@ pub(super) fn slice_intervals(
         return;
     }
     let level = plan.stats.confidence;
-    let functions: Vec<AggregateFn> = plan
-        .stats
-        .observed
-        .iter()
-        .map(|a| plan.aggregates[a.index()].function)
-        .collect();
+    let functions = plan.observed_functions();
     let recipe = Recipe {
         functions: &functions,
         formulas: &plan.stats.formulas,

@@ -132,6 +132,14 @@ pub struct ValueColumnPlan {
 }
 
 impl Plan {
+    /// The function of each observed aggregate (`stats.observed`).
+    pub fn observed_functions(&self) -> Vec<AggregateFn> {
+        let aggregates = self.stats.observed.iter();
+        aggregates
+            .map(|a| self.aggregates[a.index()].function)
+            .collect()
+    }
+
     /// The column of a metric, when it has one.
     pub fn value_column(&self, metric: MetricId) -> Option<(usize, &ValueColumnPlan)> {
         self.stats

@@ -101,17 +101,20 @@ mod tests {
     use super::*;
     use crate::inputs::{gather, Overrides};
 
-    /// The plan of a spec with `metrics` (YAML) over one dataset.
-    fn plan(metrics: &str) -> Plan {
+    /// Compiles a spec of `body` (YAML after its name and version).
+    fn compile_spec(body: &str) -> Result<Plan, Vec<crate::base::diagnostic::Diagnostic>> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("spec.yaml");
-        let text = format!(
-            "name: t\nversion: 1.0.0\ndatasets:\n  j: {{format: jsonl, path: j.jsonl, key: id}}\nmetrics:\n{metrics}"
-        );
-        std::fs::write(&path, text).unwrap();
+        std::fs::write(&path, format!("name: t\nversion: 1.0.0\n{body}")).unwrap();
         let spec = crate::spec::load(&path).unwrap();
         let (inputs, _) = gather(&spec, &Overrides::default());
-        compile(&spec, &[], inputs).unwrap()
+        compile(&spec, &[], inputs)
+    }
+
+    /// The plan of a spec with `metrics` (YAML) over one dataset.
+    fn plan(metrics: &str) -> Plan {
+        let datasets = "datasets:\n  j: {format: jsonl, path: j.jsonl, key: id}\n";
+        compile_spec(&format!("{datasets}metrics:\n{metrics}")).unwrap()
     }
 
     #[test]
@@ -132,15 +135,10 @@ mod tests {
 
     /// The codes of the errors compiling `metrics` (YAML) reports.
     fn codes(metrics: &str) -> Vec<&'static str> {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("spec.yaml");
-        let text = format!(
-            "name: t\nversion: 1.0.0\ndatasets:\n  gold: {{format: jsonl, path: g.jsonl, key: id}}\nfields:\n  ok: gold.ok\nmetrics:\n{metrics}"
-        );
-        std::fs::write(&path, text).unwrap();
-        let spec = crate::spec::load(&path).unwrap();
-        let (inputs, _) = gather(&spec, &Overrides::default());
-        match compile(&spec, &[], inputs) {
+        let datasets = "datasets:\n  gold: {format: jsonl, path: g.jsonl, key: id}\n";
+        match compile_spec(&format!(
+            "{datasets}fields:\n  ok: gold.ok\nmetrics:\n{metrics}"
+        )) {
             Ok(_) => Vec::new(),
             Err(errors) => errors.iter().map(|e| e.code.unwrap_or("uncoded")).collect(),
         }

@@ -82,16 +82,7 @@ pub(super) fn formulas(
                 ok &= convertible[m.index()];
                 reads |= reads_items[m.index()];
             }
-            Op::Const(_)
-            | Op::Binary(..)
-            | Op::Not(..)
-            | Op::Neg(..)
-            | Op::If(..)
-            | Op::List(_)
-            | Op::Field(..)
-            | Op::Index(..)
-            | Op::Call(..) => {}
-            _ => ok = false,
+            op => ok &= is_arithmetic(op),
         });
         convertible[i] = ok;
         reads_items[i] = reads;
@@ -107,16 +98,7 @@ pub(super) fn formulas(
                     ok &= convertible[m.index()] && reads_items[m.index()];
                     reads = true;
                 }
-                Op::Const(_)
-                | Op::Binary(..)
-                | Op::Not(..)
-                | Op::Neg(..)
-                | Op::If(..)
-                | Op::List(_)
-                | Op::Field(..)
-                | Op::Index(..)
-                | Op::Call(..) => {}
-                _ => ok = false,
+                op => ok &= is_arithmetic(op),
             });
             ok && reads
         })
@@ -186,6 +168,23 @@ pub(super) fn formulas(
         }
     }
     found
+}
+
+/// Whether an op is one a formula may be built from around its references:
+/// constants, arithmetic, `if`, lists, fields, indexing, built-in functions.
+fn is_arithmetic(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Const(_)
+            | Op::Binary(..)
+            | Op::Not(..)
+            | Op::Neg(..)
+            | Op::If(..)
+            | Op::List(_)
+            | Op::Field(..)
+            | Op::Index(..)
+            | Op::Call(..)
+    )
 }
 
 /// The op with aggregates as observed indices and metrics as formula indices.
