@@ -100,7 +100,7 @@ impl<'v> Paired<'v> {
         self.recipe.get_or_insert_with(|| read_recipe(new));
         let (functions, formulas) = self.recipe.as_ref()?.as_ref()?;
         let recipe = Recipe {
-            functions,
+            functions: functions.clone(),
             formulas,
         };
         // Per aggregate of the new run: its column in the old run's file.

@@ -30,6 +30,7 @@ use crate::eval::aggregate::{percentile_of, Accumulator, Observation};
 use crate::ir::formula::Formula;
 use crate::ir::{evaluate, Frame, Op};
 use crate::library::aggregates::AggregateFn;
+use crate::plan::Plan;
 
 /// How many units or groups a replicate draws at most: the n at which n·B
 /// reaches `BOOTSTRAP_MAX_DRAWS` for B = 2000.
@@ -38,7 +39,7 @@ pub const MAX_GROUPS: usize = (BOOTSTRAP_MAX_DRAWS as usize) / bootstrap::DEFAUL
 /// The metrics to recompute: the observed aggregates' functions and the
 /// formulas over them, in order.
 pub struct Recipe<'a> {
-    pub functions: &'a [AggregateFn],
+    pub functions: Vec<AggregateFn>,
     pub formulas: &'a [Formula],
 }
 
@@ -77,7 +78,18 @@ impl<'o> Units<'o> {
     }
 }
 
-impl Recipe<'_> {
+impl<'a> Recipe<'a> {
+    /// The plan's observed aggregates and formulas.
+    pub fn of(plan: &'a Plan) -> Self {
+        let observed = plan.stats.observed.iter();
+        Recipe {
+            functions: observed
+                .map(|a| plan.aggregates[a.index()].function)
+                .collect(),
+            formulas: &plan.stats.formulas,
+        }
+    }
+
     /// The formulas' values from the aggregates' values, up to `target`: a
     /// formula that fails or is not finite is null, and null takes `empty`, as
     /// the run itself computes its metrics.
@@ -378,7 +390,7 @@ impl<'r> Sides<'r> {
             .map(|folds| {
                 let aggregates: Vec<Value> = folds
                     .iter()
-                    .zip(self.recipe.functions)
+                    .zip(&self.recipe.functions)
                     .map(|(fold, function)| match fold {
                         Some(fold) => fold.value(*function, weights),
                         None => Value::Null,

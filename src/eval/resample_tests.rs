@@ -41,7 +41,7 @@ fn a_formula_over_one_mean_is_the_mean_bootstrap() {
     let rows = numbers(&values);
     let formulas = [formula(times(aggregate(0), 1.0), true)];
     let recipe = Recipe {
-        functions: &[AggregateFn::Mean],
+        functions: vec![AggregateFn::Mean],
         formulas: &formulas,
     };
     let mean = values.iter().sum::<f64>() / values.len() as f64;
@@ -103,7 +103,7 @@ fn many_items_are_drawn_in_groups_and_keep_the_intervals_width() {
         .collect();
     let formulas = [formula(times(aggregate(0), 100.0), true)];
     let recipe = Recipe {
-        functions: &[AggregateFn::Ratio],
+        functions: vec![AggregateFn::Ratio],
         formulas: &formulas,
     };
     let found = interval(&recipe, 0, &units(&rows), 30.0, 0.95, "interval:m").unwrap();
@@ -126,7 +126,7 @@ fn the_same_run_twice_has_no_change_and_a_real_shift_is_found() {
     // p90 is a formula of its own: a percentile, not a ratio of sums.
     let formulas = [formula(Op::Aggregate(AggregateId::new(0)), true)];
     let recipe = Recipe {
-        functions: &[AggregateFn::Percentile(90.0)],
+        functions: vec![AggregateFn::Percentile(90.0)],
         formulas: &formulas,
     };
     let same = change(&recipe, 0, &units(&rows), &units(&rows), 0.95, "change:m").unwrap();
@@ -158,7 +158,7 @@ fn a_formula_reading_an_earlier_one_recomputes_it() {
         formula(times(Box::new(Op::Metric(MetricId::new(0))), 2.0), true),
     ];
     let recipe = Recipe {
-        functions: &[AggregateFn::Mean],
+        functions: vec![AggregateFn::Mean],
         formulas: &formulas,
     };
     let mean = values.iter().sum::<f64>() / values.len() as f64;

@@ -2,12 +2,13 @@
 //! table: per metric in plan order, `None` where a metric is not computed from
 //! items, has no value, or (for a change) the baseline kept no item values.
 
-use crate::base::typed_json::push_key_json;
 use std::collections::HashMap;
 
 use foldhash::fast::FixedState;
 
+use crate::base::typed_json::push_key_json;
 use crate::base::value::{Key, Value};
+use crate::eval::aggregate::Observation;
 use crate::eval::item_values::ValueTable;
 use crate::eval::resample::{self, ObservedRows, Recipe, Units};
 use crate::eval::slices::SliceValueOutcome;
@@ -96,11 +97,7 @@ pub(super) fn run_stats(plan: &Plan, table: &ValueTable, metrics: &[Value]) -> R
     if plan.stats.formulas.is_empty() {
         return stats;
     }
-    let functions = plan.observed_functions();
-    let recipe = Recipe {
-        functions: &functions,
-        formulas: &plan.stats.formulas,
-    };
+    let recipe = Recipe::of(plan);
     let units = Units::items((0..table.len()).map(|i| table.observed_row(i)));
     // The baseline's observations in this plan's order of aggregates (matched
     // by their text and function), paired with this run's items by key.
@@ -125,20 +122,9 @@ pub(super) fn run_stats(plan: &Plan, table: &ValueTable, metrics: &[Value]) -> R
             continue;
         }
         let name = label(&formula.name);
-        stats.intervals[m] = resample::interval(
-            &recipe,
-            j,
-            &units,
-            point,
-            level,
-            &format!("interval:{name}"),
-        )
-        .map(|found| Interval {
-            low: found.low,
-            high: found.high,
-            method: found.method.name(),
-            level,
-        });
+        let label = format!("interval:{name}");
+        stats.intervals[m] = resample::interval(&recipe, j, &units, point, level, &label)
+            .map(|found| Interval::of(&found, level));
         let (Some((columns, _, pairing)), Some((new, old))) = (&prior_observed, &shared) else {
             continue;
         };
@@ -168,32 +154,22 @@ pub(super) fn across_stats(plan: &Plan, tables: &[ValueTable], metrics: &[Value]
         return stats;
     }
     let mut unit_of: HashMap<&Key, u32, FixedState> = HashMap::default();
-    let runs: Vec<Units<'_>> = tables
+    let rows: Vec<Vec<(u32, &[Observation])>> = tables
         .iter()
         .map(|table| {
-            let rows = table
-                .keys
-                .iter()
-                .enumerate()
+            let keyed = table.keys.iter().enumerate();
+            keyed
                 .filter_map(|(i, key)| {
                     let next = unit_of.len() as u32;
                     let unit = *unit_of.entry(key.as_ref()?).or_insert(next);
                     Some((unit, table.observed_row(i)))
                 })
-                .collect();
-            Units { count: 0, rows }
+                .collect()
         })
         .collect();
     let count = unit_of.len();
-    let runs: Vec<Units<'_>> = runs
-        .into_iter()
-        .map(|units| Units { count, ..units })
-        .collect();
-    let functions = plan.observed_functions();
-    let recipe = Recipe {
-        functions: &functions,
-        formulas: &plan.stats.formulas,
-    };
+    let runs: Vec<Units<'_>> = rows.into_iter().map(|rows| Units { count, rows }).collect();
+    let recipe = Recipe::of(plan);
     for (metric, op) in &plan.stats.across {
         let Value::Number(point) = metrics[metric.index()] else {
             continue;
@@ -201,12 +177,7 @@ pub(super) fn across_stats(plan: &Plan, tables: &[ValueTable], metrics: &[Value]
         let label = format!("interval:{}", plan.metrics[metric.index()].name);
         stats.intervals[metric.index()] =
             resample::across_interval(&recipe, op, &runs, point, plan.stats.confidence, &label)
-                .map(|found| Interval {
-                    low: found.low,
-                    high: found.high,
-                    method: found.method.name(),
-                    level: plan.stats.confidence,
-                });
+                .map(|found| Interval::of(&found, plan.stats.confidence));
     }
     stats
 }
@@ -221,16 +192,8 @@ pub fn detectable_by_formula(plan: &Plan, shape: &ShapePlan, alpha: f64) -> Opti
     if plan.has_runs() {
         return None;
     }
-    let target = plan
-        .stats
-        .formulas
-        .iter()
-        .position(|f| f.tested && f.name == shape.metric_name)?;
-    let functions = plan.observed_functions();
-    let recipe = Recipe {
-        functions: &functions,
-        formulas: &plan.stats.formulas,
-    };
+    let target = plan.stats.tested_formula(shape.metric)?;
+    let recipe = Recipe::of(plan);
     let columns = prior_columns(plan, prior);
     if !recipe.found_in(target, &columns) {
         return None;
@@ -277,11 +240,7 @@ pub(super) fn slice_intervals(
         return;
     }
     let level = plan.stats.confidence;
-    let functions = plan.observed_functions();
-    let recipe = Recipe {
-        functions: &functions,
-        formulas: &plan.stats.formulas,
-    };
+    let recipe = Recipe::of(plan);
     for (s, values) in slices.iter_mut().enumerate() {
         let mut items: HashMap<&str, Vec<usize>, FixedState> = HashMap::default();
         for i in 0..table.len() {
@@ -296,17 +255,17 @@ pub(super) fn slice_intervals(
                 continue;
             };
             for (m, metric) in plan.metrics.iter().enumerate() {
-                if !metric.by.contains(&s) || !matches!(value.metrics[m], Value::Number(_)) {
-                    continue;
-                }
-                let label = match &table.run {
-                    Some(run) => crate::eval::per_run_name(&metric.name, run),
-                    None => metric.name.clone(),
-                };
-                let name = format!("{label}[{slice}={}]", value.value);
                 let Value::Number(point) = value.metrics[m] else {
                     continue;
                 };
+                if !metric.by.contains(&s) {
+                    continue;
+                }
+                let metric = match &table.run {
+                    Some(run) => crate::eval::per_run_name(&metric.name, run),
+                    None => metric.name.clone(),
+                };
+                let name = format!("{metric}[{slice}={}]", value.value);
                 value.intervals[m] = match plan.value_column(MetricId::new(m)) {
                     Some((c, column)) => {
                         let values: Vec<Option<f64>> =
@@ -314,25 +273,13 @@ pub(super) fn slice_intervals(
                         interval(column.kind, &values, level, &name)
                     }
                     None => {
-                        let Some(j) = plan
-                            .stats
-                            .formula_metrics
-                            .iter()
-                            .position(|f| f.index() == m)
-                            .filter(|&j| plan.stats.formulas[j].tested)
-                        else {
+                        let Some(j) = plan.stats.tested_formula(MetricId::new(m)) else {
                             continue;
                         };
                         let units = Units::items(members.iter().map(|&i| table.observed_row(i)));
                         let label = format!("interval:{name}");
-                        resample::interval(&recipe, j, &units, point, level, &label).map(|found| {
-                            Interval {
-                                low: found.low,
-                                high: found.high,
-                                method: found.method.name(),
-                                level,
-                            }
-                        })
+                        resample::interval(&recipe, j, &units, point, level, &label)
+                            .map(|found| Interval::of(&found, level))
                     }
                 };
             }

@@ -41,6 +41,18 @@ pub struct Interval {
     pub level: f64,
 }
 
+impl Interval {
+    /// A bootstrap's or normal approximation's interval at `level`.
+    pub fn of(found: &bootstrap::Interval, level: f64) -> Interval {
+        Interval {
+            low: found.low,
+            high: found.high,
+            method: found.method.name(),
+            level,
+        }
+    }
+}
+
 /// The change of a metric (new − old) on the items two runs share.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChangeTest {
@@ -117,12 +129,7 @@ pub fn interval(
     }
     let stat = statistic(kind, values.iter().copied());
     let found = bootstrap::interval(&stat, level, REPLICATES, &format!("interval:{label}"), SEED)?;
-    Some(Interval {
-        low: found.low,
-        high: found.high,
-        method: found.method.name(),
-        level,
-    })
+    Some(Interval::of(&found, level))
 }
 
 /// The items' contributions as a ratio of sums (a sum or a count: a total).

@@ -102,6 +102,12 @@ pub struct StatsPlan {
 }
 
 impl StatsPlan {
+    /// The formula of `metric`, when it has one that is tested.
+    pub fn tested_formula(&self, metric: MetricId) -> Option<usize> {
+        let j = self.formula_metrics.iter().position(|m| *m == metric)?;
+        self.formulas[j].tested.then_some(j)
+    }
+
     /// Whether items keep anything for intervals and tests.
     pub fn keeps_values(&self) -> bool {
         !self.columns.is_empty() || !self.observed.is_empty()
