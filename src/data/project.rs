@@ -11,21 +11,38 @@ use crate::plan::{ProjectedField, Projection};
 
 /// Shares the short strings found inside lists (retrieved ids, citations): a corpus
 /// has far fewer distinct ids than a trace file has mentions of them. Capped, so a
-/// file of unique strings cannot grow it without bound.
+/// file of unique strings cannot grow it without bound, and switched off when few
+/// strings repeat (ids drawn from a large corpus): there it only costs a hash, a
+/// probe and a copy per string.
 #[derive(Default)]
 pub struct Interner {
     strings: std::collections::HashSet<Arc<str>, foldhash::fast::FixedState>,
+    looked_up: u64,
+    found: u64,
+    off: bool,
 }
 
 impl Interner {
     const MAX_LEN: usize = 32;
     const MAX_ENTRIES: usize = 1 << 20;
+    /// Looked-up strings before the share found is first judged (then at every
+    /// doubling), and the least share found that keeps it on.
+    const FIRST_CHECK: u64 = 1 << 16;
+    const MIN_FOUND_PER_16: u64 = 4;
 
     pub fn string(&mut self, s: &str) -> Arc<str> {
-        if s.len() > Self::MAX_LEN {
+        if s.len() > Self::MAX_LEN || self.off {
+            return Arc::from(s);
+        }
+        self.looked_up += 1;
+        let judged = self.looked_up >= Self::FIRST_CHECK && self.looked_up.is_power_of_two();
+        if judged && self.found * 16 < self.looked_up * Self::MIN_FOUND_PER_16 {
+            self.off = true;
+            self.strings = Default::default();
             return Arc::from(s);
         }
         if let Some(shared) = self.strings.get(s) {
+            self.found += 1;
             return shared.clone();
         }
         let shared: Arc<str> = Arc::from(s);

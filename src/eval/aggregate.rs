@@ -71,15 +71,17 @@ impl Accumulator {
         }
     }
 
-    /// Adds one item that passed the `where` filter. `value` is the argument's value
-    /// (`None` for `count()`). Null numbers are skipped, as in SQL.
+    /// What one item that passed the `where` filter gives the aggregate, without
+    /// adding it (`observe` adds it): `value` is the argument's value (`None` for
+    /// `count()`); null numbers are skipped, as in SQL. Every error an item can
+    /// give an aggregate is found here, so items scored out of order (a streamed
+    /// join) fold later, in item order, without failing.
     ///
-    /// Returns what the item gave the aggregate, which intervals resample and
-    /// item-values.jsonl keeps: 1 or 0 for a condition (`count`, `ratio`), the
-    /// number, the two labels, or the confidence and correctness; `Out` for a
-    /// skipped null.
-    pub fn add(&mut self, value: Option<Value>) -> Result<Observation, RuntimeErrorKind> {
-        let observation = match self {
+    /// The observation is what intervals resample and item-values.jsonl keeps:
+    /// 1 or 0 for a condition (`count`, `ratio`), the number, the two labels, or
+    /// the confidence and correctness; `Out` for a skipped null.
+    pub fn observation(&self, value: Option<Value>) -> Result<Observation, RuntimeErrorKind> {
+        Ok(match self {
             Accumulator::Count(_) | Accumulator::Ratio { .. } => {
                 Observation::Number(f64::from(u8::from(condition(value)?)))
             }
@@ -101,7 +103,13 @@ impl Accumulator {
                 _ => Observation::Out,
             },
             Accumulator::Track(_) => unreachable!("stability items are tracked with their key"),
-        };
+        })
+    }
+
+    /// Adds one item at once: its observation, observed.
+    #[cfg(test)]
+    pub fn add(&mut self, value: Option<Value>) -> Result<Observation, RuntimeErrorKind> {
+        let observation = self.observation(value)?;
         self.observe(&observation, 1)?;
         Ok(observation)
     }
@@ -346,6 +354,9 @@ fn calibrated(
 ) -> Result<Option<(f64, bool)>, RuntimeErrorKind> {
     match (confidence, correct) {
         (Value::Null, _) | (_, Value::Null) => Ok(None),
+        (Value::Number(c), Value::Bool(_)) if !(0.0..=1.0).contains(c) => {
+            Err(RuntimeErrorKind::ConfidenceOutOfRange { found: *c })
+        }
         (Value::Number(c), Value::Bool(ok)) => Ok(Some((*c, *ok))),
         (Value::Number(_), found) => Err(RuntimeErrorKind::AggregateNeedsBool {
             found: found.clone(),

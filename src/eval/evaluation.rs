@@ -16,6 +16,7 @@ use crate::eval::error::EvalError;
 use crate::eval::lookup::{load_lookup, Lookup};
 use crate::eval::outcome::{DatasetOutcome, Outcome};
 use crate::eval::pass::pass;
+use crate::eval::streamed;
 use crate::inputs::run_files::run_name_of_file;
 use crate::ir::{evaluate_on_record, DatasetId, ExprLocations, Record};
 use crate::plan::{Check, DatasetPlan, Plan};
@@ -37,6 +38,25 @@ pub fn evaluate(plan: &Plan, threads: usize) -> Result<Outcome, Vec<Diagnostic>>
                 None => Cow::Borrowed(dataset),
             })
             .collect();
+        let files = datasets
+            .iter()
+            .zip(&source.files)
+            .filter(|(_, file)| file.is_some())
+            .map(|(d, _)| (d.name.clone(), d.display_path.clone()))
+            .collect();
+        let mode = streamed::JoinMode::from_env();
+        if streamed::applies(plan, mode) {
+            match streamed::streamed_pass(plan, threads) {
+                Ok(result) => {
+                    passes.push((result, files));
+                    continue;
+                }
+                Err(streamed::Fallback) if mode == streamed::JoinMode::Stream => {
+                    eprintln!("note: EVALSPEC_JOIN=stream: the join falls back to a table");
+                }
+                Err(streamed::Fallback) => {}
+            }
+        }
         let mut own: Vec<Option<(Lookup, DatasetOutcome)>> =
             (0..plan.items_dataset.index()).map(|_| None).collect();
         for index in 0..plan.items_dataset.index() {
@@ -76,12 +96,6 @@ pub fn evaluate(plan: &Plan, threads: usize) -> Result<Outcome, Vec<Diagnostic>>
                 row.run = Some(name.clone());
             }
         }
-        let files = datasets
-            .iter()
-            .zip(&source.files)
-            .filter(|(_, file)| file.is_some())
-            .map(|(d, _)| (d.name.clone(), d.display_path.clone()))
-            .collect();
         passes.push((result, files));
     }
     combine(plan, &sources, passes)

@@ -2,6 +2,7 @@
 
 use std::collections::hash_map::Entry;
 use std::ops::ControlFlow;
+use std::sync::Arc;
 
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::value::{Key, Value};
@@ -55,11 +56,23 @@ pub(super) struct ItemChunk<'p> {
     /// Per item, its contribution to each metric computed from items.
     pub(super) values: ValueTable,
     /// The current item's contribution to each aggregate.
-    contributions: Vec<Observation>,
+    pub(super) contributions: Vec<Observation>,
     /// The current item's value of each shared filter or argument
     /// (`plan.shared`), once computed.
     shared: Vec<Option<Value>>,
+    /// The current item's value of each slice.
+    pub(super) slice_texts: Vec<Arc<str>>,
+    /// Per aggregate, the current item's value for a `stability` aggregate.
+    pub(super) tracked: Vec<Option<Value>>,
+    /// Whether the current item is an offender.
+    pub(super) offender: bool,
+    /// Every record is kept in `buffered` and scored later (a streamed join
+    /// scores items as the other dataset's records arrive).
+    pub(super) defer: bool,
 }
+
+/// Where an item failed to evaluate, in what, and why.
+pub(super) type ItemFailure = (Location, Within, RuntimeError);
 
 impl<'p> ItemChunk<'p> {
     pub(super) fn new(plan: &'p Plan, dataset: &'p DatasetPlan, lookups: &[&Lookup]) -> Self {
@@ -94,6 +107,10 @@ impl<'p> ItemChunk<'p> {
             values: ValueTable::new(plan),
             contributions: vec![Observation::Out; plan.aggregates.len()],
             shared: vec![None; plan.shared.ops.len()],
+            slice_texts: vec![Arc::from(""); plan.slices.len()],
+            tracked: vec![None; plan.aggregates.len()],
+            offender: false,
+            defer: false,
         }
     }
 
@@ -139,7 +156,7 @@ impl<'p> ItemChunk<'p> {
                 },
             },
         }
-        if dataset.duplicates == Duplicates::Last {
+        if self.defer || dataset.duplicates == Duplicates::Last {
             self.buffered.push((key, record));
             return Ok(ControlFlow::Continue(()));
         }
@@ -199,12 +216,21 @@ impl<'p> ItemChunk<'p> {
         }
     }
 
+    /// Scores the item and folds it in at once (items read in order).
     pub(super) fn evaluate(
         &mut self,
         records: &[Option<&Record>],
         key: Option<&Key>,
         line: u32,
-    ) -> Result<(), Box<(Location, Within, RuntimeError)>> {
+    ) -> Result<(), Box<ItemFailure>> {
+        self.score(records)?;
+        self.fold(key, line)
+    }
+
+    /// Computes what the item gives the run, into this chunk's scratch (the
+    /// derived values, slice values, contributions, tracked values and whether
+    /// it is an offender), without folding anything in.
+    pub(super) fn score(&mut self, records: &[Option<&Record>]) -> Result<(), Box<ItemFailure>> {
         let plan = self.plan;
         for (i, derived) in plan.derived.iter().enumerate() {
             let frame = Frame {
@@ -223,13 +249,10 @@ impl<'p> ItemChunk<'p> {
             derived: &self.derived,
             ..Frame::default()
         };
-        slices::place_item(plan, &frame, &mut self.slices, &mut self.places).map_err(
-            |(s, e)| {
-                let slice = &plan.slices[s];
-                Box::new((slice.at.clone(), Within::Slice(slice.name.clone()), e))
-            },
-        )?;
-        let keep_values = plan.stats.keeps_values();
+        slices::slice_texts(plan, &frame, &mut self.slice_texts).map_err(|(s, e)| {
+            let slice = &plan.slices[s];
+            Box::new((slice.at.clone(), Within::Slice(slice.name.clone()), e))
+        })?;
         // Each shared filter or argument is computed once for this item, when
         // the first aggregate that needs it asks.
         self.shared.iter_mut().for_each(|value| *value = None);
@@ -242,15 +265,16 @@ impl<'p> ItemChunk<'p> {
             shared[at] = Some(value.clone());
             Ok(value)
         };
-        for (i, (((aggregate, accumulator), routes), contribution)) in plan
+        for (i, (((aggregate, accumulator), contribution), tracked)) in plan
             .aggregates
             .iter()
-            .zip(&mut self.accumulators)
-            .zip(&self.routes)
+            .zip(&self.accumulators)
             .zip(&mut self.contributions)
+            .zip(&mut self.tracked)
             .enumerate()
         {
             *contribution = item_values::untouched(aggregate.function);
+            *tracked = None;
             let fail = |e: RuntimeError| {
                 let within = Within::Aggregate(aggregate.text.clone());
                 Box::new((aggregate.at.clone(), within, e))
@@ -270,21 +294,14 @@ impl<'p> ItemChunk<'p> {
                 None => None,
             };
             if aggregate.function == AggregateFn::Stability {
-                accumulator.track(key, value.unwrap_or(Value::Null));
+                *tracked = Some(value.unwrap_or(Value::Null));
                 continue;
             }
-            let fail_at = |kind| fail(RuntimeError::from(kind).or_at(aggregate.arg_at));
-            if !routes.is_empty() {
-                slices::add(&mut self.slices, &self.places, routes, &value).map_err(fail_at)?;
-            }
-            *contribution = accumulator.add(value).map_err(fail_at)?;
+            *contribution = accumulator
+                .observation(value)
+                .map_err(|kind| fail(RuntimeError::from(kind).or_at(aggregate.arg_at)))?;
         }
-        if keep_values {
-            item_values::push(&mut self.values, plan, key, &self.contributions);
-            let slices = self.places.iter().zip(&self.slices);
-            (self.values.slices).extend(slices.map(|(&place, fold)| fold.value_at(place).clone()));
-        }
-        let offender = match &plan.offenders {
+        self.offender = match &plan.offenders {
             Some(offenders) => {
                 let picked = evaluate(&offenders.when, &frame).map_err(|e| {
                     let within = Within::OffendersWhen(offenders.text.clone());
@@ -294,7 +311,42 @@ impl<'p> ItemChunk<'p> {
             }
             None => false,
         };
-        self.keep(offender, key, line);
+        Ok(())
+    }
+
+    /// Folds the scored item (this chunk's scratch, as `score` left it or as
+    /// restored) into the aggregates, slices, item values and reports.
+    pub(super) fn fold(&mut self, key: Option<&Key>, line: u32) -> Result<(), Box<ItemFailure>> {
+        let plan = self.plan;
+        slices::place_item(plan, &self.slice_texts, &mut self.slices, &mut self.places);
+        for (i, (((aggregate, accumulator), routes), contribution)) in plan
+            .aggregates
+            .iter()
+            .zip(&mut self.accumulators)
+            .zip(&self.routes)
+            .zip(&self.contributions)
+            .enumerate()
+        {
+            if let Some(value) = self.tracked[i].take() {
+                accumulator.track(key, value);
+                continue;
+            }
+            let fail = |kind| {
+                let within = Within::Aggregate(aggregate.text.clone());
+                let error = RuntimeError::from(kind).or_at(aggregate.arg_at);
+                Box::new((aggregate.at.clone(), within, error))
+            };
+            if !routes.is_empty() {
+                slices::add(&mut self.slices, &self.places, routes, contribution).map_err(fail)?;
+            }
+            accumulator.observe(contribution, 1).map_err(fail)?;
+        }
+        if plan.stats.keeps_values() {
+            item_values::push(&mut self.values, plan, key, &self.contributions);
+            let slices = self.places.iter().zip(&self.slices);
+            (self.values.slices).extend(slices.map(|(&place, fold)| fold.value_at(place).clone()));
+        }
+        self.keep(self.offender, key, line);
         Ok(())
     }
 

@@ -22,10 +22,12 @@ mod outcome;
 mod pass;
 pub mod resample;
 mod run_stats;
+mod scored;
 mod significance;
 mod slice_gates;
 mod slices;
 pub mod stats;
+mod streamed;
 
 pub use across_runs::per_run_name;
 pub use aggregate::{percentile, Confusion};

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::base::diagnostic::Diagnostic;
 use crate::base::value::{Key, Value};
-use crate::data::{read_chunked, Chunk};
+use crate::data::{read_chunked, Chunk, ReadStats};
 use crate::eval::aggregate::Accumulator;
 use crate::eval::error::{EvalError, EvalWarning};
 use crate::eval::item::{ItemChunk, MAX_ITEM_ERRORS};
@@ -55,23 +55,37 @@ pub(super) fn pass(
     for (outcome, matched) in outcomes.iter_mut().zip(&streamed.matched) {
         outcome.unmatched = matched.iter().filter(|m| !**m).count();
     }
-    let dataset_records: Vec<Value> = tables
-        .iter()
-        .map(|l| l.records.len())
-        .chain([outcomes[plan.items_dataset.index()].read.records])
-        .map(|n| Value::Number(n as f64))
-        .collect();
-    Ok(Pass {
-        datasets: outcomes,
-        items: streamed.count,
-        accumulators: streamed.accumulators,
-        dataset_records,
-        label_counts: streamed.label_counts,
-        rows: streamed.rows,
-        offenders: streamed.offenders,
-        slices: streamed.slices,
-        values: streamed.values,
-    })
+    let table_sizes: Vec<usize> = tables.iter().map(|l| l.records.len()).collect();
+    Ok(Pass::of(plan, outcomes, &table_sizes, streamed))
+}
+
+impl Pass {
+    /// The pass from its datasets' outcomes, the looked-up tables' sizes (one
+    /// record per key) and the items' contribution.
+    pub(super) fn of(
+        plan: &Plan,
+        outcomes: Vec<DatasetOutcome>,
+        table_sizes: &[usize],
+        items: Items,
+    ) -> Pass {
+        let dataset_records: Vec<Value> = table_sizes
+            .iter()
+            .copied()
+            .chain([outcomes[plan.items_dataset.index()].read.records])
+            .map(|n| Value::Number(n as f64))
+            .collect();
+        Pass {
+            datasets: outcomes,
+            items: items.count,
+            accumulators: items.accumulators,
+            dataset_records,
+            label_counts: items.label_counts,
+            rows: items.rows,
+            offenders: items.offenders,
+            slices: items.slices,
+            values: items.values,
+        }
+    }
 }
 
 /// The items' contribution, merged over chunks.
@@ -113,6 +127,21 @@ pub(super) fn stream_items(
             chunk.state.item(lookups, key.as_ref(), record);
         }
     }
+    merge_items(plan, dataset, chunks, read, lookups.len(), outcomes)
+}
+
+/// Merges the chunks of items in file order: reports what a single reader would
+/// have (errors in line order, up to the first stop), else folds the chunks'
+/// contributions together and fills in the items dataset's outcome and, per
+/// looked-up dataset (`lookups` of them), its missing and skipped items.
+pub(super) fn merge_items<'p>(
+    plan: &'p Plan,
+    dataset: &DatasetPlan,
+    mut chunks: Vec<Chunk<ItemChunk<'p>>>,
+    read: ReadStats,
+    lookups: usize,
+    outcomes: &mut [DatasetOutcome],
+) -> Result<Items, Vec<Diagnostic>> {
     let first_duplicate = (dataset.duplicates == Duplicates::Error)
         .then(|| first_duplicate(dataset, &chunks))
         .flatten();
@@ -169,12 +198,12 @@ pub(super) fn stream_items(
         for (a, b) in total.matched.iter_mut().zip(part.matched) {
             a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
         }
-        for i in 0..lookups.len() {
+        for i in 0..lookups {
             total.missing[i] += part.missing[i];
             total.skipped[i] += part.skipped[i];
         }
     }
-    for (i, outcome) in outcomes.iter_mut().enumerate().take(lookups.len()) {
+    for (i, outcome) in outcomes.iter_mut().enumerate().take(lookups) {
         outcome.missing = total.missing[i];
         outcome.skipped_items = total.skipped[i];
     }

@@ -9,7 +9,7 @@ use crate::base::diagnostic::Diagnostic;
 use crate::base::natural::natural_cmp;
 use crate::base::value::{slice_text, Value};
 use crate::eval::across_runs::metric_value;
-use crate::eval::aggregate::Accumulator;
+use crate::eval::aggregate::{Accumulator, Observation};
 use crate::eval::keys::FastMap;
 use crate::eval::stats::Interval;
 use crate::ir::{evaluate, Frame, RuntimeError};
@@ -88,14 +88,13 @@ pub(super) fn routes(plan: &Plan) -> Vec<Vec<(usize, usize)>> {
     routes
 }
 
-/// Puts the item (its derived values in `frame`) in one value of each slice:
-/// `places[s]` is its entry in `folds[s]`. Fails on a slice that does not
-/// evaluate, or gives a list or an object.
-pub(super) fn place_item(
+/// The item's value of each slice (its derived values in `frame`), as text:
+/// `texts[s]` for slice `s`. Fails on a slice that does not evaluate, or gives
+/// a list or an object.
+pub(super) fn slice_texts(
     plan: &Plan,
     frame: &Frame<'_>,
-    folds: &mut [SliceFold],
-    places: &mut [usize],
+    texts: &mut [Arc<str>],
 ) -> Result<(), (usize, RuntimeError)> {
     for (s, slice) in plan.slices.iter().enumerate() {
         let value = evaluate(&slice.op, frame).map_err(|e| (s, e))?;
@@ -103,20 +102,32 @@ pub(super) fn place_item(
             let kind = RuntimeErrorKind::SliceNotScalar { found: value };
             return Err((s, RuntimeError::from(kind)));
         };
-        places[s] = folds[s].place(plan, slice, text);
+        texts[s] = text;
     }
     Ok(())
 }
 
-/// Adds an aggregate's value for the item to the slices that fold it.
+/// Puts the item in its value of each slice: `places[s]` is its entry in `folds[s]`.
+pub(super) fn place_item(
+    plan: &Plan,
+    texts: &[Arc<str>],
+    folds: &mut [SliceFold],
+    places: &mut [usize],
+) {
+    for (s, slice) in plan.slices.iter().enumerate() {
+        places[s] = folds[s].place(plan, slice, texts[s].clone());
+    }
+}
+
+/// Adds what the item gave an aggregate to the slices that fold it.
 pub(super) fn add(
     folds: &mut [SliceFold],
     places: &[usize],
     routes: &[(usize, usize)],
-    value: &Option<Value>,
+    observation: &Observation,
 ) -> Result<(), RuntimeErrorKind> {
     for &(s, position) in routes {
-        folds[s].values[places[s]].accumulators[position].add(value.clone())?;
+        folds[s].values[places[s]].accumulators[position].observe(observation, 1)?;
     }
     Ok(())
 }

@@ -11,7 +11,7 @@ macro_rules! id {
         pub struct $name(usize);
 
         impl $name {
-            pub fn new(index: usize) -> Self {
+            pub const fn new(index: usize) -> Self {
                 Self(index)
             }
 

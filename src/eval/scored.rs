@@ -1,0 +1,261 @@
+//! A scored item kept compactly until it is folded in. A streamed join scores
+//! items out of order, as the streamed dataset's records arrive (a later record
+//! of a key replacing an earlier one's score), and folds them in item order at
+//! the end, so that every number and file is what reading in order gives. What
+//! the fold reads of an item is saved here: a byte per condition (`ratio`,
+//! `count`), nine per other number, the label and the items report's values;
+//! the values shown of offenders only for the first few (`Shown`).
+
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::base::natural::key_order;
+use crate::base::value::{Key, Value};
+use crate::eval::aggregate::Observation;
+use crate::eval::item::ItemChunk;
+use crate::library::aggregates::AggregateFn;
+use crate::plan::Plan;
+
+/// Where one item's score starts in a [`ScoreArena`].
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Saved {
+    bytes: usize,
+    values: usize,
+}
+
+/// The derived values the fold reads: the label and the items report's columns
+/// of every item (kept with its score), and the values shown of an offender
+/// (kept in [`Shown`], for the first few only).
+pub(super) struct Layout {
+    always: Vec<usize>,
+    shown: Vec<usize>,
+}
+
+impl Layout {
+    pub(super) fn of(plan: &Plan) -> Self {
+        let mut always: Vec<usize> = plan.label_slot.iter().map(|s| s.index()).collect();
+        if plan.keep_items {
+            always.extend(plan.item_columns.iter().map(|c| c.slot.index()));
+        }
+        always.sort_unstable();
+        always.dedup();
+        let mut shown: Vec<usize> = (plan.offenders.iter())
+            .flat_map(|o| o.show.iter().map(|(_, slot)| slot.index()))
+            .filter(|slot| !always.contains(slot))
+            .collect();
+        shown.sort_unstable();
+        shown.dedup();
+        Layout { always, shown }
+    }
+}
+
+/// An item's place in the order reports list offenders in (its key, then line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Rank<'a> {
+    pub(super) key: Option<&'a Key>,
+    pub(super) line: u32,
+    /// The item's number, for items on one line (a JSON array's).
+    pub(super) item: u32,
+}
+
+impl Ord for Rank<'_> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        key_order(self.key, other.key)
+            .then(self.line.cmp(&other.line))
+            .then(self.item.cmp(&other.item))
+    }
+}
+
+impl PartialOrd for Rank<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// The values shown of the first offenders in report order, kept while scores
+/// arrive: a bounded number, so that memory does not grow with the offenders.
+/// An offender's later score (`duplicates: last`) replaces or removes its
+/// entry; an offender that was dropped and turns out to be needed after all is
+/// found when folding (`values` gives `None`).
+pub(super) struct Shown<'a> {
+    entries: BTreeMap<Rank<'a>, Vec<Value>>,
+    capacity: usize,
+}
+
+impl<'a> Shown<'a> {
+    /// Room for the `limit` shown and a margin for offenders that a later score clears.
+    pub(super) fn new(plan: &Plan) -> Self {
+        let limit = plan.offenders.as_ref().map_or(0, |o| o.limit);
+        Shown {
+            entries: BTreeMap::new(),
+            capacity: limit.saturating_add(64),
+        }
+    }
+
+    /// Records the item at `rank` that `chunk` has just scored.
+    pub(super) fn score(&mut self, layout: &Layout, rank: Rank<'a>, chunk: &ItemChunk<'_>) {
+        if layout.shown.is_empty() {
+            return;
+        }
+        // Past the last entry kept when full: neither kept now nor before.
+        let full = self.entries.len() == self.capacity;
+        if full
+            && self
+                .entries
+                .last_key_value()
+                .is_some_and(|(last, _)| rank > *last)
+        {
+            return;
+        }
+        self.entries.remove(&rank);
+        if !chunk.offender {
+            return;
+        }
+        if self.entries.len() == self.capacity {
+            match self.entries.last_key_value() {
+                Some((last, _)) if *last > rank => {
+                    self.entries.pop_last();
+                }
+                _ => return,
+            }
+        }
+        let values = layout.shown.iter().map(|&slot| chunk.derived[slot].clone());
+        self.entries.insert(rank, values.collect());
+    }
+
+    /// Puts the values shown of the offender at `rank` back into `chunk`;
+    /// false if they were not kept.
+    pub(super) fn restore(
+        &self,
+        layout: &Layout,
+        rank: &Rank<'a>,
+        chunk: &mut ItemChunk<'_>,
+    ) -> bool {
+        if layout.shown.is_empty() {
+            return true;
+        }
+        let Some(values) = self.entries.get(rank) else {
+            return false;
+        };
+        for (&slot, value) in layout.shown.iter().zip(values) {
+            chunk.derived[slot] = value.clone();
+        }
+        true
+    }
+}
+
+/// Scores, one after another: observations in `bytes`, values in `values`.
+#[derive(Default)]
+pub(super) struct ScoreArena {
+    bytes: Vec<u8>,
+    values: Vec<Value>,
+}
+
+const OUT: u8 = 0;
+const ZERO: u8 = 1;
+const ONE: u8 = 2;
+const NUMBER: u8 = 3;
+const LABELS: u8 = 4;
+const CALIBRATED: u8 = 5;
+const TRACKED: u8 = 6;
+
+impl ScoreArena {
+    /// Saves the item `chunk` has just scored.
+    pub(super) fn save(&mut self, layout: &Layout, chunk: &ItemChunk<'_>) -> Saved {
+        let at = Saved {
+            bytes: self.bytes.len(),
+            values: self.values.len(),
+        };
+        for (observation, tracked) in chunk.contributions.iter().zip(&chunk.tracked) {
+            if let Some(value) = tracked {
+                self.bytes.push(TRACKED);
+                self.values.push(value.clone());
+                continue;
+            }
+            match observation {
+                Observation::Out => self.bytes.push(OUT),
+                // By bits: -0.0 must come back as -0.0.
+                Observation::Number(x) if x.to_bits() == 0f64.to_bits() => self.bytes.push(ZERO),
+                Observation::Number(x) if x.to_bits() == 1f64.to_bits() => self.bytes.push(ONE),
+                Observation::Number(x) => {
+                    self.bytes.push(NUMBER);
+                    self.bytes.extend(x.to_le_bytes());
+                }
+                Observation::Labels(a, b) => {
+                    self.bytes.push(LABELS);
+                    self.values.push(Value::String(a.clone()));
+                    self.values.push(Value::String(b.clone()));
+                }
+                Observation::Calibrated(confidence, correct) => {
+                    self.bytes.push(CALIBRATED);
+                    self.bytes.extend(confidence.to_le_bytes());
+                    self.bytes.push(u8::from(*correct));
+                }
+            }
+        }
+        self.bytes.push(u8::from(chunk.offender));
+        let texts = chunk.slice_texts.iter().cloned().map(Value::String);
+        self.values.extend(texts);
+        let kept = layout
+            .always
+            .iter()
+            .map(|&slot| chunk.derived[slot].clone());
+        self.values.extend(kept);
+        at
+    }
+
+    /// Puts the score saved at `at` back into `chunk`, as `score` left it.
+    pub(super) fn restore(&self, layout: &Layout, at: Saved, chunk: &mut ItemChunk<'_>) {
+        let (mut b, mut v) = (at.bytes, at.values);
+        let plan = chunk.plan;
+        let number = |b: usize| {
+            let bytes: [u8; 8] = self.bytes[b..b + 8].try_into().expect("eight bytes");
+            f64::from_le_bytes(bytes)
+        };
+        for (i, aggregate) in plan.aggregates.iter().enumerate() {
+            let tag = self.bytes[b];
+            b += 1;
+            chunk.tracked[i] = None;
+            chunk.contributions[i] = match tag {
+                OUT => Observation::Out,
+                ZERO => Observation::Number(0.0),
+                ONE => Observation::Number(1.0),
+                NUMBER => {
+                    b += 8;
+                    Observation::Number(number(b - 8))
+                }
+                LABELS => {
+                    v += 2;
+                    Observation::Labels(text(&self.values[v - 2]), text(&self.values[v - 1]))
+                }
+                CALIBRATED => {
+                    b += 9;
+                    Observation::Calibrated(number(b - 9), self.bytes[b - 1] == 1)
+                }
+                _ => {
+                    chunk.tracked[i] = Some(self.values[v].clone());
+                    v += 1;
+                    debug_assert_eq!(aggregate.function, AggregateFn::Stability);
+                    Observation::Out
+                }
+            };
+        }
+        chunk.offender = self.bytes[b] == 1;
+        for text_slot in chunk.slice_texts.iter_mut() {
+            *text_slot = text(&self.values[v]);
+            v += 1;
+        }
+        for &slot in &layout.always {
+            chunk.derived[slot] = self.values[v].clone();
+            v += 1;
+        }
+    }
+}
+
+fn text(value: &Value) -> Arc<str> {
+    match value {
+        Value::String(text) => text.clone(),
+        _ => Arc::from(""),
+    }
+}

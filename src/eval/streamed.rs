@@ -1,0 +1,349 @@
+//! Score as you stream. When the items dataset is joined to a single other
+//! dataset (a gold set and its traces), the items are read into memory first and
+//! the other dataset is streamed past them in parallel chunks: each record scores
+//! the items of its key at once and is dropped, and only the score is kept
+//! (`scored`), a later record of a key replacing an earlier one's under
+//! `duplicates: last`. The scores are folded in item order at the end, so every
+//! number and file is byte for byte what the ordinary pass (`pass`), which keeps
+//! the joined dataset as a table, gives. Memory holds the items and a few bytes
+//! per item, never the streamed records.
+//!
+//! Only a clean run is done this way. Anything the ordinary pass would report (a
+//! malformed record, a repeated key under `duplicates: error`, an item that does
+//! not evaluate) gives [`Fallback`], and the caller runs the ordinary pass, which
+//! reports it exactly as always, in line order.
+
+use std::ops::ControlFlow;
+
+use crate::base::value::Key;
+use crate::data::{read_chunked, validate, Flow};
+use crate::eval::item::ItemChunk;
+use crate::eval::keys::{duplicate_error, key_of, FastMap};
+use crate::eval::outcome::DatasetOutcome;
+use crate::eval::outcome::ItemRow;
+use crate::eval::pass::{first_duplicate, merge_items, Pass};
+use crate::eval::scored::{Layout, Rank, Saved, ScoreArena, Shown};
+use crate::ir::{DatasetId, Record};
+use crate::plan::{DatasetPlan, Plan};
+use crate::spec::{Duplicates, Join};
+
+/// The streamed pass cannot say what the ordinary pass would: run that instead.
+pub(super) struct Fallback;
+
+/// How the items are joined: `EVALSPEC_JOIN` set to `table` keeps the other
+/// dataset as a table (the ordinary pass), `stream` streams it whenever the
+/// plan allows and says on standard error when it falls back; unset, the
+/// smaller file is kept in memory. For tests and benchmarks that compare the two.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum JoinMode {
+    Auto,
+    Table,
+    Stream,
+}
+
+impl JoinMode {
+    pub(super) fn from_env() -> Self {
+        match std::env::var("EVALSPEC_JOIN").as_deref() {
+            Ok("table") => JoinMode::Table,
+            Ok("stream") => JoinMode::Stream,
+            _ => JoinMode::Auto,
+        }
+    }
+}
+
+/// Whether to stream: `plan` joins its items to exactly one other dataset, read
+/// once, and (unless `mode` says) the items' file is no larger than the other's.
+pub(super) fn applies(plan: &Plan, mode: JoinMode) -> bool {
+    if plan.has_runs() || plan.items_dataset.index() != 1 || mode == JoinMode::Table {
+        return false;
+    }
+    let size = |d: &DatasetPlan| std::fs::metadata(&d.path).map(|m| m.len()).ok();
+    match (size(&plan.datasets[1]), size(&plan.datasets[0])) {
+        _ if mode == JoinMode::Stream => true,
+        (Some(items), Some(streamed)) => items <= streamed,
+        _ => false,
+    }
+}
+
+/// The items in memory, by key: which items each key of the streamed dataset scores.
+struct ItemIndex<'a> {
+    records: Vec<&'a Record>,
+    keys: Vec<Option<&'a Key>>,
+    /// Each distinct item key's id.
+    ids: FastMap<Key, u32>,
+    /// Per key id, its first item; per item, the next item of its key.
+    first: Vec<u32>,
+    next: Vec<u32>,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl<'a> ItemIndex<'a> {
+    fn of(chunks: &'a [Vec<(Option<Key>, Record)>]) -> Result<Self, Fallback> {
+        let count: usize = chunks.iter().map(Vec::len).sum();
+        // Item numbers are u32s; NONE is kept free.
+        if count >= NONE as usize {
+            return Err(Fallback);
+        }
+        let mut index = ItemIndex {
+            records: Vec::with_capacity(count),
+            keys: Vec::with_capacity(count),
+            ids: FastMap::with_capacity_and_hasher(count, Default::default()),
+            first: Vec::new(),
+            next: vec![NONE; count],
+        };
+        // Items of a key are chained in reverse, then each chain is turned round.
+        let mut last: Vec<u32> = Vec::new();
+        for (key, record) in chunks.iter().flatten() {
+            let item = index.records.len() as u32;
+            index.records.push(record);
+            index.keys.push(key.as_ref());
+            let Some(key) = key else { continue };
+            match index.ids.get(key) {
+                Some(&id) => {
+                    index.next[last[id as usize] as usize] = item;
+                    last[id as usize] = item;
+                }
+                None => {
+                    index.ids.insert(key.clone(), index.first.len() as u32);
+                    index.first.push(item);
+                    last.push(item);
+                }
+            }
+        }
+        Ok(index)
+    }
+
+    fn rank(&self, item: u32) -> Rank<'a> {
+        Rank {
+            key: self.keys[item as usize],
+            line: self.records[item as usize].line,
+            item,
+        }
+    }
+
+    fn items_of(&self, id: u32) -> impl Iterator<Item = u32> + '_ {
+        std::iter::successors(Some(self.first[id as usize]), |&item| {
+            Some(self.next[item as usize]).filter(|&n| n != NONE)
+        })
+    }
+}
+
+/// One chunk of the streamed dataset: its records' scores and what it saw of keys.
+struct Part<'p, 'a> {
+    scorer: ItemChunk<'p>,
+    arena: ScoreArena,
+    shown: Shown<'a>,
+    /// Per item key id: the line it was first seen on in this chunk (0: not seen).
+    seen: Vec<u32>,
+    /// Keys no item has, with the line first seen on.
+    unmatched: FastMap<Key, u32>,
+    keyless: usize,
+    duplicates: usize,
+    /// Items scored, in the order scored (a later score of an item replaces an earlier one).
+    scored: Vec<(u32, Saved)>,
+    /// An item did not evaluate.
+    failed: bool,
+}
+
+struct Streamed<'a, 'p> {
+    plan: &'p Plan,
+    dataset: &'p DatasetPlan,
+    index: &'a ItemIndex<'a>,
+    layout: &'a Layout,
+}
+
+impl<'a, 'p> Streamed<'a, 'p> {
+    const ID: DatasetId = DatasetId::new(0);
+
+    fn part(&self, items: &'p DatasetPlan) -> Part<'p, 'a> {
+        Part {
+            scorer: ItemChunk::new(self.plan, items, &[]),
+            arena: ScoreArena::default(),
+            shown: Shown::new(self.plan),
+            seen: vec![0; self.index.first.len()],
+            unmatched: FastMap::default(),
+            keyless: 0,
+            duplicates: 0,
+            scored: Vec::new(),
+            failed: false,
+        }
+    }
+
+    /// One record of the streamed dataset: scores the items of its key.
+    fn record(&self, part: &mut Part<'p, 'a>, record: Record) -> Flow {
+        let (plan, dataset) = (self.plan, self.dataset);
+        validate(dataset, Self::ID, &record, &plan.locations)?;
+        let Some(key) = key_of(dataset, Self::ID, &record, &plan.locations)? else {
+            part.keyless += 1;
+            return Ok(ControlFlow::Continue(()));
+        };
+        let first_line = match self.index.ids.get(&key) {
+            Some(&id) => match part.seen[id as usize] {
+                0 => {
+                    part.seen[id as usize] = record.line.max(1);
+                    None
+                }
+                line => Some((id, line)),
+            }
+            .map_or(Ok(Some(id)), |(_, line)| Err(line)),
+            None => match part.unmatched.get(&key) {
+                Some(&line) => Err(line),
+                None => {
+                    part.unmatched.insert(key.clone(), record.line.max(1));
+                    Ok(None)
+                }
+            },
+        };
+        let id = match first_line {
+            Ok(id) => id,
+            Err(first) => {
+                part.duplicates += 1;
+                match dataset.duplicates {
+                    Duplicates::Error => {
+                        return Err(duplicate_error(dataset, &key, first, record.line))
+                    }
+                    Duplicates::First | Duplicates::Keep => return Ok(ControlFlow::Continue(())),
+                    // Scored again; the merge keeps the later score.
+                    Duplicates::Last => self.index.ids.get(&key).copied(),
+                }
+            }
+        };
+        let Some(id) = id else {
+            return Ok(ControlFlow::Continue(()));
+        };
+        for item in self.index.items_of(id) {
+            let records = [Some(&record), Some(self.index.records[item as usize])];
+            if part.scorer.score(&records).is_err() {
+                part.failed = true;
+                return Ok(ControlFlow::Break(()));
+            }
+            let saved = part.arena.save(self.layout, &part.scorer);
+            part.scored.push((item, saved));
+            (part.shown).score(self.layout, self.index.rank(item), &part.scorer);
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+}
+
+/// The pass, with the looked-up dataset streamed; see the module's comment.
+pub(super) fn streamed_pass(plan: &Plan, threads: usize) -> Result<Pass, Fallback> {
+    let (dataset, items_dataset) = (&plan.datasets[0], &plan.datasets[1]);
+    // `first` and `last` need to see every earlier key: one chunk (as `pass`).
+    let item_threads = match items_dataset.duplicates {
+        Duplicates::Keep | Duplicates::Error => threads,
+        Duplicates::First | Duplicates::Last => 1,
+    };
+    let make = || {
+        let mut chunk = ItemChunk::new(plan, items_dataset, &[]);
+        chunk.defer = true;
+        chunk
+    };
+    let (mut chunks, items_read) =
+        read_chunked(items_dataset, item_threads, make, |chunk, record| {
+            chunk.record(&[], record)
+        })
+        .map_err(|_| Fallback)?;
+    let repeated = items_dataset.duplicates == Duplicates::Error
+        && first_duplicate(items_dataset, &chunks).is_some();
+    if repeated || chunks.iter().any(|c| c.stop.is_some()) {
+        return Err(Fallback);
+    }
+    let buffered: Vec<Vec<(Option<Key>, Record)>> = (chunks.iter_mut())
+        .map(|c| std::mem::take(&mut c.state.buffered))
+        .collect();
+    let index = ItemIndex::of(&buffered)?;
+    let layout = Layout::of(plan);
+    let streamed = Streamed {
+        plan,
+        dataset,
+        index: &index,
+        layout: &layout,
+    };
+    let (parts, read) = read_chunked(
+        dataset,
+        threads,
+        || streamed.part(items_dataset),
+        |part, record| streamed.record(part, record),
+    )
+    .map_err(|_| Fallback)?;
+    if parts.iter().any(|p| p.stop.is_some() || p.state.failed) {
+        return Err(Fallback);
+    }
+    let parts: Vec<Part<'_, '_>> = parts.into_iter().map(|p| p.state).collect();
+
+    // The chunks in file order: what one reader would have kept of each key.
+    let mut outcome = DatasetOutcome {
+        read,
+        ..DatasetOutcome::default()
+    };
+    let mut seen = vec![false; index.first.len()];
+    let mut unmatched: FastMap<&Key, ()> = FastMap::default();
+    let mut winners: Vec<Option<(u32, Saved)>> = vec![None; index.records.len()];
+    for (p, part) in parts.iter().enumerate() {
+        outcome.keyless += part.keyless;
+        outcome.duplicates += part.duplicates;
+        let mut repeats = 0;
+        for (&line, earlier) in part.seen.iter().zip(&mut seen) {
+            if line != 0 {
+                repeats += usize::from(std::mem::replace(earlier, true));
+            }
+        }
+        for key in part.unmatched.keys() {
+            repeats += usize::from(unmatched.insert(key, ()).is_some());
+        }
+        if repeats > 0 && dataset.duplicates == Duplicates::Error {
+            return Err(Fallback);
+        }
+        outcome.duplicates += repeats;
+        for &(item, saved) in &part.scored {
+            let winner = &mut winners[item as usize];
+            if dataset.duplicates == Duplicates::Last || winner.is_none() {
+                *winner = Some((p as u32, saved));
+            }
+        }
+    }
+    outcome.unmatched = unmatched.len();
+    let table_size = seen.iter().filter(|s| **s).count() + unmatched.len();
+
+    // Every item folded in item order, into the chunk it was read in.
+    // Offenders whose shown values were dropped: the run cannot list them.
+    let mut unshown: FastMap<(u32, Option<&Key>), ()> = FastMap::default();
+    let mut winners = winners.into_iter().enumerate();
+    for (chunk, items) in chunks.iter_mut().zip(&buffered) {
+        let state = &mut chunk.state;
+        for (key, record) in items {
+            let (item, winner) = winners.next().expect("a winner slot per item");
+            match winner {
+                Some((p, saved)) => {
+                    let part = &parts[p as usize];
+                    part.arena.restore(&layout, saved, state);
+                    let rank = index.rank(item as u32);
+                    if state.offender && !part.shown.restore(&layout, &rank, state) {
+                        unshown.insert((record.line, key.as_ref()), ());
+                    }
+                }
+                None => {
+                    outcome.missing += 1;
+                    if dataset.join == Join::Inner {
+                        outcome.skipped_items += 1;
+                        continue;
+                    }
+                    state.score(&[None, Some(record)]).map_err(|_| Fallback)?;
+                }
+            }
+            state.count += 1;
+            state
+                .fold(key.as_ref(), record.line)
+                .map_err(|_| Fallback)?;
+        }
+    }
+    let mut outcomes = vec![outcome, DatasetOutcome::default()];
+    let items = merge_items(plan, items_dataset, chunks, items_read, 0, &mut outcomes)
+        .map_err(|_| Fallback)?;
+    let listed = |row: &ItemRow| unshown.contains_key(&(row.line, row.key.as_ref()));
+    if items.offenders.iter().any(listed) {
+        return Err(Fallback);
+    }
+    Ok(Pass::of(plan, outcomes, &[table_size], items))
+}

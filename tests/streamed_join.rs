@@ -1,0 +1,287 @@
+//! Score as you stream: a spec that joins its items to one other dataset streams
+//! that dataset past the items in memory instead of keeping it as a table. The two
+//! ways give the same bytes (every report, item values, stdout and stderr) under
+//! every duplicates policy and join, for any thread count, including offenders
+//! whose later record clears them; a run the streamed join cannot finish (a bad
+//! record, a repeated key, an item that does not evaluate) falls back to the
+//! table and reports exactly what the table gives.
+
+mod support;
+
+use std::path::Path;
+
+use support::{evalspec_with_env, write, Output};
+
+fn spec(trace_duplicates: &str, join: &str, gold_duplicates: &str) -> String {
+    format!(
+        r#"name: streamed
+version: 1.0.0
+items: gold
+datasets:
+  gold: {{path: gold.jsonl, key: qid, duplicates: {gold_duplicates}}}
+  trace: {{path: trace.jsonl, key: qid, duplicates: {trace_duplicates}, join: {join}}}
+fields:
+  answer: trace.answer ?? ""
+  correct: answer == gold.answer
+  score: trace.score
+labels:
+  - RIGHT: correct
+  - WRONG: true
+slices:
+  topic: gold.topic
+offenders:
+  when: not correct
+  show: [answer, score]
+  limit: 3
+metrics:
+  accuracy: {{expr: ratio(correct), better: higher, by: topic}}
+  n: count()
+  mean_score: mean(score)
+  p90: percentile(score, 90)
+  kappa: kappa(answer, gold.answer)
+  ece: ece(trace.conf, correct, 5)
+  traces: records(trace)
+gates:
+  accuracy: {{expr: accuracy >= 0.1}}
+reports: [json, markdown, items, junit]
+"#
+    )
+}
+
+/// Gold items and traces: traces out of order, some repeated (a later retry that
+/// flips the answer, also of the first items in key order, which are offenders
+/// until their retry), some missing, some for no item, some without a key.
+fn data(dir: &Path, items: usize) {
+    let mut gold = String::new();
+    for i in 0..items {
+        gold.push_str(&format!(
+            "{{\"qid\": \"q{i:05}\", \"answer\": \"a{}\", \"topic\": \"t{}\"}}\n",
+            i % 7,
+            i % 3
+        ));
+    }
+    let mut trace = String::new();
+    let line = |trace: &mut String, i: usize, answer: usize| {
+        trace.push_str(&format!(
+            "{{\"qid\": \"q{i:05}\", \"answer\": \"a{answer}\", \"score\": {}, \"conf\": {}}}\n",
+            (i * 37) % 101,
+            ((i * 13) % 100) as f64 / 100.0
+        ));
+    };
+    for block in (0..items).step_by(10) {
+        for i in (block..(block + 10).min(items)).rev() {
+            if i % 23 == 5 {
+                continue; // missing
+            }
+            line(&mut trace, i, if i % 4 == 0 { 1 } else { i % 7 });
+        }
+        if block % 50 == 0 {
+            trace.push_str(&format!("{{\"qid\": \"zz{block}\", \"answer\": \"a0\"}}\n"));
+            trace.push_str("{\"answer\": \"a0\"}\n");
+        }
+    }
+    // Retries, last in the file: right where the first answer was wrong.
+    for i in (0..items).filter(|i| i % 4 == 0 || i % 97 == 3) {
+        line(&mut trace, i, i % 7);
+    }
+    write(dir, "gold.jsonl", &gold);
+    write(dir, "trace.jsonl", &trace);
+}
+
+/// Every file a run wrote into `out`, by name.
+fn written(dir: &Path, out: &str) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.join(out))
+        .map(|entries| {
+            entries
+                .map(|e| e.unwrap().path())
+                .map(|p| {
+                    let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                    (name, std::fs::read(&p).unwrap())
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// Runs `spec.yaml` with the join `mode` and `threads`; its output and files.
+fn run(dir: &Path, mode: &str, threads: usize) -> (Output, Vec<(String, Vec<u8>)>) {
+    let out = format!("out-{mode}-{threads}");
+    let _ = std::fs::remove_dir_all(dir.join(&out));
+    let threads = threads.to_string();
+    let env = [
+        ("EVALSPEC_JOIN", mode),
+        ("EVALSPEC_MIN_CHUNK_BYTES", "4096"),
+    ];
+    let args = ["run", "spec.yaml", "--out", &out, "--threads", &threads];
+    let output = evalspec_with_env(dir, &env, &args);
+    let files = written(dir, &out);
+    let output = Output {
+        stdout: output.stdout.replace(&out, "OUT"),
+        ..output
+    };
+    (output, files)
+}
+
+/// The streamed join gives what the table gives, for 1 and 3 threads; returns
+/// the table's output and stderr with the streamed join on 1 and 3 threads
+/// (which says if it fell back).
+fn assert_same_both_ways(dir: &Path) -> (Output, String) {
+    let (table, table_files) = run(dir, "table", 1);
+    let mut streamed_stderr = String::new();
+    for threads in [1, 3] {
+        let (streamed, files) = run(dir, "stream", threads);
+        let note = "note: EVALSPEC_JOIN=stream: the join falls back to a table\n";
+        assert_eq!(table.code, streamed.code, "exit code, {threads} threads");
+        assert_eq!(table.stdout, streamed.stdout, "stdout, {threads} threads");
+        assert_eq!(
+            table.stderr,
+            streamed.stderr.replace(note, ""),
+            "stderr, {threads} threads"
+        );
+        let names = |files: &[(String, Vec<u8>)]| -> Vec<String> {
+            files.iter().map(|(n, _)| n.clone()).collect()
+        };
+        assert_eq!(names(&table_files), names(&files));
+        for ((name, a), (_, b)) in table_files.iter().zip(&files) {
+            assert!(a == b, "{name} differs with {threads} threads");
+        }
+        streamed_stderr.push_str(&streamed.stderr);
+    }
+    (table, streamed_stderr)
+}
+
+#[test]
+fn the_streamed_join_gives_the_tables_bytes_under_every_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    data(dir.path(), 1_500);
+    for (trace_duplicates, join, gold_duplicates) in [
+        ("last", "left", "error"),
+        ("first", "left", "error"),
+        ("first", "inner", "error"),
+        ("last", "inner", "keep"),
+    ] {
+        let what = format!("trace {trace_duplicates}, {join} join, gold {gold_duplicates}");
+        let spec = spec(trace_duplicates, join, gold_duplicates);
+        // With the items report every item's values are kept; without it, only
+        // the first offenders'.
+        for spec in [spec.clone(), spec.replace(" items,", "")] {
+            write(dir.path(), "spec.yaml", &spec);
+            let (table, streamed_stderr) = assert_same_both_ways(dir.path());
+            assert!(table.code <= 1, "{what}: {}", table.stderr);
+            assert!(
+                !streamed_stderr.contains("falls back"),
+                "{what}: the streamed join finished on its own: {streamed_stderr}"
+            );
+            assert!(table.stderr.contains("repeat an earlier key"), "{what}");
+            let report =
+                std::fs::read_to_string(dir.path().join("out-table-1/report.json")).unwrap();
+            assert!(report.contains("\"offenders\""), "{what}");
+        }
+    }
+}
+
+#[test]
+fn items_repeated_in_the_gold_set_each_take_the_trace_of_their_key() {
+    let dir = tempfile::tempdir().unwrap();
+    data(dir.path(), 400);
+    let gold = std::fs::read_to_string(dir.path().join("gold.jsonl")).unwrap();
+    let lines: Vec<&str> = gold.lines().collect();
+    let doubled = format!("{gold}{}\n{}\n", lines[0], lines[10]);
+    write(dir.path(), "gold.jsonl", &doubled);
+    write(dir.path(), "spec.yaml", &spec("last", "left", "keep"));
+    let (table, streamed_stderr) = assert_same_both_ways(dir.path());
+    assert!(table.code <= 1, "{}", table.stderr);
+    assert!(!streamed_stderr.contains("falls back"), "{streamed_stderr}");
+}
+
+#[test]
+fn what_the_streamed_join_cannot_finish_is_reported_as_the_table_reports_it() {
+    let dir = tempfile::tempdir().unwrap();
+    data(dir.path(), 1_500);
+    let trace = std::fs::read_to_string(dir.path().join("trace.jsonl")).unwrap();
+    let lines: Vec<String> = trace.lines().map(str::to_string).collect();
+    type Edit = Box<dyn Fn(&mut Vec<String>)>;
+    let cases: [(&str, &str, Edit, &str); 4] = [
+        (
+            "last",
+            "error",
+            Box::new(|l| l[1200] = "{\"qid\": oops}".into()),
+            "trace.jsonl:1201:",
+        ),
+        ("error", "error", Box::new(|_| {}), "duplicate key"),
+        (
+            "last",
+            "error",
+            Box::new(|l| l[700] = l[700].replace("\"score\": ", "\"score\": \"x\", \"s\": ")),
+            "mean(score)",
+        ),
+        (
+            "last",
+            "error",
+            Box::new(|l| l[900] = l[900].replace("\"conf\": ", "\"conf\": 7, \"c\": ")),
+            "ece(",
+        ),
+    ];
+    for (trace_duplicates, gold_duplicates, edit, expected) in cases {
+        let mut edited = lines.clone();
+        edit(&mut edited);
+        write(dir.path(), "trace.jsonl", &(edited.join("\n") + "\n"));
+        write(
+            dir.path(),
+            "spec.yaml",
+            &spec(trace_duplicates, "left", gold_duplicates),
+        );
+        let (table, streamed_stderr) = assert_same_both_ways(dir.path());
+        assert_eq!(table.code, 2, "{expected}: {}", table.stderr);
+        assert!(
+            table.stderr.contains(expected),
+            "{expected}: {}",
+            table.stderr
+        );
+        assert!(streamed_stderr.contains("falls back"), "{streamed_stderr}");
+    }
+}
+
+#[test]
+fn offenders_cleared_by_a_later_record_leave_the_right_offenders_listed() {
+    // Items 0..200 answer wrongly and are retried right at the end of the file;
+    // of the rest, every tenth stays wrong. The streamed join keeps the shown
+    // values of only the first offenders in key order (all to be cleared), so it
+    // cannot list the true ones and falls back (on one thread; on three, each
+    // chunk keeps its own first offenders): the bytes are still the table's.
+    let dir = tempfile::tempdir().unwrap();
+    let mut gold = String::new();
+    let mut trace = String::new();
+    for i in 0..600 {
+        gold.push_str(&format!(
+            "{{\"qid\": \"q{i:05}\", \"answer\": \"a\", \"topic\": \"t\"}}\n"
+        ));
+        let wrong = i < 200 || i % 10 == 0;
+        let answer = if wrong { "b" } else { "a" };
+        trace.push_str(&format!(
+            "{{\"qid\": \"q{i:05}\", \"answer\": \"{answer}\", \"score\": 1, \"conf\": 0.5}}\n"
+        ));
+    }
+    for i in 0..200 {
+        trace.push_str(&format!(
+            "{{\"qid\": \"q{i:05}\", \"answer\": \"a\", \"score\": 2, \"conf\": 0.5}}\n"
+        ));
+    }
+    write(dir.path(), "gold.jsonl", &gold);
+    write(dir.path(), "trace.jsonl", &trace);
+    // Without the items report, which keeps every item's values anyway.
+    let spec = |duplicates| spec(duplicates, "left", "error").replace(" items,", "");
+    write(dir.path(), "spec.yaml", &spec("last"));
+    let (table, streamed_stderr) = assert_same_both_ways(dir.path());
+    assert!(table.code <= 1, "{}", table.stderr);
+    assert!(streamed_stderr.contains("falls back"), "{streamed_stderr}");
+    let report = std::fs::read_to_string(dir.path().join("out-table-1/report.json")).unwrap();
+    assert!(report.contains("q00200"), "{report}");
+
+    // With the first record kept, the first offenders are the ones listed.
+    write(dir.path(), "spec.yaml", &spec("first"));
+    let (_, streamed_stderr) = assert_same_both_ways(dir.path());
+    assert!(!streamed_stderr.contains("falls back"), "{streamed_stderr}");
+}
