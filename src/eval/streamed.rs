@@ -249,6 +249,11 @@ pub(super) fn streamed_pass(plan: &Plan, threads: usize) -> Result<Pass, Fallbac
     if repeated || chunks.iter().any(|c| c.stop.is_some()) {
         return Err(Fallback);
     }
+    // The keys seen only served finding repeats; the index keeps them from here.
+    for chunk in &mut chunks {
+        chunk.state.seen = FastMap::default();
+        chunk.state.first_lines = FastMap::default();
+    }
     let buffered: Vec<Vec<(Option<Key>, Record)>> = (chunks.iter_mut())
         .map(|c| std::mem::take(&mut c.state.buffered))
         .collect();
@@ -306,37 +311,39 @@ pub(super) fn streamed_pass(plan: &Plan, threads: usize) -> Result<Pass, Fallbac
     outcome.unmatched = unmatched.len();
     let table_size = seen.iter().filter(|s| **s).count() + unmatched.len();
 
-    // Every item folded in item order, into the chunk it was read in.
+    // Every item folded in item order, into the chunk it was read in; the
+    // chunks on threads of their own, as they were read.
+    let folding = Folding {
+        parts: &parts,
+        layout: &layout,
+        index: &index,
+        join: dataset.join,
+    };
+    let mut starts = Vec::with_capacity(buffered.len());
+    let mut start = 0;
+    for items in &buffered {
+        starts.push(start);
+        start += items.len();
+    }
+    let folded: Vec<Result<Folded<'_>, Fallback>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (chunks.iter_mut().zip(&buffered).zip(starts))
+            .map(|((chunk, items), start)| {
+                let winners = &winners[start..start + items.len()];
+                let folding = &folding;
+                scope.spawn(move || folding.fold(&mut chunk.state, items, winners, start))
+            })
+            .collect();
+        (handles.into_iter())
+            .map(|h| h.join().expect("folding does not panic"))
+            .collect()
+    });
     // Offenders whose shown values were dropped: the run cannot list them.
     let mut unshown: FastMap<(u32, Option<&Key>), ()> = FastMap::default();
-    let mut winners = winners.into_iter().enumerate();
-    for (chunk, items) in chunks.iter_mut().zip(&buffered) {
-        let state = &mut chunk.state;
-        for (key, record) in items {
-            let (item, winner) = winners.next().expect("a winner slot per item");
-            match winner {
-                Some((p, saved)) => {
-                    let part = &parts[p as usize];
-                    part.arena.restore(&layout, saved, state);
-                    let rank = index.rank(item as u32);
-                    if state.offender && !part.shown.restore(&layout, &rank, state) {
-                        unshown.insert((record.line, key.as_ref()), ());
-                    }
-                }
-                None => {
-                    outcome.missing += 1;
-                    if dataset.join == Join::Inner {
-                        outcome.skipped_items += 1;
-                        continue;
-                    }
-                    state.score(&[None, Some(record)]).map_err(|_| Fallback)?;
-                }
-            }
-            state.count += 1;
-            state
-                .fold(key.as_ref(), record.line)
-                .map_err(|_| Fallback)?;
-        }
+    for folded in folded {
+        let folded = folded?;
+        outcome.missing += folded.missing;
+        outcome.skipped_items += folded.skipped;
+        unshown.extend(folded.unshown.into_iter().map(|at| (at, ())));
     }
     let mut outcomes = vec![outcome, DatasetOutcome::default()];
     let items = merge_items(plan, items_dataset, chunks, items_read, 0, &mut outcomes)
@@ -346,4 +353,60 @@ pub(super) fn streamed_pass(plan: &Plan, threads: usize) -> Result<Pass, Fallbac
         return Err(Fallback);
     }
     Ok(Pass::of(plan, outcomes, &[table_size], items))
+}
+
+/// What folding the scores needs.
+struct Folding<'s, 'a, 'p> {
+    parts: &'s [Part<'p, 'a>],
+    layout: &'s Layout,
+    index: &'s ItemIndex<'a>,
+    join: Join,
+}
+
+/// One chunk of items folded: items without a record, skipped ones (an inner
+/// join), and offenders whose shown values were not kept.
+struct Folded<'a> {
+    missing: usize,
+    skipped: usize,
+    unshown: Vec<(u32, Option<&'a Key>)>,
+}
+
+impl<'a> Folding<'_, 'a, '_> {
+    /// Folds `items` (numbered from `first`), each with its winning score, into `state`.
+    fn fold(
+        &self,
+        state: &mut ItemChunk<'_>,
+        items: &'a [(Option<Key>, Record)],
+        winners: &[Option<(u32, Saved)>],
+        first: usize,
+    ) -> Result<Folded<'a>, Fallback> {
+        let mut folded = Folded {
+            missing: 0,
+            skipped: 0,
+            unshown: Vec::new(),
+        };
+        for (i, ((key, record), winner)) in items.iter().zip(winners).enumerate() {
+            match *winner {
+                Some((p, saved)) => {
+                    let part = &self.parts[p as usize];
+                    part.arena.restore(self.layout, saved, state);
+                    let rank = self.index.rank((first + i) as u32);
+                    if state.offender && !part.shown.restore(self.layout, &rank, state) {
+                        folded.unshown.push((record.line, key.as_ref()));
+                    }
+                }
+                None => {
+                    folded.missing += 1;
+                    if self.join == Join::Inner {
+                        folded.skipped += 1;
+                        continue;
+                    }
+                    state.score(&[None, Some(record)]).map_err(|_| Fallback)?;
+                }
+            }
+            state.count += 1;
+            (state.fold(key.as_ref(), record.line)).map_err(|_| Fallback)?;
+        }
+        Ok(folded)
+    }
 }
