@@ -17,11 +17,12 @@ use crate::eval::item::ItemChunk;
 use crate::library::aggregates::AggregateFn;
 use crate::plan::Plan;
 
-/// Where one item's score starts in a [`ScoreArena`].
+/// Where one item's score starts in a [`ScoreArena`]: two offsets of 32 bits,
+/// as a million items keep one each.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Saved {
-    bytes: usize,
-    values: usize,
+    bytes: u32,
+    values: u32,
 }
 
 /// The derived values the fold reads: the label and the items report's columns
@@ -161,11 +162,12 @@ const CALIBRATED: u8 = 5;
 const TRACKED: u8 = 6;
 
 impl ScoreArena {
-    /// Saves the item `chunk` has just scored.
-    pub(super) fn save(&mut self, layout: &Layout, chunk: &ItemChunk<'_>) -> Saved {
+    /// Saves the item `chunk` has just scored; `None` once the arena holds
+    /// more than 32-bit offsets reach.
+    pub(super) fn save(&mut self, layout: &Layout, chunk: &ItemChunk<'_>) -> Option<Saved> {
         let at = Saved {
-            bytes: self.bytes.len(),
-            values: self.values.len(),
+            bytes: u32::try_from(self.bytes.len()).ok()?,
+            values: u32::try_from(self.values.len()).ok()?,
         };
         for (observation, tracked) in chunk.contributions.iter().zip(&chunk.tracked) {
             if let Some(value) = tracked {
@@ -202,12 +204,12 @@ impl ScoreArena {
             .iter()
             .map(|&slot| chunk.derived[slot].clone());
         self.values.extend(kept);
-        at
+        Some(at)
     }
 
     /// Puts the score saved at `at` back into `chunk`, as `score` left it.
     pub(super) fn restore(&self, layout: &Layout, at: Saved, chunk: &mut ItemChunk<'_>) {
-        let (mut b, mut v) = (at.bytes, at.values);
+        let (mut b, mut v) = (at.bytes as usize, at.values as usize);
         let plan = chunk.plan;
         let number = |b: usize| {
             let bytes: [u8; 8] = self.bytes[b..b + 8].try_into().expect("eight bytes");

@@ -142,7 +142,7 @@ struct Part<'p, 'a> {
     duplicates: usize,
     /// Items scored, in the order scored (a later score of an item replaces an earlier one).
     scored: Vec<(u32, Saved)>,
-    /// An item did not evaluate.
+    /// An item did not evaluate, or the scores outgrew the arena.
     failed: bool,
 }
 
@@ -218,7 +218,10 @@ impl<'a, 'p> Streamed<'a, 'p> {
                 part.failed = true;
                 return Ok(ControlFlow::Break(()));
             }
-            let saved = part.arena.save(self.layout, &part.scorer);
+            let Some(saved) = part.arena.save(self.layout, &part.scorer) else {
+                part.failed = true;
+                return Ok(ControlFlow::Break(()));
+            };
             part.scored.push((item, saved));
             (part.shown).score(self.layout, self.index.rank(item), &part.scorer);
         }
@@ -275,7 +278,7 @@ pub(super) fn streamed_pass(plan: &Plan, threads: usize) -> Result<Pass, Fallbac
     if parts.iter().any(|p| p.stop.is_some() || p.state.failed) {
         return Err(Fallback);
     }
-    let parts: Vec<Part<'_, '_>> = parts.into_iter().map(|p| p.state).collect();
+    let mut parts: Vec<Part<'_, '_>> = parts.into_iter().map(|p| p.state).collect();
 
     // The chunks in file order: what one reader would have kept of each key.
     let mut outcome = DatasetOutcome {
@@ -310,6 +313,13 @@ pub(super) fn streamed_pass(plan: &Plan, threads: usize) -> Result<Pass, Fallbac
     }
     outcome.unmatched = unmatched.len();
     let table_size = seen.iter().filter(|s| **s).count() + unmatched.len();
+    // What the chunks saw of keys and scored, in order, is settled: only the
+    // winners' scores are kept from here.
+    drop((seen, unmatched));
+    for part in &mut parts {
+        (part.seen, part.scored) = (Vec::new(), Vec::new());
+        part.unmatched = FastMap::default();
+    }
 
     // Every item folded in item order, into the chunk it was read in; the
     // chunks on threads of their own, as they were read.
