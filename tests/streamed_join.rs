@@ -155,7 +155,7 @@ fn assert_same_both_ways(dir: &Path) -> (Output, String) {
 #[test]
 fn the_streamed_join_gives_the_tables_bytes_under_every_policy() {
     let dir = tempfile::tempdir().unwrap();
-    data(dir.path(), 1_500);
+    data(dir.path(), 800);
     for (trace_duplicates, join, gold_duplicates) in [
         ("last", "left", "error"),
         ("first", "left", "error"),

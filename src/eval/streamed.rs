@@ -92,7 +92,7 @@ impl<'a> ItemIndex<'a> {
             first: Vec::new(),
             next: vec![NONE; count],
         };
-        // Items of a key are chained in reverse, then each chain is turned round.
+        // Items of a key are chained in item order; `last` is each key's latest.
         let mut last: Vec<u32> = Vec::new();
         for (key, record) in chunks.iter().flatten() {
             let item = index.records.len() as u32;
@@ -178,37 +178,28 @@ impl<'a, 'p> Streamed<'a, 'p> {
             part.keyless += 1;
             return Ok(ControlFlow::Continue(()));
         };
-        let first_line = match self.index.ids.get(&key) {
-            Some(&id) => match part.seen[id as usize] {
-                0 => {
-                    part.seen[id as usize] = record.line.max(1);
-                    None
-                }
-                line => Some((id, line)),
-            }
-            .map_or(Ok(Some(id)), |(_, line)| Err(line)),
-            None => match part.unmatched.get(&key) {
-                Some(&line) => Err(line),
-                None => {
-                    part.unmatched.insert(key.clone(), record.line.max(1));
-                    Ok(None)
-                }
-            },
-        };
-        let id = match first_line {
-            Ok(id) => id,
-            Err(first) => {
-                part.duplicates += 1;
-                match dataset.duplicates {
-                    Duplicates::Error => {
-                        return Err(duplicate_error(dataset, &key, first, record.line))
-                    }
-                    Duplicates::First | Duplicates::Keep => return Ok(ControlFlow::Continue(())),
-                    // Scored again; the merge keeps the later score.
-                    Duplicates::Last => self.index.ids.get(&key).copied(),
-                }
+        // The key's id among the items' keys, and the line this chunk first saw it on.
+        let (id, first) = match self.index.ids.get(&key) {
+            Some(&id) => (
+                Some(id),
+                first_seen(&mut part.seen[id as usize], record.line),
+            ),
+            None => {
+                let seen = part.unmatched.entry(key.clone()).or_insert(0);
+                (None, first_seen(seen, record.line))
             }
         };
+        if let Some(first) = first {
+            part.duplicates += 1;
+            match dataset.duplicates {
+                Duplicates::Error => {
+                    return Err(duplicate_error(dataset, &key, first, record.line))
+                }
+                Duplicates::First | Duplicates::Keep => return Ok(ControlFlow::Continue(())),
+                // Scored again: the merge keeps the later score.
+                Duplicates::Last => {}
+            }
+        }
         let Some(id) = id else {
             return Ok(ControlFlow::Continue(()));
         };
@@ -226,6 +217,18 @@ impl<'a, 'p> Streamed<'a, 'p> {
             (part.shown).score(self.layout, self.index.rank(item), &part.scorer);
         }
         Ok(ControlFlow::Continue(()))
+    }
+}
+
+/// The line a key was first seen on (`seen`, 0 for never), or none, marking it
+/// seen on `line`.
+fn first_seen(seen: &mut u32, line: u32) -> Option<u32> {
+    match *seen {
+        0 => {
+            *seen = line.max(1);
+            None
+        }
+        first => Some(first),
     }
 }
 
