@@ -14,12 +14,16 @@ use crate::plan::{ProjectedField, Projection};
 /// file of unique strings cannot grow it without bound, and switched off when few
 /// strings repeat (ids drawn from a large corpus): there it only costs a hash, a
 /// probe and a copy per string.
+///
+/// It also holds the buffer lists are collected in, reused from record to record,
+/// so that a list costs one allocation (its shared slice) instead of two.
 #[derive(Default)]
 pub struct Interner {
     strings: std::collections::HashSet<Arc<str>, foldhash::fast::FixedState>,
     looked_up: u64,
     found: u64,
     off: bool,
+    lists: Vec<Value>,
 }
 
 impl Interner {
@@ -287,14 +291,27 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
         }))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(4));
-        while let Some(item) = seq.next_element_seed(ValueSeed {
-            interner: &mut *self.interner,
-            in_list: true,
-        })? {
-            items.push(item);
+        // Elements go on the shared buffer (a nested list's above its parent's).
+        let start = self.interner.lists.len();
+        loop {
+            let seed = ValueSeed {
+                interner: &mut *self.interner,
+                in_list: true,
+            };
+            match seq.next_element_seed(seed) {
+                Ok(Some(item)) => self.interner.lists.push(item),
+                Ok(None) => break,
+                Err(e) => {
+                    self.interner.lists.truncate(start);
+                    return Err(e);
+                }
+            }
         }
-        Ok(Value::list(items))
+        let items = self.interner.lists.drain(start..);
+        Ok(match items.len() {
+            0 => Value::empty_list(),
+            _ => Value::List(items.collect()),
+        })
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut fields: Vec<(Arc<str>, Value)> = Vec::new();
@@ -349,6 +366,33 @@ mod tests {
             .index();
         assert_eq!(slots[qid], Value::from("A1"));
         assert_eq!(slots[claim], Value::from("new"));
+    }
+
+    #[test]
+    fn lists_built_on_the_shared_buffer_keep_their_elements_and_nesting() {
+        let p = projection(&["a", "b"]);
+        let mut slots = vec![Value::Null; p.slot_count];
+        let interner = &mut Interner::default();
+        // A record that fails inside a list leaves nothing behind for the next.
+        assert!(parse_into(r#"{"a": [1, [2, 3], oops]}"#, &p, &mut slots, interner).is_err());
+        parse_into(
+            r#"{"a": [1, [2, [3]], []], "b": []}"#,
+            &p,
+            &mut slots,
+            interner,
+        )
+        .unwrap();
+        let n = |x: f64| Value::Number(x);
+        let expected = Value::list(vec![
+            n(1.0),
+            Value::list(vec![n(2.0), Value::list(vec![n(3.0)])]),
+            Value::empty_list(),
+        ]);
+        let a = p.resolve(&["a".into()]).slot.index();
+        let b = p.resolve(&["b".into()]).slot.index();
+        assert_eq!(slots[a], expected);
+        assert_eq!(slots[b], Value::empty_list());
+        assert!(interner.lists.is_empty());
     }
 
     #[test]
