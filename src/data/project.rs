@@ -396,6 +396,26 @@ mod tests {
     }
 
     #[test]
+    fn the_interner_shares_repeated_strings_and_stops_when_few_repeat() {
+        let mut repeating = Interner::default();
+        let first = repeating.string("doc1#2");
+        for i in 0..Interner::FIRST_CHECK * 2 {
+            repeating.string(&format!("doc{}", i % 100));
+        }
+        assert!(Arc::ptr_eq(&first, &repeating.string("doc1#2")));
+        assert!(!repeating.off);
+
+        let mut unique = Interner::default();
+        for i in 0..Interner::FIRST_CHECK {
+            unique.string(&format!("doc{i}"));
+        }
+        assert!(unique.off && unique.strings.is_empty());
+        let a = unique.string("doc1");
+        assert!(!Arc::ptr_eq(&a, &unique.string("doc1")));
+        assert_eq!(&*a, "doc1");
+    }
+
+    #[test]
     fn floats_parse_correctly_rounded() {
         // Python parses this to 0.10498614958448753; a fast parser can be 1 ULP off.
         let p = projection(&["x"]);

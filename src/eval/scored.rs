@@ -78,19 +78,21 @@ impl PartialOrd for Rank<'_> {
 /// arrive: a bounded number, so that memory does not grow with the offenders.
 /// An offender's later score (`duplicates: last`) replaces or removes its
 /// entry; an offender that was dropped and turns out to be needed after all is
-/// found when folding (`values` gives `None`).
+/// found when folding (`restore` gives false).
 pub(super) struct Shown<'a> {
     entries: BTreeMap<Rank<'a>, Vec<Value>>,
     capacity: usize,
 }
 
 impl<'a> Shown<'a> {
-    /// Room for the `limit` shown and a margin for offenders that a later score clears.
+    /// Offenders kept beyond the `limit` shown, for those a later score clears.
+    const MARGIN: usize = 64;
+
     pub(super) fn new(plan: &Plan) -> Self {
         let limit = plan.offenders.as_ref().map_or(0, |o| o.limit);
         Shown {
             entries: BTreeMap::new(),
-            capacity: limit.saturating_add(64),
+            capacity: limit.saturating_add(Self::MARGIN),
         }
     }
 

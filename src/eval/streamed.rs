@@ -11,7 +11,9 @@
 //! Only a clean run is done this way. Anything the ordinary pass would report (a
 //! malformed record, a repeated key under `duplicates: error`, an item that does
 //! not evaluate) gives [`Fallback`], and the caller runs the ordinary pass, which
-//! reports it exactly as always, in line order.
+//! reports it exactly as always, in line order; so do the two things this pass
+//! cannot do itself: list an offender whose shown values it did not keep
+//! (`scored::Shown`), and hold scores past 32-bit offsets.
 
 use std::ops::ControlFlow;
 
@@ -67,8 +69,8 @@ pub(super) fn applies(plan: &Plan, mode: JoinMode) -> bool {
 
 /// The items in memory, by key: which items each key of the streamed dataset scores.
 struct ItemIndex<'a> {
-    records: Vec<&'a Record>,
-    keys: Vec<Option<&'a Key>>,
+    /// Every item, numbered in item order: its key and record.
+    items: Vec<&'a (Option<Key>, Record)>,
     /// Each distinct item key's id.
     ids: FastMap<Key, u32>,
     /// Per key id, its first item; per item, the next item of its key.
@@ -86,19 +88,17 @@ impl<'a> ItemIndex<'a> {
             return Err(Fallback);
         }
         let mut index = ItemIndex {
-            records: Vec::with_capacity(count),
-            keys: Vec::with_capacity(count),
+            items: Vec::with_capacity(count),
             ids: FastMap::with_capacity_and_hasher(count, Default::default()),
             first: Vec::new(),
             next: vec![NONE; count],
         };
         // Items of a key are chained in item order; `last` is each key's latest.
         let mut last: Vec<u32> = Vec::new();
-        for (key, record) in chunks.iter().flatten() {
-            let item = index.records.len() as u32;
-            index.records.push(record);
-            index.keys.push(key.as_ref());
-            let Some(key) = key else { continue };
+        for entry in chunks.iter().flatten() {
+            let item = index.items.len() as u32;
+            index.items.push(entry);
+            let Some(key) = &entry.0 else { continue };
             match index.ids.get(key) {
                 Some(&id) => {
                     index.next[last[id as usize] as usize] = item;
@@ -115,9 +115,10 @@ impl<'a> ItemIndex<'a> {
     }
 
     fn rank(&self, item: u32) -> Rank<'a> {
+        let (key, record) = self.items[item as usize];
         Rank {
-            key: self.keys[item as usize],
-            line: self.records[item as usize].line,
+            key: key.as_ref(),
+            line: record.line,
             item,
         }
     }
@@ -204,7 +205,7 @@ impl<'a, 'p> Streamed<'a, 'p> {
             return Ok(ControlFlow::Continue(()));
         };
         for item in self.index.items_of(id) {
-            let records = [Some(&record), Some(self.index.records[item as usize])];
+            let records = [Some(&record), Some(&self.index.items[item as usize].1)];
             if part.scorer.score(&records).is_err() {
                 part.failed = true;
                 return Ok(ControlFlow::Break(()));
@@ -290,7 +291,7 @@ pub(super) fn streamed_pass(plan: &Plan, threads: usize) -> Result<Pass, Fallbac
     };
     let mut seen = vec![false; index.first.len()];
     let mut unmatched: FastMap<&Key, ()> = FastMap::default();
-    let mut winners: Vec<Option<(u32, Saved)>> = vec![None; index.records.len()];
+    let mut winners: Vec<Option<(u32, Saved)>> = vec![None; index.items.len()];
     for (p, part) in parts.iter().enumerate() {
         outcome.keyless += part.keyless;
         outcome.duplicates += part.duplicates;
