@@ -28,7 +28,7 @@ fn plan(dir: &Path, spec: &str, files: &[(&str, &str)]) -> Plan {
 fn diagnostics(spec: &str, files: &[(&str, &str)]) -> Vec<Diagnostic> {
     let dir = tempfile::tempdir().unwrap();
     let plan = plan(dir.path(), spec, files);
-    match evalspec::eval::evaluate(&plan, 1) {
+    match evalspec::eval::evaluate(&plan, evalspec::eval::Resources::threads(1)) {
         Ok(outcome) => outcome.warnings,
         Err(errors) => errors,
     }

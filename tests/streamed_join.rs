@@ -1,10 +1,13 @@
 //! Score as you stream: a spec that joins its items to one other dataset streams
-//! that dataset past the items in memory instead of keeping it as a table. The two
-//! ways give the same bytes (every report, item values, stdout and stderr) under
-//! every duplicates policy and join, for any thread count, including offenders
-//! whose later record clears them; a run the streamed join cannot finish (a bad
-//! record, a repeated key, an item that does not evaluate) falls back to the
-//! table and reports exactly what the table gives.
+//! that dataset past the items in memory instead of keeping it as a table, and
+//! under a memory budget too small for the items (`--max-memory`) partitions
+//! both datasets to temporary files and joins one partition at a time. The
+//! three ways give the same bytes (every report, item values, stdout and
+//! stderr) under every duplicates policy and join, for any thread count,
+//! including offenders whose later record clears them; a run the streamed or
+//! partitioned join cannot finish (a bad record, a repeated key, an item that
+//! does not evaluate) falls back to the table and reports exactly what the
+//! table gives, at the true line.
 
 mod support;
 
@@ -105,16 +108,31 @@ fn written(dir: &Path, out: &str) -> Vec<(String, Vec<u8>)> {
     files
 }
 
-/// Runs `spec.yaml` with the join `mode` and `threads`; its output and files.
-fn run(dir: &Path, mode: &str, threads: usize) -> (Output, Vec<(String, Vec<u8>)>) {
-    let out = format!("out-{mode}-{threads}");
+/// How a run joins: `EVALSPEC_JOIN` and, to partition, a tiny memory budget.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Way {
+    Table,
+    Stream,
+    Partition,
+}
+
+/// Runs `spec.yaml` joined the `way` with `threads`; its output and files.
+fn run(dir: &Path, way: Way, threads: usize) -> (Output, Vec<(String, Vec<u8>)>) {
+    let (mode, budget) = match way {
+        Way::Table => ("table", None),
+        Way::Stream => ("stream", None),
+        // One byte: as many partitions as there can be.
+        Way::Partition => ("stream", Some("1")),
+    };
+    let out = format!("out-{mode}-{}-{threads}", budget.is_some());
     let _ = std::fs::remove_dir_all(dir.join(&out));
     let threads = threads.to_string();
     let env = [
         ("EVALSPEC_JOIN", mode),
         ("EVALSPEC_MIN_CHUNK_BYTES", "4096"),
     ];
-    let args = ["run", "spec.yaml", "--out", &out, "--threads", &threads];
+    let mut args = vec!["run", "spec.yaml", "--out", &out, "--threads", &threads];
+    args.extend(budget.iter().flat_map(|b| ["--max-memory", b]));
     let output = evalspec_with_env(dir, &env, &args);
     let files = written(dir, &out);
     let output = Output {
@@ -124,36 +142,48 @@ fn run(dir: &Path, mode: &str, threads: usize) -> (Output, Vec<(String, Vec<u8>)
     (output, files)
 }
 
-/// The streamed join gives what the table gives, for 1 and 3 threads; returns
-/// the table's output and stderr with the streamed join on 1 and 3 threads
-/// (which says if it fell back).
-fn assert_same_both_ways(dir: &Path) -> (Output, String) {
-    let (table, table_files) = run(dir, "table", 1);
+/// The streamed and the partitioned join give what the table gives, for 1 and
+/// 3 threads; returns the table's output and their stderr (which says if they
+/// fell back).
+fn assert_same_every_way(dir: &Path) -> (Output, String) {
+    let (table, table_files) = run(dir, Way::Table, 1);
     let mut streamed_stderr = String::new();
-    for threads in [1, 3] {
-        let (streamed, files) = run(dir, "stream", threads);
-        let note = "note: EVALSPEC_JOIN=stream: the join falls back to a table\n";
-        assert_eq!(table.code, streamed.code, "exit code, {threads} threads");
-        assert_eq!(table.stdout, streamed.stdout, "stdout, {threads} threads");
-        assert_eq!(
-            table.stderr,
-            streamed.stderr.replace(note, ""),
-            "stderr, {threads} threads"
-        );
-        let names = |files: &[(String, Vec<u8>)]| -> Vec<String> {
-            files.iter().map(|(n, _)| n.clone()).collect()
-        };
-        assert_eq!(names(&table_files), names(&files));
-        for ((name, a), (_, b)) in table_files.iter().zip(&files) {
-            assert!(a == b, "{name} differs with {threads} threads");
+    for way in [Way::Stream, Way::Partition] {
+        for threads in [1, 3] {
+            let (streamed, files) = run(dir, way, threads);
+            let how = format!("{way:?} on {threads} threads");
+            let fell_back = "note: EVALSPEC_JOIN=stream: the join falls back to a table\n";
+            let partitioned = "note: EVALSPEC_JOIN=stream: joined in 64 partitions on disk\n";
+            if way == Way::Partition {
+                assert!(
+                    streamed.stderr.contains(fell_back) != streamed.stderr.contains(partitioned),
+                    "{how}: partitioned or fell back: {}",
+                    streamed.stderr
+                );
+            }
+            assert_eq!(table.code, streamed.code, "exit code, {how}");
+            assert_eq!(table.stdout, streamed.stdout, "stdout, {how}");
+            let stderr = streamed
+                .stderr
+                .replace(fell_back, "")
+                .replace(partitioned, "");
+            assert_eq!(table.stderr, stderr, "stderr, {how}");
+            let names = |files: &[(String, Vec<u8>)]| -> Vec<String> {
+                files.iter().map(|(n, _)| n.clone()).collect()
+            };
+            assert_eq!(names(&table_files), names(&files));
+            for ((name, a), (_, b)) in table_files.iter().zip(&files) {
+                assert!(a == b, "{name} differs, {how}");
+            }
+            streamed_stderr.push_str(&streamed.stderr);
         }
-        streamed_stderr.push_str(&streamed.stderr);
     }
     (table, streamed_stderr)
 }
 
-#[test]
-fn the_streamed_join_gives_the_tables_bytes_under_every_policy() {
+/// Every way gives the table's bytes under each policy and join, with the spec
+/// `edit` makes.
+fn assert_same_under_every_policy(edit: impl Fn(String) -> String) {
     let dir = tempfile::tempdir().unwrap();
     data(dir.path(), 800);
     for (trace_duplicates, join, gold_duplicates) in [
@@ -163,12 +193,13 @@ fn the_streamed_join_gives_the_tables_bytes_under_every_policy() {
         ("last", "inner", "keep"),
     ] {
         let what = format!("trace {trace_duplicates}, {join} join, gold {gold_duplicates}");
-        let spec = spec(trace_duplicates, join, gold_duplicates);
-        // With the items report every item's values are kept; without it, only
-        // the first offenders'.
-        for spec in [spec.clone(), spec.replace(" items,", "")] {
-            write(dir.path(), "spec.yaml", &spec);
-            let (table, streamed_stderr) = assert_same_both_ways(dir.path());
+        {
+            write(
+                dir.path(),
+                "spec.yaml",
+                &edit(spec(trace_duplicates, join, gold_duplicates)),
+            );
+            let (table, streamed_stderr) = assert_same_every_way(dir.path());
             assert!(table.code <= 1, "{what}: {}", table.stderr);
             assert!(
                 !streamed_stderr.contains("falls back"),
@@ -176,10 +207,22 @@ fn the_streamed_join_gives_the_tables_bytes_under_every_policy() {
             );
             assert!(table.stderr.contains("repeat an earlier key"), "{what}");
             let report =
-                std::fs::read_to_string(dir.path().join("out-table-1/report.json")).unwrap();
+                std::fs::read_to_string(dir.path().join("out-table-false-1/report.json")).unwrap();
             assert!(report.contains("\"offenders\""), "{what}");
         }
     }
+}
+
+// With the items report every item's values are kept; without it, only the
+// first offenders'.
+#[test]
+fn every_join_gives_the_tables_bytes_under_every_policy_with_the_items_report() {
+    assert_same_under_every_policy(|spec| spec);
+}
+
+#[test]
+fn every_join_gives_the_tables_bytes_under_every_policy_without_the_items_report() {
+    assert_same_under_every_policy(|spec| spec.replace(" items,", ""));
 }
 
 #[test]
@@ -191,7 +234,7 @@ fn items_repeated_in_the_gold_set_each_take_the_trace_of_their_key() {
     let doubled = format!("{gold}{}\n{}\n", lines[0], lines[10]);
     write(dir.path(), "gold.jsonl", &doubled);
     write(dir.path(), "spec.yaml", &spec("last", "left", "keep"));
-    let (table, streamed_stderr) = assert_same_both_ways(dir.path());
+    let (table, streamed_stderr) = assert_same_every_way(dir.path());
     assert!(table.code <= 1, "{}", table.stderr);
     assert!(!streamed_stderr.contains("falls back"), "{streamed_stderr}");
 }
@@ -233,7 +276,7 @@ fn what_the_streamed_join_cannot_finish_is_reported_as_the_table_reports_it() {
             "spec.yaml",
             &spec(trace_duplicates, "left", gold_duplicates),
         );
-        let (table, streamed_stderr) = assert_same_both_ways(dir.path());
+        let (table, streamed_stderr) = assert_same_every_way(dir.path());
         assert_eq!(table.code, 2, "{expected}: {}", table.stderr);
         assert!(
             table.stderr.contains(expected),
@@ -274,14 +317,14 @@ fn offenders_cleared_by_a_later_record_leave_the_right_offenders_listed() {
     // Without the items report, which keeps every item's values anyway.
     let spec = |duplicates| spec(duplicates, "left", "error").replace(" items,", "");
     write(dir.path(), "spec.yaml", &spec("last"));
-    let (table, streamed_stderr) = assert_same_both_ways(dir.path());
+    let (table, streamed_stderr) = assert_same_every_way(dir.path());
     assert!(table.code <= 1, "{}", table.stderr);
     assert!(streamed_stderr.contains("falls back"), "{streamed_stderr}");
-    let report = std::fs::read_to_string(dir.path().join("out-table-1/report.json")).unwrap();
+    let report = std::fs::read_to_string(dir.path().join("out-table-false-1/report.json")).unwrap();
     assert!(report.contains("q00200"), "{report}");
 
     // With the first record kept, the first offenders are the ones listed.
     write(dir.path(), "spec.yaml", &spec("first"));
-    let (_, streamed_stderr) = assert_same_both_ways(dir.path());
+    let (_, streamed_stderr) = assert_same_every_way(dir.path());
     assert!(!streamed_stderr.contains("falls back"), "{streamed_stderr}");
 }

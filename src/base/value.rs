@@ -55,6 +55,18 @@ pub struct BigInt {
 }
 
 impl BigInt {
+    /// Its sign and magnitude, as [`BigInt::from_parts`] takes them back.
+    pub fn parts(self) -> (bool, u64) {
+        (self.negative, self.magnitude)
+    }
+
+    pub fn from_parts(negative: bool, magnitude: u64) -> Self {
+        BigInt {
+            negative,
+            magnitude,
+        }
+    }
+
     pub fn to_i128(self) -> i128 {
         match self.negative {
             true => -i128::from(self.magnitude),

@@ -130,9 +130,39 @@ pub struct RunArgs {
     /// the same for any number.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(usize))]
     pub threads: Option<usize>,
+    /// Keep the join within about this much memory (e.g. 2G, 512M; powers of 1024):
+    /// past it, both datasets are partitioned by key to temporary files (under
+    /// TMPDIR) and joined one partition at a time. Results are the same.
+    #[arg(long, value_name = "SIZE", value_parser = memory_size)]
+    pub max_memory: Option<u64>,
     /// Run a frozen spec whose files no longer match its lock; the reports say so.
     #[arg(long)]
     pub allow_drift: bool,
+}
+
+/// A size in bytes: a number, optionally with K, M, G or T (powers of 1024,
+/// `B` or `iB` after them allowed), as `sort -S` reads one.
+fn memory_size(text: &str) -> Result<u64, String> {
+    let trimmed = text.trim();
+    let lower = trimmed.to_ascii_lowercase();
+    let digits = lower.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = &lower[digits.len()..];
+    let scale: u64 = match unit.trim_end_matches("ib").trim_end_matches('b') {
+        "" => 1,
+        "k" => 1 << 10,
+        "m" => 1 << 20,
+        "g" => 1 << 30,
+        "t" => 1 << 40,
+        _ => {
+            return Err(format!(
+                "`{trimmed}`: the unit must be K, M, G or T (e.g. 2G, 512M)"
+            ))
+        }
+    };
+    let number: f64 = (digits.trim().parse().ok())
+        .filter(|n: &f64| n.is_finite() && *n > 0.0)
+        .ok_or_else(|| format!("`{trimmed}` is not a size above 0 (e.g. 2G, 512M, 1000000)"))?;
+    Ok((number * scale as f64).ceil() as u64)
 }
 
 fn report_format(text: &str) -> Result<ReportFormat, String> {

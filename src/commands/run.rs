@@ -41,7 +41,11 @@ pub fn run(args: &cli::RunArgs) -> i32 {
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
-    let outcome = match eval::evaluate(&plan, threads) {
+    let resources = eval::Resources {
+        threads,
+        max_memory: args.max_memory,
+    };
+    let outcome = match eval::evaluate(&plan, resources) {
         Ok(outcome) => outcome,
         Err(diagnostics) => return fail(&diagnostics),
     };

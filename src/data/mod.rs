@@ -11,6 +11,7 @@ mod position;
 mod progress;
 mod project;
 mod reader;
+pub mod spill;
 mod trec;
 mod validate;
 

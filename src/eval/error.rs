@@ -73,6 +73,13 @@ pub enum EvalError {
         gate: String,
         error: RuntimeError,
     },
+    // ---- resources ----
+    /// A temporary file of a join partitioned to disk (`--max-memory`) could not
+    /// be written or read back.
+    SpillFailed {
+        path: String,
+        error: String,
+    },
 }
 
 /// Which of an item's values failed to evaluate.
@@ -127,6 +134,7 @@ impl Kind for EvalError {
             E::RunNameNotEvaluated { .. } => "run_name_not_evaluated",
             E::MetricNotEvaluated { .. } => "metric_not_evaluated",
             E::GateNotEvaluated { .. } => "gate_not_evaluated",
+            E::SpillFailed { .. } => "spill_failed",
         }
     }
 
@@ -196,6 +204,10 @@ impl Kind for EvalError {
                 Words::new(format!("metric `{metric}`: {error}"))
             }
             E::GateNotEvaluated { gate, error } => Words::new(format!("gate `{gate}`: {error}")),
+            E::SpillFailed { path, error } => Words::new(format!(
+                "cannot write or read the temporary file `{path}` of the join partitioned to disk: {error}"
+            ))
+            .help("point TMPDIR at a disk with room for the projected records, or raise --max-memory"),
         }
     }
 }

@@ -16,14 +16,39 @@ use crate::eval::error::EvalError;
 use crate::eval::lookup::{load_lookup, Lookup};
 use crate::eval::outcome::{DatasetOutcome, Outcome};
 use crate::eval::pass::pass;
-use crate::eval::streamed;
+use crate::eval::{spilled, streamed};
 use crate::inputs::run_files::run_name_of_file;
 use crate::ir::{evaluate_on_record, DatasetId, ExprLocations, Record};
 use crate::plan::{Check, DatasetPlan, Plan};
 
-/// Runs the plan with up to `threads` threads per dataset read.
-pub fn evaluate(plan: &Plan, threads: usize) -> Result<Outcome, Vec<Diagnostic>> {
+/// What an evaluation may use.
+#[derive(Debug, Clone, Copy)]
+pub struct Resources {
+    /// Threads per dataset read.
+    pub threads: usize,
+    /// Bytes of memory the join should stay within (`--max-memory`): past it,
+    /// the datasets are partitioned to temporary files. `None`: no budget.
+    pub max_memory: Option<u64>,
+}
+
+impl Resources {
+    pub fn threads(threads: usize) -> Self {
+        Resources {
+            threads,
+            max_memory: None,
+        }
+    }
+}
+
+/// Runs the plan within `resources`.
+pub fn evaluate(plan: &Plan, resources: Resources) -> Result<Outcome, Vec<Diagnostic>> {
+    let threads = resources.threads;
     let sources = run_sources(plan)?;
+    let mode = streamed::JoinMode::from_env();
+    let partitions = match resources.max_memory {
+        Some(budget) if mode != streamed::JoinMode::Table => partitions(plan, budget),
+        _ => None,
+    };
     let mut shared: Vec<Option<(Lookup, DatasetOutcome)>> =
         (0..plan.items_dataset.index()).map(|_| None).collect();
     let mut passes = Vec::with_capacity(sources.len());
@@ -44,8 +69,24 @@ pub fn evaluate(plan: &Plan, threads: usize) -> Result<Outcome, Vec<Diagnostic>>
             .filter(|(_, file)| file.is_some())
             .map(|(d, _)| (d.name.clone(), d.display_path.clone()))
             .collect();
-        let mode = streamed::JoinMode::from_env();
-        if streamed::applies(plan, mode) {
+        if let Some(partitions) = partitions {
+            match spilled::spilled_pass(plan, threads, partitions) {
+                Ok(result) => {
+                    if mode == streamed::JoinMode::Stream {
+                        eprintln!(
+                            "note: EVALSPEC_JOIN=stream: joined in {partitions} partitions on disk"
+                        );
+                    }
+                    passes.push((result, files));
+                    continue;
+                }
+                Err(spilled::Unfinished::Failed(d)) => return Err(vec![d]),
+                Err(spilled::Unfinished::Fallback) if mode == streamed::JoinMode::Stream => {
+                    eprintln!("note: EVALSPEC_JOIN=stream: the join falls back to a table");
+                }
+                Err(spilled::Unfinished::Fallback) => {}
+            }
+        } else if streamed::applies(plan, mode) {
             match streamed::streamed_pass(plan, threads) {
                 Ok(result) => {
                     passes.push((result, files));
@@ -99,6 +140,21 @@ pub fn evaluate(plan: &Plan, threads: usize) -> Result<Outcome, Vec<Diagnostic>>
         passes.push((result, files));
     }
     combine(plan, &sources, passes)
+}
+
+/// How many partitions the join needs to stay within `budget` bytes; `None`
+/// when it fits in memory, or (said on standard error) cannot be partitioned.
+fn partitions(plan: &Plan, budget: u64) -> Option<usize> {
+    let items = &plan.datasets[plan.items_dataset.index()];
+    let bytes = std::fs::metadata(&items.path).map_or(0, |m| m.len());
+    let partitions = spilled::partitions_needed(bytes, budget)?;
+    match spilled::cannot_partition(plan) {
+        None => Some(partitions),
+        Some(reason) => {
+            eprintln!("note: --max-memory: the join is kept in memory, as {reason}");
+            None
+        }
+    }
 }
 
 /// Per file of a dataset read as runs: the run's name, and the value it came from.

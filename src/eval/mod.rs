@@ -26,6 +26,7 @@ mod scored;
 mod significance;
 mod slice_gates;
 mod slices;
+mod spilled;
 pub mod stats;
 mod streamed;
 
@@ -33,7 +34,7 @@ pub use across_runs::per_run_name;
 pub use aggregate::{percentile, Confusion};
 pub use calibration::Calibration;
 pub use classification::ClassCounts;
-pub use evaluation::evaluate;
+pub use evaluation::{evaluate, Resources};
 pub use gates::{GateOutcome, GateStatus, SliceGateOutcome};
 pub use item_values::ValueTable;
 pub use outcome::{

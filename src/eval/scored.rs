@@ -52,23 +52,23 @@ impl Layout {
 }
 
 /// An item's place in the order reports list offenders in (its key, then line).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Rank<'a> {
-    pub(super) key: Option<&'a Key>,
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Rank {
+    pub(super) key: Option<Key>,
     pub(super) line: u32,
     /// The item's number, for items on one line (a JSON array's).
     pub(super) item: u32,
 }
 
-impl Ord for Rank<'_> {
+impl Ord for Rank {
     fn cmp(&self, other: &Self) -> Ordering {
-        key_order(self.key, other.key)
+        key_order(self.key.as_ref(), other.key.as_ref())
             .then(self.line.cmp(&other.line))
             .then(self.item.cmp(&other.item))
     }
 }
 
-impl PartialOrd for Rank<'_> {
+impl PartialOrd for Rank {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
@@ -79,12 +79,12 @@ impl PartialOrd for Rank<'_> {
 /// An offender's later score (`duplicates: last`) replaces or removes its
 /// entry; an offender that was dropped and turns out to be needed after all is
 /// found when folding (`restore` gives false).
-pub(super) struct Shown<'a> {
-    entries: BTreeMap<Rank<'a>, Vec<Value>>,
+pub(super) struct Shown {
+    entries: BTreeMap<Rank, Vec<Value>>,
     capacity: usize,
 }
 
-impl<'a> Shown<'a> {
+impl Shown {
     /// Offenders kept beyond the `limit` shown, for those a later score clears.
     const MARGIN: usize = 64;
 
@@ -97,10 +97,16 @@ impl<'a> Shown<'a> {
     }
 
     /// Records the item at `rank` that `chunk` has just scored.
-    pub(super) fn score(&mut self, layout: &Layout, rank: Rank<'a>, chunk: &ItemChunk<'_>) {
+    pub(super) fn score(
+        &mut self,
+        layout: &Layout,
+        rank: impl FnOnce() -> Rank,
+        chunk: &ItemChunk<'_>,
+    ) {
         if layout.shown.is_empty() {
             return;
         }
+        let rank = rank();
         // Past the last entry kept when full: neither kept now nor before.
         let full = self.entries.len() == self.capacity;
         if full
@@ -129,12 +135,7 @@ impl<'a> Shown<'a> {
 
     /// Puts the values shown of the offender at `rank` back into `chunk`;
     /// false if they were not kept.
-    pub(super) fn restore(
-        &self,
-        layout: &Layout,
-        rank: &Rank<'a>,
-        chunk: &mut ItemChunk<'_>,
-    ) -> bool {
+    pub(super) fn restore(&self, layout: &Layout, rank: &Rank, chunk: &mut ItemChunk<'_>) -> bool {
         if layout.shown.is_empty() {
             return true;
         }

@@ -68,9 +68,12 @@ pub(super) fn applies(plan: &Plan, mode: JoinMode) -> bool {
 }
 
 /// The items in memory, by key: which items each key of the streamed dataset scores.
-struct ItemIndex<'a> {
-    /// Every item, numbered in item order: its key and record.
+pub(super) struct ItemIndex<'a> {
+    /// Every item, in item order: its key and record.
     items: Vec<&'a (Option<Key>, Record)>,
+    /// Each item's number among all the items, when these are some of them
+    /// (a partition's); empty when they are all, numbered from 0.
+    numbers: Vec<u32>,
     /// Each distinct item key's id.
     ids: FastMap<Key, u32>,
     /// Per key id, its first item; per item, the next item of its key.
@@ -81,7 +84,11 @@ struct ItemIndex<'a> {
 const NONE: u32 = u32::MAX;
 
 impl<'a> ItemIndex<'a> {
-    fn of(chunks: &'a [Vec<(Option<Key>, Record)>]) -> Result<Self, Fallback> {
+    /// The items of `chunks`, in order; `numbers` as [`ItemIndex::numbers`].
+    pub(super) fn of(
+        chunks: &'a [Vec<(Option<Key>, Record)>],
+        numbers: Vec<u32>,
+    ) -> Result<Self, Fallback> {
         let count: usize = chunks.iter().map(Vec::len).sum();
         // Item numbers are u32s; NONE is kept free.
         if count >= NONE as usize {
@@ -89,6 +96,7 @@ impl<'a> ItemIndex<'a> {
         }
         let mut index = ItemIndex {
             items: Vec::with_capacity(count),
+            numbers,
             ids: FastMap::with_capacity_and_hasher(count, Default::default()),
             first: Vec::new(),
             next: vec![NONE; count],
@@ -114,12 +122,23 @@ impl<'a> ItemIndex<'a> {
         Ok(index)
     }
 
-    fn rank(&self, item: u32) -> Rank<'a> {
+    /// Whether two items share a key.
+    pub(super) fn repeats_a_key(&self) -> bool {
+        let keyed = self.items.iter().filter(|(key, _)| key.is_some()).count();
+        self.first.len() < keyed
+    }
+
+    /// The item's number among all the items.
+    fn number(&self, item: u32) -> u32 {
+        self.numbers.get(item as usize).copied().unwrap_or(item)
+    }
+
+    fn rank(&self, item: u32) -> Rank {
         let (key, record) = self.items[item as usize];
         Rank {
-            key: key.as_ref(),
+            key: key.clone(),
             line: record.line,
-            item,
+            item: self.number(item),
         }
     }
 
@@ -131,10 +150,10 @@ impl<'a> ItemIndex<'a> {
 }
 
 /// One chunk of the streamed dataset: its records' scores and what it saw of keys.
-struct Part<'p, 'a> {
+pub(super) struct Part<'p> {
     scorer: ItemChunk<'p>,
     arena: ScoreArena,
-    shown: Shown<'a>,
+    shown: Shown,
     /// Per item key id: the line it was first seen on in this chunk (0: not seen).
     seen: Vec<u32>,
     /// Keys no item has, with the line first seen on.
@@ -147,17 +166,18 @@ struct Part<'p, 'a> {
     failed: bool,
 }
 
-struct Streamed<'a, 'p> {
-    plan: &'p Plan,
-    dataset: &'p DatasetPlan,
-    index: &'a ItemIndex<'a>,
-    layout: &'a Layout,
+/// What scoring the streamed dataset's records against the items in memory needs.
+pub(super) struct Streamed<'a, 'p> {
+    pub(super) plan: &'p Plan,
+    pub(super) dataset: &'p DatasetPlan,
+    pub(super) index: &'a ItemIndex<'a>,
+    pub(super) layout: &'a Layout,
 }
 
 impl<'a, 'p> Streamed<'a, 'p> {
     const ID: DatasetId = DatasetId::new(0);
 
-    fn part(&self, items: &'p DatasetPlan) -> Part<'p, 'a> {
+    pub(super) fn part(&self, items: &'p DatasetPlan) -> Part<'p> {
         Part {
             scorer: ItemChunk::new(self.plan, items, &[]),
             arena: ScoreArena::default(),
@@ -172,7 +192,7 @@ impl<'a, 'p> Streamed<'a, 'p> {
     }
 
     /// One record of the streamed dataset: scores the items of its key.
-    fn record(&self, part: &mut Part<'p, 'a>, record: Record) -> Flow {
+    pub(super) fn record(&self, part: &mut Part<'p>, record: Record) -> Flow {
         let (plan, dataset) = (self.plan, self.dataset);
         validate(dataset, Self::ID, &record, &plan.locations)?;
         let Some(key) = key_of(dataset, Self::ID, &record, &plan.locations)? else {
@@ -215,7 +235,8 @@ impl<'a, 'p> Streamed<'a, 'p> {
                 return Ok(ControlFlow::Break(()));
             };
             part.scored.push((item, saved));
-            (part.shown).score(self.layout, self.index.rank(item), &part.scorer);
+            let rank = || self.index.rank(item);
+            (part.shown).score(self.layout, rank, &part.scorer);
         }
         Ok(ControlFlow::Continue(()))
     }
@@ -264,7 +285,7 @@ pub(super) fn streamed_pass(plan: &Plan, threads: usize) -> Result<Pass, Fallbac
     let buffered: Vec<Vec<(Option<Key>, Record)>> = (chunks.iter_mut())
         .map(|c| std::mem::take(&mut c.state.buffered))
         .collect();
-    let index = ItemIndex::of(&buffered)?;
+    let index = ItemIndex::of(&buffered, Vec::new())?;
     let layout = Layout::of(plan);
     let streamed = Streamed {
         plan,
@@ -282,16 +303,73 @@ pub(super) fn streamed_pass(plan: &Plan, threads: usize) -> Result<Pass, Fallbac
     if parts.iter().any(|p| p.stop.is_some() || p.state.failed) {
         return Err(Fallback);
     }
-    let mut parts: Vec<Part<'_, '_>> = parts.into_iter().map(|p| p.state).collect();
-
-    // The chunks in file order: what one reader would have kept of each key.
+    let parts: Vec<Part<'_>> = parts.into_iter().map(|p| p.state).collect();
     let mut outcome = DatasetOutcome {
         read,
         ..DatasetOutcome::default()
     };
+    let mut winners: Vec<Option<(u32, Saved)>> = vec![None; index.items.len()];
+    let table_size = merge_parts(dataset, &index, &parts, 0, &mut outcome, &mut winners)?;
+    let kept: Vec<Kept> = parts.into_iter().map(Part::kept).collect();
+
+    // Every item folded in item order, into the chunk it was read in; the
+    // chunks on threads of their own, as they were read.
+    let folding = Folding {
+        kept: &kept,
+        layout: &layout,
+        join: dataset.join,
+    };
+    let mut starts = Vec::with_capacity(buffered.len());
+    let mut start = 0;
+    for items in &buffered {
+        starts.push(start);
+        start += items.len();
+    }
+    let folded: Vec<Result<Folded, Fallback>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (chunks.iter_mut().zip(&buffered).zip(starts))
+            .map(|((chunk, items), start)| {
+                let winners = &winners[start..start + items.len()];
+                let folding = &folding;
+                scope.spawn(move || {
+                    let mut folded = Folded::default();
+                    for (i, ((key, record), winner)) in items.iter().zip(winners).enumerate() {
+                        let number = (start + i) as u32;
+                        let item = (key.as_ref(), record, number, *winner);
+                        folding.fold(&mut chunk.state, item, &mut folded)?;
+                    }
+                    Ok(folded)
+                })
+            })
+            .collect();
+        (handles.into_iter())
+            .map(|h| h.join().expect("folding does not panic"))
+            .collect()
+    });
+    let mut outcomes = vec![outcome, DatasetOutcome::default()];
+    let folded = Folded::merge(folded, &mut outcomes[0])?;
+    let items = merge_items(plan, items_dataset, chunks, items_read, 0, &mut outcomes)
+        .map_err(|_| Fallback)?;
+    if folded.lists_unshown(&items.offenders) {
+        return Err(Fallback);
+    }
+    Ok(Pass::of(plan, outcomes, &[table_size], items))
+}
+
+/// The parts of the streamed dataset (or of one partition of it), in file
+/// order, merged into what one reader would have kept of each key: counts go
+/// to `outcome`, and each item scored gets its winning score in `winners`
+/// (by item number), the part named by its place in `parts` from `first_part`.
+/// Returns how many distinct keys the parts saw.
+pub(super) fn merge_parts(
+    dataset: &DatasetPlan,
+    index: &ItemIndex<'_>,
+    parts: &[Part<'_>],
+    first_part: usize,
+    outcome: &mut DatasetOutcome,
+    winners: &mut [Option<(u32, Saved)>],
+) -> Result<usize, Fallback> {
     let mut seen = vec![false; index.first.len()];
     let mut unmatched: FastMap<&Key, ()> = FastMap::default();
-    let mut winners: Vec<Option<(u32, Saved)>> = vec![None; index.items.len()];
     for (p, part) in parts.iter().enumerate() {
         outcome.keyless += part.keyless;
         outcome.duplicates += part.duplicates;
@@ -308,119 +386,111 @@ pub(super) fn streamed_pass(plan: &Plan, threads: usize) -> Result<Pass, Fallbac
             return Err(Fallback);
         }
         outcome.duplicates += repeats;
+        let p = u32::try_from(first_part + p).map_err(|_| Fallback)?;
         for &(item, saved) in &part.scored {
-            let winner = &mut winners[item as usize];
+            let winner = &mut winners[index.number(item) as usize];
             if dataset.duplicates == Duplicates::Last || winner.is_none() {
-                *winner = Some((p as u32, saved));
+                *winner = Some((p, saved));
             }
         }
     }
-    outcome.unmatched = unmatched.len();
-    let table_size = seen.iter().filter(|s| **s).count() + unmatched.len();
-    // What the chunks saw of keys and scored, in order, is settled: only the
-    // winners' scores are kept from here.
-    drop((seen, unmatched));
-    for part in &mut parts {
-        (part.seen, part.scored) = (Vec::new(), Vec::new());
-        part.unmatched = FastMap::default();
-    }
+    outcome.unmatched += unmatched.len();
+    Ok(seen.iter().filter(|s| **s).count() + unmatched.len())
+}
 
-    // Every item folded in item order, into the chunk it was read in; the
-    // chunks on threads of their own, as they were read.
-    let folding = Folding {
-        parts: &parts,
-        layout: &layout,
-        index: &index,
-        join: dataset.join,
-    };
-    let mut starts = Vec::with_capacity(buffered.len());
-    let mut start = 0;
-    for items in &buffered {
-        starts.push(start);
-        start += items.len();
+impl Part<'_> {
+    /// What the fold reads of this part, once merged.
+    pub(super) fn kept(self) -> Kept {
+        Kept {
+            arena: self.arena,
+            shown: self.shown,
+        }
     }
-    let folded: Vec<Result<Folded<'_>, Fallback>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (chunks.iter_mut().zip(&buffered).zip(starts))
-            .map(|((chunk, items), start)| {
-                let winners = &winners[start..start + items.len()];
-                let folding = &folding;
-                scope.spawn(move || folding.fold(&mut chunk.state, items, winners, start))
-            })
-            .collect();
-        (handles.into_iter())
-            .map(|h| h.join().expect("folding does not panic"))
-            .collect()
-    });
-    // Offenders whose shown values were dropped: the run cannot list them.
-    let mut unshown: FastMap<(u32, Option<&Key>), ()> = FastMap::default();
-    for folded in folded {
-        let folded = folded?;
-        outcome.missing += folded.missing;
-        outcome.skipped_items += folded.skipped;
-        unshown.extend(folded.unshown.into_iter().map(|at| (at, ())));
-    }
-    let mut outcomes = vec![outcome, DatasetOutcome::default()];
-    let items = merge_items(plan, items_dataset, chunks, items_read, 0, &mut outcomes)
-        .map_err(|_| Fallback)?;
-    let listed = |row: &ItemRow| unshown.contains_key(&(row.line, row.key.as_ref()));
-    if items.offenders.iter().any(listed) {
-        return Err(Fallback);
-    }
-    Ok(Pass::of(plan, outcomes, &[table_size], items))
+}
+
+/// A part's scores and offenders' shown values, kept until they are folded.
+pub(super) struct Kept {
+    arena: ScoreArena,
+    shown: Shown,
 }
 
 /// What folding the scores needs.
-struct Folding<'s, 'a, 'p> {
-    parts: &'s [Part<'p, 'a>],
-    layout: &'s Layout,
-    index: &'s ItemIndex<'a>,
-    join: Join,
+pub(super) struct Folding<'s> {
+    pub(super) kept: &'s [Kept],
+    pub(super) layout: &'s Layout,
+    pub(super) join: Join,
 }
 
-/// One chunk of items folded: items without a record, skipped ones (an inner
-/// join), and offenders whose shown values were not kept.
-struct Folded<'a> {
+/// Items folded: items without a record, skipped ones (an inner join), and
+/// offenders whose shown values were not kept (by line and key).
+#[derive(Default)]
+pub(super) struct Folded {
     missing: usize,
     skipped: usize,
-    unshown: Vec<(u32, Option<&'a Key>)>,
+    unshown: Vec<(u32, Option<Key>)>,
 }
 
-impl<'a> Folding<'_, 'a, '_> {
-    /// Folds `items` (numbered from `first`), each with its winning score, into `state`.
-    fn fold(
+impl Folded {
+    /// The chunks' folds together, their counts added to `outcome`.
+    pub(super) fn merge(
+        folded: impl IntoIterator<Item = Result<Folded, Fallback>>,
+        outcome: &mut DatasetOutcome,
+    ) -> Result<Folded, Fallback> {
+        let mut total = Folded::default();
+        for folded in folded {
+            let folded = folded?;
+            outcome.missing += folded.missing;
+            outcome.skipped_items += folded.skipped;
+            total.unshown.extend(folded.unshown);
+        }
+        Ok(total)
+    }
+
+    /// Whether the offenders listed include one whose shown values were dropped.
+    pub(super) fn lists_unshown(&self, offenders: &[ItemRow]) -> bool {
+        let unshown: FastMap<(u32, Option<&Key>), ()> = (self.unshown.iter())
+            .map(|(line, key)| ((*line, key.as_ref()), ()))
+            .collect();
+        (offenders.iter()).any(|row| unshown.contains_key(&(row.line, row.key.as_ref())))
+    }
+}
+
+/// An item to fold: its key, record, number, and winning score (if any).
+pub(super) type ToFold<'r> = (Option<&'r Key>, &'r Record, u32, Option<(u32, Saved)>);
+
+impl Folding<'_> {
+    /// Folds one item, with its winning score, into `state`.
+    pub(super) fn fold(
         &self,
         state: &mut ItemChunk<'_>,
-        items: &'a [(Option<Key>, Record)],
-        winners: &[Option<(u32, Saved)>],
-        first: usize,
-    ) -> Result<Folded<'a>, Fallback> {
-        let mut folded = Folded {
-            missing: 0,
-            skipped: 0,
-            unshown: Vec::new(),
-        };
-        for (i, ((key, record), winner)) in items.iter().zip(winners).enumerate() {
-            match *winner {
-                Some((p, saved)) => {
-                    let part = &self.parts[p as usize];
-                    part.arena.restore(self.layout, saved, state);
-                    let rank = self.index.rank((first + i) as u32);
-                    if state.offender && !part.shown.restore(self.layout, &rank, state) {
-                        folded.unshown.push((record.line, key.as_ref()));
+        (key, record, number, winner): ToFold<'_>,
+        folded: &mut Folded,
+    ) -> Result<(), Fallback> {
+        match winner {
+            Some((p, saved)) => {
+                let kept = &self.kept[p as usize];
+                kept.arena.restore(self.layout, saved, state);
+                if state.offender {
+                    let rank = Rank {
+                        key: key.cloned(),
+                        line: record.line,
+                        item: number,
+                    };
+                    if !kept.shown.restore(self.layout, &rank, state) {
+                        folded.unshown.push((record.line, key.cloned()));
                     }
-                }
-                None => {
-                    folded.missing += 1;
-                    if self.join == Join::Inner {
-                        folded.skipped += 1;
-                        continue;
-                    }
-                    state.score(&[None, Some(record)]).map_err(|_| Fallback)?;
                 }
             }
-            state.count += 1;
-            (state.fold(key.as_ref(), record.line)).map_err(|_| Fallback)?;
+            None => {
+                folded.missing += 1;
+                if self.join == Join::Inner {
+                    folded.skipped += 1;
+                    return Ok(());
+                }
+                state.score(&[None, Some(record)]).map_err(|_| Fallback)?;
+            }
         }
-        Ok(folded)
+        state.count += 1;
+        state.fold(key, record.line).map_err(|_| Fallback)
     }
 }

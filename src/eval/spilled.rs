@@ -1,0 +1,432 @@
+//! A grace hash join, for when the items would not fit in the memory budget
+//! (`--max-memory`). Both datasets are read once and every keyed record's
+//! projected fields are written to a temporary file of its key's partition
+//! (`data::spill`), so that all the records of a key land in one partition, in
+//! file order. Each partition's items are then read into memory and its other
+//! records streamed past them exactly as the streamed join does (`streamed`),
+//! keeping only each item's winning score; the items are finally read again,
+//! in order, and folded with those scores. Every number and file is byte for
+//! byte what the in-memory join gives; whatever would be reported (a malformed
+//! record, a repeated key under `duplicates: error`, an item that does not
+//! evaluate) makes it fall back, like the streamed join, to the ordinary pass,
+//! which reports it.
+//!
+//! Memory holds one partition's items and a few bytes per item; disk holds the
+//! projected records once.
+
+use std::fs::File;
+use std::hash::BuildHasher;
+use std::io::{BufReader, BufWriter, Write};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::base::diagnostic::Diagnostic;
+use crate::base::value::Key;
+use crate::data::spill::{read_record, write_record};
+use crate::data::{read_chunked, validate, Chunk, Flow};
+use crate::eval::error::EvalError;
+use crate::eval::item::ItemChunk;
+use crate::eval::keys::{key_of, FastMap};
+use crate::eval::outcome::DatasetOutcome;
+use crate::eval::pass::{merge_items, Pass};
+use crate::eval::scored::{Layout, Saved};
+use crate::eval::streamed::{
+    merge_parts, Fallback, Folded, Folding, ItemIndex, Kept, Part, Streamed,
+};
+use crate::ir::{DatasetId, Record};
+use crate::plan::Plan;
+use crate::spec::Duplicates;
+
+/// Bytes of memory the streamed join holds per byte of the items' file: the
+/// items' records as values, their index and their scores. Measured on the
+/// realistic profile at 1M and 10M items (about 3); rounded up.
+const MEMORY_PER_ITEM_BYTE: u64 = 4;
+
+/// More partitions than this cost more in open files than they save.
+const MAX_PARTITIONS: u64 = 64;
+
+/// How many partitions the items need to fit `budget` bytes, when they do not
+/// fit whole: one partition's items take at most half of it, the other half is
+/// for the scores kept and the reading.
+pub(super) fn partitions_needed(items_bytes: u64, budget: u64) -> Option<usize> {
+    let needed = items_bytes.saturating_mul(MEMORY_PER_ITEM_BYTE);
+    if needed <= budget {
+        return None;
+    }
+    let per_partition = (budget / 2).max(1);
+    Some(needed.div_ceil(per_partition).clamp(2, MAX_PARTITIONS) as usize)
+}
+
+/// Why a plan's join cannot be partitioned, if it cannot.
+pub(super) fn cannot_partition(plan: &Plan) -> Option<&'static str> {
+    if plan.has_runs() {
+        Some("it reads runs")
+    } else if plan.items_dataset.index() != 1 {
+        Some("its items join more than one dataset")
+    } else if matches!(
+        plan.datasets[1].duplicates,
+        Duplicates::First | Duplicates::Last
+    ) {
+        Some("its items keep the first or last of repeated keys")
+    } else if !std::fs::metadata(&plan.datasets[1].path).is_ok_and(|m| m.is_file()) {
+        Some("its items are not a file that can be read twice")
+    } else {
+        None
+    }
+}
+
+/// The partition of a key: the same for every run and machine.
+fn partition_of(key: &Key, partitions: usize) -> usize {
+    let hash = foldhash::fast::FixedState::with_seed(0x9e37_79b9).hash_one(key);
+    ((u128::from(hash) * partitions as u128) >> 64) as usize
+}
+
+/// Why the pass did not finish: the ordinary pass can say it, or writing the
+/// temporary files failed.
+pub(super) enum Unfinished {
+    Fallback,
+    Failed(Diagnostic),
+}
+
+impl From<Fallback> for Unfinished {
+    fn from(_: Fallback) -> Self {
+        Unfinished::Fallback
+    }
+}
+
+/// The temporary files of one chunk of a dataset as read: one per partition.
+struct Writers {
+    paths: Vec<PathBuf>,
+    files: Vec<BufWriter<File>>,
+    /// Records read, keyed or not (an item's number within the chunk).
+    records: u32,
+    first_line: Option<u32>,
+    keyless: usize,
+    failed: Option<Diagnostic>,
+}
+
+/// Where the partition files go, and how many partitions there are.
+struct Spill {
+    dir: tempfile::TempDir,
+    partitions: usize,
+    files: AtomicUsize,
+}
+
+impl Spill {
+    fn writers(&self, name: &str) -> Writers {
+        let chunk = self.files.fetch_add(1, Ordering::Relaxed);
+        let mut writers = Writers {
+            paths: Vec::with_capacity(self.partitions),
+            files: Vec::with_capacity(self.partitions),
+            records: 0,
+            first_line: None,
+            keyless: 0,
+            failed: None,
+        };
+        for p in 0..self.partitions {
+            let path = self.dir.path().join(format!("{name}-{chunk}-{p}.bin"));
+            match File::create(&path) {
+                Ok(file) => writers.files.push(BufWriter::with_capacity(64 << 10, file)),
+                Err(e) => {
+                    writers.failed = Some(spill_failed(&path, &e));
+                    break;
+                }
+            }
+            writers.paths.push(path);
+        }
+        writers
+    }
+}
+
+fn spill_failed(path: &Path, error: &std::io::Error) -> Diagnostic {
+    Diagnostic::of(&EvalError::SpillFailed {
+        path: path.display().to_string(),
+        error: error.to_string(),
+    })
+}
+
+impl Writers {
+    /// Writes a keyed record to its key's partition; counts it either way.
+    fn record(&mut self, dataset: DatasetId, plan: &Plan, record: Record) -> Flow {
+        let plan_dataset = &plan.datasets[dataset.index()];
+        validate(plan_dataset, dataset, &record, &plan.locations)?;
+        let key = key_of(plan_dataset, dataset, &record, &plan.locations)?;
+        let number = self.records;
+        self.records += 1;
+        self.first_line.get_or_insert(record.line);
+        let Some(key) = key else {
+            self.keyless += 1;
+            return Ok(ControlFlow::Continue(()));
+        };
+        if self.failed.is_some() {
+            return Ok(ControlFlow::Break(()));
+        }
+        let p = partition_of(&key, self.files.len());
+        if let Err(e) = write_record(&mut self.files[p], number, &record) {
+            self.failed = Some(spill_failed(&self.paths[p], &e));
+            return Ok(ControlFlow::Break(()));
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
+    fn finish(&mut self) -> Result<(), Diagnostic> {
+        if let Some(failed) = self.failed.take() {
+            return Err(failed);
+        }
+        for (file, path) in self.files.iter_mut().zip(&self.paths) {
+            file.flush().map_err(|e| spill_failed(path, &e))?;
+        }
+        self.files.clear();
+        Ok(())
+    }
+}
+
+/// Reads `dataset` (at `id`) into partition files, in chunks of `threads`.
+fn partition(
+    spill: &Spill,
+    plan: &Plan,
+    id: DatasetId,
+    threads: usize,
+) -> Result<(Vec<Writers>, crate::data::ReadStats), Unfinished> {
+    let dataset = &plan.datasets[id.index()];
+    let name = if id == plan.items_dataset {
+        "items"
+    } else {
+        "joined"
+    };
+    let (chunks, read) = read_chunked(
+        dataset,
+        threads,
+        || spill.writers(name),
+        |writers, record| writers.record(id, plan, record),
+    )
+    .map_err(|_| Fallback)?;
+    let mut all = Vec::with_capacity(chunks.len());
+    for mut chunk in chunks {
+        chunk.state.finish().map_err(Unfinished::Failed)?;
+        if chunk.stop.is_some() {
+            return Err(Unfinished::Fallback);
+        }
+        all.push(chunk.state);
+    }
+    Ok((all, read))
+}
+
+/// Reads back one partition file, handing each record and its number to `each`.
+fn read_back(
+    path: &Path,
+    slots: usize,
+    mut each: impl FnMut(u32, Record) -> Result<(), Unfinished>,
+) -> Result<(), Unfinished> {
+    let failed = |e: std::io::Error| Unfinished::Failed(spill_failed(path, &e));
+    let file = File::open(path).map_err(failed)?;
+    let mut input = BufReader::with_capacity(256 << 10, file);
+    while let Some((number, record)) = read_record(&mut input, slots).map_err(failed)? {
+        each(number, record)?;
+    }
+    drop(input);
+    std::fs::remove_file(path).map_err(failed)
+}
+
+/// One chunk of the items, read again in order and folded.
+struct Refold<'p> {
+    state: ItemChunk<'p>,
+    /// The number of the chunk's first item; the next one's within the chunk.
+    start: Option<u32>,
+    next: u32,
+    folded: Folded,
+    failed: bool,
+}
+
+/// The pass, with both datasets partitioned to temporary files under
+/// `partitions`; see the module's comment.
+pub(super) fn spilled_pass(
+    plan: &Plan,
+    threads: usize,
+    partitions: usize,
+) -> Result<Pass, Unfinished> {
+    let (dataset, items_dataset) = (&plan.datasets[0], &plan.datasets[1]);
+    let dir = tempfile::Builder::new()
+        .prefix("evalspec-spill-")
+        .tempdir()
+        .map_err(|e| Unfinished::Failed(spill_failed(&std::env::temp_dir(), &e)))?;
+    let spill = Spill {
+        dir,
+        partitions,
+        files: AtomicUsize::new(0),
+    };
+    let (item_files, items_read) = partition(&spill, plan, plan.items_dataset, threads)?;
+    let (joined_files, read) = partition(&spill, plan, DatasetId::new(0), threads)?;
+
+    // Each chunk's first item's number, found again by its line when the
+    // items are read a second time.
+    let mut starts: FastMap<u32, u32> = FastMap::default();
+    let mut chunk_starts = Vec::with_capacity(item_files.len());
+    let mut total: u32 = 0;
+    for writers in &item_files {
+        if let Some(line) = writers.first_line {
+            starts.insert(line, total);
+        }
+        chunk_starts.push(total);
+        total = total.checked_add(writers.records).ok_or(Fallback)?;
+    }
+
+    let layout = Layout::of(plan);
+    let mut outcome = DatasetOutcome {
+        read,
+        keyless: joined_files.iter().map(|w| w.keyless).sum(),
+        ..DatasetOutcome::default()
+    };
+    let mut winners: Vec<Option<(u32, Saved)>> = vec![None; total as usize];
+    let mut kept: Vec<Kept> = Vec::new();
+    let mut table_size = 0;
+    for p in 0..partitions {
+        let mut items = Vec::new();
+        let mut numbers = Vec::new();
+        for (writers, &start) in item_files.iter().zip(&chunk_starts) {
+            let slots = items_dataset.projection.slot_count;
+            read_back(&writers.paths[p], slots, |number, record| {
+                let key = key_of(items_dataset, plan.items_dataset, &record, &plan.locations)
+                    .map_err(|_| Fallback)?;
+                numbers.push(start + number);
+                items.push((key, record));
+                Ok(())
+            })?;
+        }
+        let items = [items];
+        let index = ItemIndex::of(&items, numbers)?;
+        if items_dataset.duplicates == Duplicates::Error && index.repeats_a_key() {
+            return Err(Unfinished::Fallback);
+        }
+        let streamed = Streamed {
+            plan,
+            dataset,
+            index: &index,
+            layout: &layout,
+        };
+        let slots = dataset.projection.slot_count;
+        let parts: Vec<Result<Part<'_>, Unfinished>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (joined_files.iter())
+                .map(|writers| {
+                    let (streamed, path) = (&streamed, &writers.paths[p]);
+                    scope.spawn(move || {
+                        let mut part = streamed.part(items_dataset);
+                        read_back(path, slots, |_, record| {
+                            match streamed.record(&mut part, record) {
+                                Ok(ControlFlow::Continue(())) => Ok(()),
+                                _ => Err(Unfinished::Fallback),
+                            }
+                        })?;
+                        Ok(part)
+                    })
+                })
+                .collect();
+            (handles.into_iter())
+                .map(|h| h.join().expect("joining a partition does not panic"))
+                .collect()
+        });
+        let parts = parts.into_iter().collect::<Result<Vec<_>, _>>()?;
+        table_size += merge_parts(
+            dataset,
+            &index,
+            &parts,
+            kept.len(),
+            &mut outcome,
+            &mut winners,
+        )?;
+        kept.extend(parts.into_iter().map(Part::kept));
+    }
+    drop(spill);
+
+    // The items read again in order, each folded with its winning score.
+    let folding = Folding {
+        kept: &kept,
+        layout: &layout,
+        join: dataset.join,
+    };
+    let make = || Refold {
+        state: ItemChunk::new(plan, items_dataset, &[]),
+        start: None,
+        next: 0,
+        folded: Folded::default(),
+        failed: false,
+    };
+    let (chunks, reread) = read_chunked(items_dataset, threads, make, |chunk, record| {
+        validate(items_dataset, plan.items_dataset, &record, &plan.locations)?;
+        let key = key_of(items_dataset, plan.items_dataset, &record, &plan.locations)?;
+        let start = *chunk
+            .start
+            .get_or_insert_with(|| starts.get(&record.line).copied().unwrap_or(u32::MAX));
+        let number = start.checked_add(chunk.next).filter(|&n| n < total);
+        chunk.next += 1;
+        let Some(number) = number else {
+            chunk.failed = true;
+            return Ok(ControlFlow::Break(()));
+        };
+        chunk.state.keyless += usize::from(key.is_none());
+        let item = (key.as_ref(), &record, number, winners[number as usize]);
+        if folding
+            .fold(&mut chunk.state, item, &mut chunk.folded)
+            .is_err()
+        {
+            chunk.failed = true;
+            return Ok(ControlFlow::Break(()));
+        }
+        Ok(ControlFlow::Continue(()))
+    })
+    .map_err(|_| Fallback)?;
+    // The items' file changed between the two readings: its scores are not its own.
+    if reread.sha256 != items_read.sha256
+        || chunks.iter().any(|c| c.stop.is_some() || c.state.failed)
+    {
+        return Err(Unfinished::Fallback);
+    }
+    let mut outcomes = vec![outcome, DatasetOutcome::default()];
+    let mut folds = Vec::with_capacity(chunks.len());
+    let chunks: Vec<Chunk<ItemChunk<'_>>> = (chunks.into_iter())
+        .map(|c| {
+            folds.push(Ok(c.state.folded));
+            Chunk {
+                state: c.state.state,
+                stop: None,
+            }
+        })
+        .collect();
+    let folded = Folded::merge(folds, &mut outcomes[0])?;
+    let items =
+        merge_items(plan, items_dataset, chunks, reread, 0, &mut outcomes).map_err(|_| Fallback)?;
+    if folded.lists_unshown(&items.offenders) {
+        return Err(Unfinished::Fallback);
+    }
+    Ok(Pass::of(plan, outcomes, &[table_size], items))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn items_that_fit_are_not_partitioned() {
+        assert_eq!(partitions_needed(100, 400), None);
+        assert_eq!(partitions_needed(100, 399), Some(3));
+        // A gold set of 1.9 GB under 2 GiB: partitions of a quarter of the budget each.
+        assert_eq!(partitions_needed(1_900_000_000, 2 << 30), Some(8));
+        assert_eq!(partitions_needed(1 << 40, 1), Some(64));
+    }
+
+    #[test]
+    fn partitions_spread_keys_and_are_stable() {
+        let mut counts = [0usize; 8];
+        for i in 0..8000 {
+            let key = Key::Str(format!("q{i:06}").into());
+            counts[partition_of(&key, 8)] += 1;
+        }
+        assert!(
+            counts.iter().all(|&n| (800..1200).contains(&n)),
+            "{counts:?}"
+        );
+        let key = Key::Str("q000042".into());
+        assert_eq!(partition_of(&key, 8), partition_of(&key.clone(), 8));
+    }
+}
