@@ -328,3 +328,55 @@ fn offenders_cleared_by_a_later_record_leave_the_right_offenders_listed() {
     let (_, streamed_stderr) = assert_same_every_way(dir.path());
     assert!(!streamed_stderr.contains("falls back"), "{streamed_stderr}");
 }
+
+#[test]
+fn a_join_that_cannot_be_partitioned_says_so_and_runs_in_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    data(dir.path(), 100);
+    // Items that keep the last of a repeated key are deduplicated as they are
+    // read, which needs every key at once.
+    write(dir.path(), "spec.yaml", &spec("last", "left", "last"));
+    let args = ["run", "spec.yaml", "--out", "out", "--max-memory", "1"];
+    let output = evalspec_with_env(dir.path(), &[], &args);
+    assert!(output.code <= 1, "{}", output.stderr);
+    assert!(
+        output.stderr.contains(
+            "note: --max-memory: the join is kept in memory, as its items keep the first or last of repeated keys"
+        ),
+        "{}",
+        output.stderr
+    );
+}
+
+#[test]
+fn temporary_files_that_cannot_be_written_are_an_error_not_a_fallback() {
+    let dir = tempfile::tempdir().unwrap();
+    data(dir.path(), 100);
+    write(dir.path(), "spec.yaml", &spec("last", "left", "error"));
+    let missing = dir.path().join("no-such-folder");
+    let env = [("TMPDIR", missing.to_str().unwrap())];
+    let args = ["run", "spec.yaml", "--out", "out", "--max-memory", "1"];
+    let output = evalspec_with_env(dir.path(), &env, &args);
+    assert_eq!(output.code, 2, "{}", output.stderr);
+    assert!(
+        output
+            .stderr
+            .contains("cannot write or read the temporary file")
+            && output.stderr.contains("no-such-folder")
+            && output.stderr.contains("point TMPDIR at a disk"),
+        "{}",
+        output.stderr
+    );
+    assert!(!dir.path().join("out/report.json").exists());
+}
+
+#[test]
+fn a_size_that_is_not_one_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    data(dir.path(), 10);
+    write(dir.path(), "spec.yaml", &spec("last", "left", "error"));
+    let args = ["run", "spec.yaml", "--max-memory", "2 gigs"];
+    let output = evalspec_with_env(dir.path(), &[], &args);
+    assert_eq!(output.code, 2, "{}", output.stderr);
+    assert!(output.stderr.contains("--max-memory"), "{}", output.stderr);
+}

@@ -130,9 +130,10 @@ pub struct RunArgs {
     /// the same for any number.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(usize))]
     pub threads: Option<usize>,
-    /// Keep the join within about this much memory (e.g. 2G, 512M; powers of 1024):
-    /// past it, both datasets are partitioned by key to temporary files (under
-    /// TMPDIR) and joined one partition at a time. Results are the same.
+    /// Keep the join within about this much memory (e.g. 2G, 512M; powers of 1024;
+    /// default: half the machine's memory): past it, both datasets are partitioned
+    /// by key to temporary files (under TMPDIR) and joined one partition at a time.
+    /// Results are the same.
     #[arg(long, value_name = "SIZE", value_parser = memory_size)]
     pub max_memory: Option<u64>,
     /// Run a frozen spec whose files no longer match its lock; the reports say so.
@@ -198,5 +199,25 @@ fn name_value(text: &str) -> Result<(String, String), String> {
             Ok((name.trim().to_string(), value.to_string()))
         }
         _ => Err(format!("expected NAME=VALUE, found `{text}`")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::memory_size;
+
+    #[test]
+    fn memory_sizes_read_as_sort_reads_them() {
+        assert_eq!(memory_size("2G"), Ok(2 << 30));
+        assert_eq!(memory_size("2GiB"), Ok(2 << 30));
+        assert_eq!(memory_size("512mb"), Ok(512 << 20));
+        assert_eq!(memory_size("1.5K"), Ok(1536));
+        assert_eq!(memory_size("1000000"), Ok(1_000_000));
+        assert_eq!(memory_size("1"), Ok(1));
+        for bad in ["", "0", "-1G", "2X", "G", "nan", "two"] {
+            assert!(memory_size(bad).is_err(), "{bad:?}");
+        }
+        let error = memory_size("2Q").unwrap_err();
+        assert!(error.contains("K, M, G or T"), "{error}");
     }
 }

@@ -43,7 +43,7 @@ pub fn run(args: &cli::RunArgs) -> i32 {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
     let resources = eval::Resources {
         threads,
-        max_memory: args.max_memory,
+        max_memory: args.max_memory.or_else(half_the_memory),
     };
     let outcome = match eval::evaluate(&plan, resources) {
         Ok(outcome) => outcome,
@@ -95,4 +95,14 @@ pub fn drift_diagnostics(
         .enumerate()
         .map(|(i, d)| d.diagnostic(&stamp.path, dataset, stops_run && i + 1 == drift.len()))
         .collect()
+}
+
+/// The memory budget without `--max-memory`: half of the machine's memory
+/// (`MemTotal` in /proc/meminfo), so that a join too large for it is
+/// partitioned to disk rather than swapped or killed. None where unknown.
+fn half_the_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024 / 2)
 }
