@@ -9,7 +9,12 @@
 //! cargo bench --bench engine -- [--items 10000,300000,1000000] [--runs 3] [--python]
 //!                               [--profile realistic|light]
 //! cargo bench --bench engine -- --generate 1000000 DIR [--profile light]
+//! cargo bench --bench engine -- --aggregates 1000000 [--runs 3]
 //! ```
+//!
+//! `--aggregates N` times instead a spec of 46 aggregates over 10 class
+//! predicates against a 7-metric one on the same N classification items
+//! (`support/aggregates.rs`).
 //!
 //! The realistic profile (the default) is `../shared/bench/gen_rag.py`'s mix:
 //! traces out of gold order, 5-20 ids, long claims, unused fields. The light
@@ -21,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use support::measure::{measure, medians, Measured};
-use support::{generate, realistic};
+use support::{aggregates, generate, realistic};
 
 const SEED: u64 = 20_261_122;
 
@@ -181,6 +186,7 @@ fn main() {
     let mut python = false;
     let mut profile = Profile::Realistic;
     let mut generate_into: Option<(u64, PathBuf)> = None;
+    let mut aggregates_of: Option<u64> = None;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -203,11 +209,18 @@ fn main() {
                     .expect("number");
                 generate_into = Some((items, PathBuf::from(it.next().expect("--generate N DIR"))));
             }
+            "--aggregates" => {
+                aggregates_of = Some(it.next().expect("--aggregates N").parse().expect("number"))
+            }
             other => panic!("unknown argument {other}"),
         }
     }
     if let Some((items, dir)) = generate_into {
         profile.generate(&dir, items).expect("generate");
+        return;
+    }
+    if let Some(items) = aggregates_of {
+        many_against_few(items, runs);
         return;
     }
     let work = tempfile::tempdir().unwrap();
@@ -315,4 +328,61 @@ fn main() {
             ratio(py, engine, seconds),
         );
     }
+}
+
+/// The 46-aggregate spec against the 7-metric one, interleaved, medians.
+fn many_against_few(items: u64, runs: usize) {
+    let dir = repo()
+        .join("target/bench-data")
+        .join(format!("aggregates-{items}"));
+    let data = dir.join("items.jsonl");
+    if !data.exists() {
+        std::fs::create_dir_all(&dir).unwrap();
+        eprintln!("generating {items} items into {} …", data.display());
+        aggregates::generate(&data, items).expect("generate data");
+    }
+    let mb = std::fs::metadata(&data).unwrap().len() as f64 / 1e6;
+    let specs = [
+        ("few", aggregates::few(), 7),
+        ("many", aggregates::many(), 56),
+    ];
+    let mut subjects: Vec<Subject> = Vec::new();
+    for (name, text, _) in &specs {
+        let spec = dir.join(format!("{name}.yaml"));
+        std::fs::write(&spec, text).unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_evalspec"));
+        command
+            .arg("run")
+            .arg(&spec)
+            .arg("--out")
+            .arg(dir.join(format!("out-{name}")))
+            .arg("--quiet");
+        subjects.push(Subject {
+            name,
+            command,
+            runs: Vec::new(),
+        });
+    }
+    for _ in 0..runs {
+        for subject in &mut subjects {
+            subject.runs.push(measure(&mut subject.command));
+        }
+    }
+    for (name, _, metrics) in &specs {
+        let report = std::fs::read_to_string(dir.join(format!("out-{name}/report.json")))
+            .unwrap_or_else(|e| panic!("{name} wrote no report: {e}"));
+        let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+        let computed = report["metrics"].as_object().map_or(0, |m| m.len());
+        assert_eq!(computed, *metrics, "{name}: metrics in report.json");
+    }
+    let (few, many) = (&subjects[0].runs, &subjects[1].runs);
+    let (few_s, few_rss) = cell(few);
+    let (many_s, many_rss) = cell(many);
+    println!("{runs} interleaved runs, medians");
+    println!("| items | MB | 7 metrics s | RSS MB | 46 aggregates s | RSS MB | 46 / 7 |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|");
+    println!(
+        "| {items} | {mb:.0} | {few_s} | {few_rss} | {many_s} | {many_rss} | {} |",
+        ratio(many, few, |m| m.0)
+    );
 }

@@ -1,6 +1,7 @@
 //! Code shared by the benchmarks; each uses part of it.
 #![allow(dead_code)]
 
+pub mod aggregates;
 pub mod generate;
 pub mod generate_trec;
 pub mod measure;

@@ -295,6 +295,17 @@ pub fn format_number(n: f64) -> String {
     }
 }
 
+/// Appends [`format_number`]'s text of `n` to `out`; an integer (what most
+/// item values are) without allocating.
+pub fn push_number(out: &mut Vec<u8>, n: f64) {
+    if n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15 {
+        use std::io::Write as _;
+        let _ = write!(out, "{}", n as i64);
+    } else {
+        out.extend_from_slice(format_number(n).as_bytes());
+    }
+}
+
 /// A non-negative number with three significant digits (at most nine
 /// decimals): how intervals' half-widths are shown (`0.0312`, `20.0`).
 pub fn format_significant(x: f64) -> String {

@@ -90,7 +90,7 @@ impl Accumulator {
             }
             Accumulator::Confusion(_) => match &value {
                 Some(Value::List(pair)) => match (label(&pair[0])?, label(&pair[1])?) {
-                    (Some(a), Some(b)) => Observation::Labels(a, b),
+                    (Some(a), Some(b)) => Observation::labels(a, b),
                     _ => Observation::Out,
                 },
                 _ => Observation::Out,
@@ -146,7 +146,8 @@ impl Accumulator {
             (Accumulator::Values(values), Observation::Number(x)) => {
                 values.extend(std::iter::repeat_n(*x, times as usize));
             }
-            (Accumulator::Confusion(confusion), Observation::Labels(a, b)) => {
+            (Accumulator::Confusion(confusion), Observation::Labels(labels)) => {
+                let (a, b) = &**labels;
                 confusion.add_times(a.clone(), b.clone(), times);
             }
             (Accumulator::Calibration(calibration), Observation::Calibrated(c, ok)) => {

@@ -187,7 +187,8 @@ impl ScoreArena {
                     self.bytes.push(NUMBER);
                     self.bytes.extend(x.to_le_bytes());
                 }
-                Observation::Labels(a, b) => {
+                Observation::Labels(labels) => {
+                    let (a, b) = &**labels;
                     self.bytes.push(LABELS);
                     self.values.push(Value::String(a.clone()));
                     self.values.push(Value::String(b.clone()));
@@ -232,7 +233,7 @@ impl ScoreArena {
                 }
                 LABELS => {
                     v += 2;
-                    Observation::Labels(text(&self.values[v - 2]), text(&self.values[v - 1]))
+                    Observation::labels(text(&self.values[v - 2]), text(&self.values[v - 1]))
                 }
                 CALIBRATED => {
                     b += 9;

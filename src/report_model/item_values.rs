@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
 use crate::base::diagnostic::{Diagnostic, Location};
-use crate::base::value::format_number;
+use crate::base::value::push_number;
 
 /// The version the header line carries; a reader refuses a newer one.
 pub const ITEM_VALUES_VERSION: u64 = 2;
@@ -101,13 +101,19 @@ pub enum Observation {
     Out,
     /// A number, or 1/0 for a condition (`count`, `ratio`).
     Number(f64),
-    /// Two labels (`kappa`, `agreement`, the F1 scores, `confusion`).
-    Labels(Arc<str>, Arc<str>),
+    /// Two labels (`kappa`, `agreement`, the F1 scores, `confusion`), boxed:
+    /// a row holds an observation per observed aggregate per item, and a
+    /// number (the usual one) then takes 16 bytes instead of 40.
+    Labels(Box<(Arc<str>, Arc<str>)>),
     /// A confidence and whether the item was correct (`ece`, `brier`).
     Calibrated(f64, bool),
 }
 
 impl Observation {
+    pub fn labels(a: Arc<str>, b: Arc<str>) -> Observation {
+        Observation::Labels(Box::new((a, b)))
+    }
+
     /// The number, for a number (or a condition's 1 or 0).
     pub fn number(&self) -> Option<f64> {
         match self {
@@ -120,14 +126,15 @@ impl Observation {
     fn push_json(&self, out: &mut Vec<u8>) {
         match self {
             Observation::Out => out.extend_from_slice(b"null"),
-            Observation::Number(x) => out.extend_from_slice(format_number(*x).as_bytes()),
-            Observation::Labels(a, b) => {
+            Observation::Number(x) => push_number(out, *x),
+            Observation::Labels(labels) => {
+                let (a, b) = &**labels;
                 let pair = Json::Array(vec![Json::from(a.as_ref()), Json::from(b.as_ref())]);
                 out.extend_from_slice(pair.to_string().as_bytes());
             }
             Observation::Calibrated(c, ok) => {
                 out.push(b'[');
-                out.extend_from_slice(format_number(*c).as_bytes());
+                push_number(out, *c);
                 out.extend_from_slice(if *ok { b",true]" } else { b",false]" });
             }
         }
@@ -139,7 +146,7 @@ impl Observation {
             Json::Number(n) => Observation::Number(n.as_f64().unwrap_or(f64::NAN)),
             Json::Array(pair) => match pair.as_slice() {
                 [Json::String(a), Json::String(b)] => {
-                    Observation::Labels(Arc::from(a.as_str()), Arc::from(b.as_str()))
+                    Observation::labels(Arc::from(a.as_str()), Arc::from(b.as_str()))
                 }
                 [Json::Number(c), Json::Bool(ok)] => {
                     Observation::Calibrated(c.as_f64().unwrap_or(f64::NAN), *ok)
@@ -241,7 +248,7 @@ pub fn push_row(
     for value in values {
         out.push(b',');
         match value {
-            Some(x) => out.extend_from_slice(format_number(*x).as_bytes()),
+            Some(x) => push_number(out, *x),
             None => out.extend_from_slice(b"null"),
         }
     }
@@ -407,6 +414,13 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_observation_is_two_words() {
+        // A row holds one per observed aggregate per item: a million items
+        // observing 20 aggregates keep 320 MB of them.
+        assert!(std::mem::size_of::<Observation>() <= 16);
+    }
+
+    #[test]
     fn written_lines_read_back() {
         let mut text = header_line(
             &[("p", ValueKind::Ratio), ("m", ValueKind::Mean)],
@@ -454,7 +468,7 @@ mod tests {
         let mut text =
             header_line(&[("p", ValueKind::Ratio)], false, &aggregates, &formulas).into_bytes();
         let observed = [
-            Observation::Labels(Arc::from("a \"b\""), Arc::from("c")),
+            Observation::labels(Arc::from("a \"b\""), Arc::from("c")),
             Observation::Calibrated(0.25, true),
             Observation::Out,
         ];
