@@ -32,6 +32,15 @@ impl Staged {
 /// gets the mode of the file it will replace, or else the usual mode of a new
 /// file (0666 less the umask, as `open` gives): never tempfile's private 0600.
 pub fn stage(path: &Path, bytes: &[u8]) -> std::io::Result<Staged> {
+    stage_with(path, |file| file.write_all(bytes))
+}
+
+/// As [`stage`], with the content written by `write` (through a buffer), so
+/// that a large file need not be built in memory first.
+pub fn stage_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<Staged> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -48,7 +57,10 @@ pub fn stage(path: &Path, bytes: &[u8]) -> std::io::Result<Staged> {
         // Set outright: the umask applies only when a file is created.
         file.as_file().set_permissions(kept)?;
     }
-    file.write_all(bytes)?;
+    let mut buffered = std::io::BufWriter::with_capacity(1 << 20, &mut file);
+    write(&mut buffered)?;
+    buffered.flush()?;
+    drop(buffered);
     file.as_file().sync_all()?;
     Ok(Staged {
         temp: file,

@@ -133,7 +133,10 @@ pub fn evaluate(plan: &Plan, resources: Resources) -> Result<Outcome, Vec<Diagno
             threads,
         )?;
         if let Some(name) = &source.name {
-            for row in result.rows.iter_mut().chain(&mut result.offenders) {
+            for row in &mut result.rows {
+                row.run = Some(name.clone());
+            }
+            for row in &mut result.offenders {
                 row.run = Some(name.clone());
             }
         }

@@ -12,7 +12,7 @@ use crate::eval::error::{EvalError, Within};
 use crate::eval::item_values::{self, ValueTable};
 use crate::eval::keys::{duplicate_error, key_of, FastMap};
 use crate::eval::lookup::Lookup;
-use crate::eval::outcome::{ItemRow, OffenderRow};
+use crate::eval::outcome::{ItemLine, ItemRow, OffenderRow};
 use crate::eval::slices::{self, SliceFold};
 use crate::ir::{evaluate, Frame, Record, RuntimeError};
 use crate::library::aggregates::AggregateFn;
@@ -46,7 +46,7 @@ pub(super) struct ItemChunk<'p> {
     pub(super) buffered: Vec<(Option<Key>, Record)>,
     pub(super) duplicates: usize,
     pub(super) label_counts: Vec<usize>,
-    pub(super) rows: Vec<ItemRow>,
+    pub(super) rows: Vec<ItemLine>,
     pub(super) offenders: Vec<OffenderRow>,
     /// Per slice: its values so far, and the current item's entry in each.
     pub(super) slices: Vec<SliceFold>,
@@ -66,6 +66,9 @@ pub(super) struct ItemChunk<'p> {
     pub(super) tracked: Vec<Option<Value>>,
     /// Whether the current item is an offender.
     pub(super) offender: bool,
+    /// The current item's rendered line for the items report, when it was
+    /// rendered as it was scored (a streamed join); else it is rendered when kept.
+    pub(super) rendered: Option<Arc<str>>,
     /// Every record is kept in `buffered` and scored later (a streamed join
     /// scores items as the other dataset's records arrive).
     pub(super) defer: bool,
@@ -110,6 +113,7 @@ impl<'p> ItemChunk<'p> {
             slice_texts: vec![Arc::from(""); plan.slices.len()],
             tracked: vec![None; plan.aggregates.len()],
             offender: false,
+            rendered: None,
             defer: false,
         }
     }
@@ -350,16 +354,25 @@ impl<'p> ItemChunk<'p> {
         Ok(())
     }
 
+    /// The scored item's label, if it took one.
+    pub(super) fn label(&self) -> Option<Arc<str>> {
+        let slot = self.plan.label_slot?;
+        match &self.derived[slot.index()] {
+            Value::String(label) => Some(label.clone()),
+            _ => None,
+        }
+    }
+
+    /// The scored item's rest of its line in the items report.
+    pub(super) fn item_body(&self) -> Arc<str> {
+        ItemLine::body_of(self.plan, self.label().as_ref(), &self.derived)
+    }
+
     /// What the reports keep of an evaluated item: its label's count, its row,
     /// and whether it is an offender.
     pub(super) fn keep(&mut self, offender: bool, key: Option<&Key>, line: u32) {
         let plan = self.plan;
-        let label = plan
-            .label_slot
-            .and_then(|slot| match &self.derived[slot.index()] {
-                Value::String(label) => Some(label.clone()),
-                _ => None,
-            });
+        let label = self.label();
         if let Some(label) = &label {
             if let Some(i) = plan.labels.iter().position(|l| **l == **label) {
                 self.label_counts[i] += 1;
@@ -384,16 +397,12 @@ impl<'p> ItemChunk<'p> {
             }
         }
         if plan.keep_items {
-            self.rows.push(ItemRow {
+            let body = self.rendered.take().unwrap_or_else(|| self.item_body());
+            self.rows.push(ItemLine {
                 line,
                 key: key.cloned(),
                 run: None,
-                label,
-                values: plan
-                    .item_columns
-                    .iter()
-                    .map(|c| self.derived[c.slot.index()].clone())
-                    .collect(),
+                body,
             });
         }
     }

@@ -38,7 +38,7 @@ pub use evaluation::{evaluate, Resources};
 pub use gates::{GateOutcome, GateStatus, SliceGateOutcome};
 pub use item_values::ValueTable;
 pub use outcome::{
-    AgreementOutcome, DatasetOutcome, Flip, ItemRow, OffenderRow, Outcome, RunOutcome,
+    AgreementOutcome, DatasetOutcome, Flip, ItemLine, ItemRow, OffenderRow, Outcome, RunOutcome,
     StabilityOutcome, MAX_FLIPS,
 };
 pub use run_stats::{detectable_by_formula, RunStats};

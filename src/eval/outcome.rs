@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use crate::base::diagnostic::Diagnostic;
+use crate::base::typed_json::{format_typed, push_key_json};
 use crate::base::value::{Key, Value};
 use crate::data::ReadStats;
 use crate::eval::aggregate::Confusion;
@@ -12,6 +13,8 @@ use crate::eval::gates::{GateOutcome, GateStatus};
 use crate::eval::item_values::ValueTable;
 use crate::eval::run_stats::RunStats;
 use crate::eval::slices::SliceValueOutcome;
+use crate::plan::{DerivedKind, Plan};
+use crate::report_model::{push_item_line, ItemBody, NameMap};
 
 /// Items that flip listed per `stability` aggregate; the count covers them all.
 pub const MAX_FLIPS: usize = 100;
@@ -31,7 +34,7 @@ pub struct Outcome {
     /// Per label of `plan.labels`, how many items took it.
     pub label_counts: Vec<usize>,
     /// Every item, in file order (run by run), when the plan keeps items.
-    pub rows: Vec<ItemRow>,
+    pub rows: Vec<ItemLine>,
     /// The first `offenders.limit` offenders in key order.
     pub offenders: Vec<OffenderRow>,
     /// Per metric (plan order), its value in the baseline run.
@@ -141,15 +144,72 @@ pub struct ItemRow {
 /// An item that `offenders.when` picked.
 pub type OffenderRow = ItemRow;
 
+/// The order reports list items in: by key (numbers, then strings in natural
+/// order, then no key), then run (natural order of names), then line.
+fn report_order(
+    (key, run, line): (Option<&Key>, Option<&str>, u32),
+    (other_key, other_run, other_line): (Option<&Key>, Option<&str>, u32),
+) -> std::cmp::Ordering {
+    crate::base::natural::key_order(key, other_key)
+        .then_with(|| crate::base::natural::natural_cmp(run.unwrap_or(""), other_run.unwrap_or("")))
+        .then(line.cmp(&other_line))
+}
+
 impl ItemRow {
-    /// The order reports list items in: by key (numbers, then strings in natural
-    /// order, then no key), then run (natural order of names), then line.
+    /// The order reports list items in (see [`report_order`]).
     pub fn report_order(a: &ItemRow, b: &ItemRow) -> std::cmp::Ordering {
-        fn run(row: &ItemRow) -> &str {
-            row.run.as_deref().unwrap_or("")
+        report_order(
+            (a.key.as_ref(), a.run.as_deref(), a.line),
+            (b.key.as_ref(), b.run.as_deref(), b.line),
+        )
+    }
+}
+
+/// One scored item as items.jsonl lists it: what orders it, and the rest of
+/// its line rendered when it was scored ([`ItemBody`]), so that an item kept
+/// until the items are sorted is a line of text, not its values.
+#[derive(Debug, Clone)]
+pub struct ItemLine {
+    pub line: u32,
+    pub key: Option<Key>,
+    /// The run the item was scored in (with several runs).
+    pub run: Option<Arc<str>>,
+    pub body: Arc<str>,
+}
+
+impl ItemLine {
+    /// The order reports list items in (see [`report_order`]).
+    pub fn report_order(a: &ItemLine, b: &ItemLine) -> std::cmp::Ordering {
+        report_order(
+            (a.key.as_ref(), a.run.as_deref(), a.line),
+            (b.key.as_ref(), b.run.as_deref(), b.line),
+        )
+    }
+
+    /// Appends the item's line of items.jsonl, without its newline.
+    pub fn push_json(&self, out: &mut String) {
+        let mut key = String::new();
+        push_key_json(&mut key, self.key.as_ref());
+        push_item_line(out, &key, self.line, self.run.as_deref(), &self.body);
+    }
+
+    /// The rest of the line of an item with `label` and `derived` values.
+    pub(super) fn body_of(plan: &Plan, label: Option<&Arc<str>>, derived: &[Value]) -> Arc<str> {
+        let mut fields = NameMap::new();
+        let mut matchers = NameMap::new();
+        for column in &plan.item_columns {
+            let target = match column.kind {
+                DerivedKind::Matcher => &mut matchers,
+                DerivedKind::Field | DerivedKind::Label => &mut fields,
+            };
+            let value = &derived[column.slot.index()];
+            target.insert(column.name.clone(), format_typed(value, &column.ty));
         }
-        crate::base::natural::key_order(a.key.as_ref(), b.key.as_ref())
-            .then_with(|| crate::base::natural::natural_cmp(run(a), run(b)))
-            .then(a.line.cmp(&b.line))
+        let body = ItemBody {
+            label: (!plan.labels.is_empty()).then(|| label.map(|l| l.to_string())),
+            fields,
+            matchers,
+        };
+        Arc::from(body.render())
     }
 }

@@ -15,7 +15,7 @@ use crate::eval::item::{ItemChunk, MAX_ITEM_ERRORS};
 use crate::eval::item_values::ValueTable;
 use crate::eval::keys::{duplicate_error, stop_line};
 use crate::eval::lookup::Lookup;
-use crate::eval::outcome::{DatasetOutcome, ItemRow, OffenderRow};
+use crate::eval::outcome::{DatasetOutcome, ItemLine, ItemRow, OffenderRow};
 use crate::eval::slices::SliceFold;
 use crate::plan::{DatasetPlan, Plan};
 use crate::spec::{Duplicates, Join};
@@ -29,7 +29,7 @@ pub(super) struct Pass {
     /// `records(d)`: a looked-up dataset's table size (one per key); the items read.
     pub dataset_records: Vec<Value>,
     pub label_counts: Vec<usize>,
-    pub rows: Vec<ItemRow>,
+    pub rows: Vec<ItemLine>,
     pub offenders: Vec<OffenderRow>,
     /// Per slice: its values, folded in the same pass.
     pub slices: Vec<SliceFold>,
@@ -94,7 +94,7 @@ pub(super) struct Items {
     pub(super) count: usize,
     pub(super) matched: Vec<Vec<bool>>,
     pub(super) label_counts: Vec<usize>,
-    pub(super) rows: Vec<ItemRow>,
+    pub(super) rows: Vec<ItemLine>,
     pub(super) offenders: Vec<OffenderRow>,
     pub(super) slices: Vec<SliceFold>,
     pub(super) values: ValueTable,

@@ -25,29 +25,30 @@ pub(super) struct Saved {
     values: u32,
 }
 
-/// The derived values the fold reads: the label and the items report's columns
-/// of every item (kept with its score), and the values shown of an offender
-/// (kept in [`Shown`], for the first few only).
+/// The derived values the fold reads: the label of every item (kept with its
+/// score, with its line of the items report rendered when the plan keeps
+/// items), and the values shown of an offender (kept in [`Shown`], for the
+/// first few only).
 pub(super) struct Layout {
     always: Vec<usize>,
+    rendered: bool,
     shown: Vec<usize>,
 }
 
 impl Layout {
     pub(super) fn of(plan: &Plan) -> Self {
-        let mut always: Vec<usize> = plan.label_slot.iter().map(|s| s.index()).collect();
-        if plan.keep_items {
-            always.extend(plan.item_columns.iter().map(|c| c.slot.index()));
-        }
-        always.sort_unstable();
-        always.dedup();
+        let always: Vec<usize> = plan.label_slot.iter().map(|s| s.index()).collect();
         let mut shown: Vec<usize> = (plan.offenders.iter())
             .flat_map(|o| o.show.iter().map(|(_, slot)| slot.index()))
             .filter(|slot| !always.contains(slot))
             .collect();
         shown.sort_unstable();
         shown.dedup();
-        Layout { always, shown }
+        Layout {
+            always,
+            rendered: plan.keep_items,
+            shown,
+        }
     }
 }
 
@@ -208,6 +209,9 @@ impl ScoreArena {
             .iter()
             .map(|&slot| chunk.derived[slot].clone());
         self.values.extend(kept);
+        if layout.rendered {
+            self.values.push(Value::String(chunk.item_body()));
+        }
         Some(at)
     }
 
@@ -255,6 +259,9 @@ impl ScoreArena {
         for &slot in &layout.always {
             chunk.derived[slot] = self.values[v].clone();
             v += 1;
+        }
+        if layout.rendered {
+            chunk.rendered = Some(text(&self.values[v]));
         }
     }
 }

@@ -35,6 +35,8 @@ pub struct ReportFiles {
     /// Some report lists every item (items.jsonl, or a template reading `items`),
     /// so items must be kept rather than folded and dropped as they stream.
     pub keep_items: bool,
+    /// Some template reads `items` (so the template context must hold them).
+    pub templates_read_items: bool,
     /// The folders the spec's own templates (and what they include) load from.
     pub template_dirs: Vec<PathBuf>,
     pub errors: Vec<Diagnostic>,
@@ -137,7 +139,10 @@ pub fn resolve(spec: &Spec, formats: &[ReportFormat]) -> (ReportFiles, Templates
     for (report, uses_items) in &mut out {
         if let ReportPlanKind::Template(name) = &report.kind {
             match templates.check(name) {
-                Ok(reads_items) => *uses_items |= reads_items,
+                Ok(reads_items) => {
+                    *uses_items |= reads_items;
+                    files.templates_read_items |= reads_items;
+                }
                 Err(d) => files.errors.push(d),
             }
         }

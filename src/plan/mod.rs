@@ -67,6 +67,9 @@ pub struct Plan {
     /// Keep every item's values for the reports (items.jsonl, HTML, templates
     /// that list items); otherwise items are folded and dropped as they stream.
     pub keep_items: bool,
+    /// Some template reads `items`: only then does the template context hold
+    /// every item (as JSON values, a copy far larger than items.jsonl).
+    pub templates_read_items: bool,
     /// The prior report that `baseline.NAME` and change bounds compare against.
     pub baseline: Option<PriorReport>,
     /// The latency metric and the accuracy metrics plotted against it, per run.

@@ -9,7 +9,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::base::atomic::{stage, Staged};
+use crate::base::atomic::{stage, stage_with, Staged};
 use crate::base::diagnostic::Diagnostic;
 use crate::inputs::ReportPlanKind;
 use crate::plan::Plan;
@@ -64,7 +64,7 @@ impl OutputFolder {
 
     /// Writes `files` (paths inside the folder, with their bytes) as one set:
     /// all staged, then all committed, while holding the folder's lock.
-    pub fn write_set(&self, files: &[(PathBuf, Vec<u8>)]) -> Result<(), Diagnostic> {
+    pub fn write_set(&self, files: &[(PathBuf, Content<'_>)]) -> Result<(), Diagnostic> {
         let out = self.dir.display().to_string();
         if self.dir.exists() && !self.dir.is_dir() {
             return Err(not_a_folder(&out));
@@ -85,7 +85,13 @@ impl OutputFolder {
         })?;
         let staged: Vec<Staged> = files
             .iter()
-            .map(|(path, bytes)| stage(path, bytes).map_err(|e| cannot_write(path, &e)))
+            .map(|(path, content)| {
+                let staged = match content {
+                    Content::Bytes(bytes) => stage(path, bytes),
+                    Content::Written(write) => stage_with(path, |out| write(out)),
+                };
+                staged.map_err(|e| cannot_write(path, &e))
+            })
             .collect::<Result<_, _>>()?;
         for file in staged {
             let path = file.target().to_path_buf();
@@ -94,6 +100,16 @@ impl OutputFolder {
         Ok(())
     }
 }
+
+/// A report's content: its bytes, or what writes them (items.jsonl, written
+/// straight to its staged file rather than built in memory first).
+pub enum Content<'a> {
+    Bytes(Vec<u8>),
+    Written(Box<Writer<'a>>),
+}
+
+/// What writes a report's content into its staged file.
+pub type Writer<'a> = dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()> + 'a;
 
 fn not_a_folder(out: &str) -> Diagnostic {
     Diagnostic::of(&ReportError::OutNotAFolder { out: out.into() })

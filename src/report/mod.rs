@@ -15,9 +15,9 @@ pub(crate) mod stats;
 mod summary;
 mod write;
 
-pub use folder::OutputFolder;
+pub use folder::{Content, OutputFolder};
 pub use item_values::{item_values_jsonl, writes_item_values};
-pub use items::{item_json, items_jsonl};
+pub use items::{items_json, write_items_jsonl};
 pub use json::report_json;
 pub use summary::summary;
 pub use write::write_reports;

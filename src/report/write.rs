@@ -10,7 +10,8 @@ use crate::inputs::{ReportPlanKind, Templates};
 use crate::lock::LockStamp;
 use crate::plan::Plan;
 use crate::report::{
-    item_json, item_values_jsonl, items_jsonl, report_json, writes_item_values, OutputFolder,
+    item_values_jsonl, items_json, report_json, write_items_jsonl, writes_item_values, Content,
+    OutputFolder,
 };
 use crate::report_model::item_values::ITEM_VALUES_FILE;
 use crate::report_model::Report;
@@ -26,47 +27,43 @@ pub fn write_reports(
 ) -> Result<Vec<PathBuf>, Diagnostic> {
     let report = report_json(plan, outcome, lock);
     let mut context: Option<minijinja::Value> = None;
-    let mut rendered: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+    let mut rendered: Vec<(PathBuf, Content<'_>)> = Vec::new();
     for output in &plan.reports {
-        let bytes = match &output.kind {
+        let content = match &output.kind {
             ReportPlanKind::Json => {
                 let mut bytes =
                     serde_json::to_vec_pretty(&report).expect("a report always serialises");
                 bytes.push(b'\n');
-                bytes
+                Content::Bytes(bytes)
             }
-            ReportPlanKind::Items => items_jsonl(plan, outcome),
+            ReportPlanKind::Items => {
+                Content::Written(Box::new(|out| write_items_jsonl(outcome, out)))
+            }
             ReportPlanKind::Template(name) => {
                 let context =
                     context.get_or_insert_with(|| template_context(plan, outcome, &report));
-                templates.render(name, context.clone())?.into_bytes()
+                Content::Bytes(templates.render(name, context.clone())?.into_bytes())
             }
         };
-        rendered.push((out.path().join(&output.file), bytes));
+        rendered.push((out.path().join(&output.file), content));
     }
     // Beside report.json, in the same set: what paired tests against this run need.
     if writes_item_values(plan) {
         let bytes = item_values_jsonl(plan, outcome);
-        rendered.push((out.path().join(ITEM_VALUES_FILE), bytes));
+        rendered.push((out.path().join(ITEM_VALUES_FILE), Content::Bytes(bytes)));
     }
     out.write_set(&rendered)?;
     Ok(rendered.into_iter().map(|(path, _)| path).collect())
 }
 
-/// What templates see: report.json, plus `items` (file order) when the plan kept
-/// them. Otherwise `items` is left undefined, so that a template reading it where
+/// What templates see: report.json, plus `items` (file order) when a template
+/// reads them. Otherwise `items` is left undefined, so that a template reading it where
 /// the compiler could not see (inside an include) fails loudly instead of
 /// rendering an empty list.
 fn template_context(plan: &Plan, outcome: &Outcome, report: &Report) -> minijinja::Value {
     let mut context = serde_json::to_value(report).expect("a report always serialises");
-    if plan.keep_items {
-        context["items"] = Json::Array(
-            outcome
-                .rows
-                .iter()
-                .map(|row| serde_json::to_value(item_json(plan, row)).expect("items serialise"))
-                .collect(),
-        );
+    if plan.templates_read_items {
+        context["items"] = Json::Array(items_json(outcome));
     }
     minijinja::Value::from(minijinja::value::Serde(&context))
 }

@@ -231,6 +231,7 @@ pub fn link(parts: Parts<'_>) -> Plan {
         offenders,
         reports: parts.reports.reports,
         keep_items: parts.reports.keep_items,
+        templates_read_items: parts.reports.templates_read_items,
         baseline: parts.baseline,
         tradeoff,
         shared,
