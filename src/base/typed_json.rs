@@ -19,11 +19,7 @@ pub fn key_json(key: Option<&Key>) -> Json {
 /// JSON value for the common key (a string that needs no escaping).
 pub fn push_key_json(out: &mut String, key: Option<&Key>) {
     match key {
-        Some(Key::Str(s)) if !s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) => {
-            out.push('"');
-            out.push_str(s);
-            out.push('"');
-        }
+        Some(Key::Str(s)) => push_string(out, s),
         key => out.push_str(&key_json(key).to_string()),
     }
 }
@@ -55,9 +51,100 @@ pub fn format_typed(value: &Value, ty: &Type) -> Json {
     }
 }
 
+/// Appends the JSON text of [`format_typed`]'s value, without building it:
+/// items.jsonl renders every field of every item this way.
+pub fn push_typed(out: &mut String, value: &Value, ty: &Type) {
+    match value {
+        Value::Number(n)
+            if matches!(ty, Type::Int | Type::Any)
+                && n.fract() == 0.0
+                && n.abs() < 9.007_199_254_740_992e15 =>
+        {
+            use std::fmt::Write as _;
+            let _ = write!(out, "{}", *n as i64);
+        }
+        Value::Number(n) => match serde_json::Number::from_f64(*n) {
+            Some(number) => out.push_str(&number.to_string()),
+            None => out.push_str("null"),
+        },
+        Value::BigInt(b) => out.push_str(&b.to_json().to_string()),
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::String(s) => push_string(out, s),
+        Value::List(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                push_typed(out, item, &Type::Any);
+            }
+            out.push(']');
+        }
+        Value::Object(fields) => {
+            out.push('{');
+            for (i, (name, item)) in fields.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                push_string(out, name);
+                out.push(':');
+                push_typed(out, item, &Type::Any);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// Appends `s` as a JSON string, as serde_json writes it.
+pub fn push_string(out: &mut String, s: &str) {
+    if s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+        out.push_str(&Json::from(s).to_string());
+    } else {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<f64>().prop_map(Value::Number),
+            (-20i64..20).prop_map(|n| Value::Number(n as f64)),
+            any::<i64>().prop_map(Value::from_i64),
+            any::<u64>().prop_map(Value::from_u64),
+            "[a-z\"\\\\\n\u{1}é ]{0,8}".prop_map(|s| Value::String(s.into())),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(|v| Value::List(v.into())),
+                prop::collection::btree_map("[a-z\"]{0,4}", inner, 0..4).prop_map(|fields| {
+                    let fields: Vec<(std::sync::Arc<str>, Value)> =
+                        fields.into_iter().map(|(k, v)| (k.into(), v)).collect();
+                    Value::Object(fields.into())
+                }),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn pushed_values_are_the_typed_json_text(value in value(), int in any::<bool>()) {
+            let ty = if int { Type::Int } else { Type::Float };
+            for ty in [ty, Type::Any] {
+                let mut text = String::new();
+                push_typed(&mut text, &value, &ty);
+                prop_assert_eq!(text, format_typed(&value, &ty).to_string());
+            }
+        }
+    }
 
     #[test]
     fn pushed_keys_are_the_keys_json_text() {

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use crate::base::diagnostic::Diagnostic;
-use crate::base::typed_json::{format_typed, push_key_json};
+use crate::base::typed_json::{push_key_json, push_string, push_typed};
 use crate::base::value::{Key, Value};
 use crate::data::ReadStats;
 use crate::eval::aggregate::Confusion;
@@ -13,8 +13,8 @@ use crate::eval::gates::{GateOutcome, GateStatus};
 use crate::eval::item_values::ValueTable;
 use crate::eval::run_stats::RunStats;
 use crate::eval::slices::SliceValueOutcome;
-use crate::plan::{DerivedKind, Plan};
-use crate::report_model::{push_item_line, ItemBody, NameMap};
+use crate::plan::{DerivedKind, ItemColumn, Plan};
+use crate::report_model::push_item_line;
 
 /// Items that flip listed per `stability` aggregate; the count covers them all.
 pub const MAX_FLIPS: usize = 100;
@@ -193,23 +193,40 @@ impl ItemLine {
         push_item_line(out, &key, self.line, self.run.as_deref(), &self.body);
     }
 
-    /// The rest of the line of an item with `label` and `derived` values.
+    /// The rest of the line of an item with `label` and `derived` values:
+    /// the members `report_model::ItemBody` serialises, written directly.
     pub(super) fn body_of(plan: &Plan, label: Option<&Arc<str>>, derived: &[Value]) -> Arc<str> {
-        let mut fields = NameMap::new();
-        let mut matchers = NameMap::new();
-        for column in &plan.item_columns {
-            let target = match column.kind {
-                DerivedKind::Matcher => &mut matchers,
-                DerivedKind::Field | DerivedKind::Label => &mut fields,
-            };
-            let value = &derived[column.slot.index()];
-            target.insert(column.name.clone(), format_typed(value, &column.ty));
+        let mut body = String::new();
+        if !plan.labels.is_empty() {
+            body.push_str("\"label\":");
+            match label {
+                Some(label) => push_string(&mut body, label),
+                None => body.push_str("null"),
+            }
+            body.push(',');
         }
-        let body = ItemBody {
-            label: (!plan.labels.is_empty()).then(|| label.map(|l| l.to_string())),
-            fields,
-            matchers,
-        };
-        Arc::from(body.render())
+        let is_matcher = |column: &ItemColumn| column.kind == DerivedKind::Matcher;
+        for (group, matchers) in [("fields", false), ("matchers", true)] {
+            if matchers {
+                body.push(',');
+            }
+            body.push('"');
+            body.push_str(group);
+            body.push_str("\":{");
+            let columns = plan
+                .item_columns
+                .iter()
+                .filter(|c| is_matcher(c) == matchers);
+            for (i, column) in columns.enumerate() {
+                if i > 0 {
+                    body.push(',');
+                }
+                push_string(&mut body, &column.name);
+                body.push(':');
+                push_typed(&mut body, &derived[column.slot.index()], &column.ty);
+            }
+            body.push('}');
+        }
+        Arc::from(body)
     }
 }

@@ -29,29 +29,11 @@ pub struct Item {
     pub matchers: NameMap<Json>,
 }
 
-/// What follows an item's key, line and run in its line of items.jsonl: its
-/// label, fields and matchers, serialised as [`Item`] serialises them. An item
-/// is rendered this far when it is scored, so that what is kept of it until the
-/// items are sorted is text, not values.
-#[derive(Serialize)]
-pub struct ItemBody {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub label: Option<Option<String>>,
-    pub fields: NameMap<Json>,
-    pub matchers: NameMap<Json>,
-}
-
-impl ItemBody {
-    /// The body's members, without the braces around them.
-    pub fn render(&self) -> Box<str> {
-        let object = serde_json::to_string(self).expect("an item always serialises");
-        object[1..object.len() - 1].into()
-    }
-}
-
 /// Appends the line of items.jsonl (without its newline) of the item with
-/// `key` (its JSON), `line`, `run` and rendered `body`: the bytes
-/// serialising the whole [`Item`] gives.
+/// `key` (its JSON), `line`, `run` and rendered `body` (its label, fields and
+/// matchers, as serialising an [`Item`] writes them, without the braces): the
+/// bytes serialising the whole [`Item`] gives. Items are rendered this far as
+/// they are scored, so that what is kept of them until they are sorted is text.
 pub fn push_item_line(out: &mut String, key: &str, line: u32, run: Option<&str>, body: &str) {
     use std::fmt::Write as _;
     let _ = write!(out, "{{\"key\":{key},\"line\":{line},");
@@ -68,6 +50,23 @@ pub fn push_item_line(out: &mut String, key: &str, line: u32, run: Option<&str>,
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// What follows an item's key, line and run, serialised as [`Item`]
+    /// serialises it: the reference a rendered body must equal.
+    #[derive(Serialize)]
+    struct ItemBody {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        label: Option<Option<String>>,
+        fields: NameMap<Json>,
+        matchers: NameMap<Json>,
+    }
+
+    impl ItemBody {
+        fn render(&self) -> String {
+            let object = serde_json::to_string(self).unwrap();
+            object[1..object.len() - 1].to_string()
+        }
+    }
 
     #[test]
     fn a_line_assembled_from_its_body_is_the_items_serialisation() {
