@@ -16,7 +16,13 @@ pub fn writes_item_values(plan: &Plan) -> bool {
     plan.stats.keep_item_values && plan.stats.keeps_values()
 }
 
-pub fn item_values_jsonl(plan: &Plan, outcome: &Outcome) -> Vec<u8> {
+/// Writes the file's lines to `out`, row by row (a million items with many
+/// metrics make hundreds of megabytes, never held in memory whole).
+pub fn write_item_values_jsonl(
+    plan: &Plan,
+    outcome: &Outcome,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     let metrics: Vec<(&str, ValueKind)> = plan
         .stats
         .columns
@@ -47,10 +53,8 @@ pub fn item_values_jsonl(plan: &Plan, outcome: &Outcome) -> Vec<u8> {
         })
         .collect();
     let runs = plan.has_runs();
-    let items: usize = outcome.item_values.iter().map(|t| t.len()).sum();
-    // About 16 bytes a key and 4 a value.
-    let mut out = Vec::with_capacity(items * (16 + 4 * metrics.len()));
-    out.extend_from_slice(header_line(&metrics, runs, &aggregates, &formulas).as_bytes());
+    out.write_all(header_line(&metrics, runs, &aggregates, &formulas).as_bytes())?;
+    let mut line = Vec::new();
     for table in &outcome.item_values {
         let run = table.run.as_deref().filter(|_| runs);
         let mut text = String::new();
@@ -60,8 +64,10 @@ pub fn item_values_jsonl(plan: &Plan, outcome: &Outcome) -> Vec<u8> {
             push_key_json(&mut text, key.as_ref());
             row.clear();
             row.extend(table.row(i));
-            push_row(&mut out, &text, run, &row, table.observed_row(i));
+            line.clear();
+            push_row(&mut line, &text, run, &row, table.observed_row(i));
+            out.write_all(&line)?;
         }
     }
-    out
+    Ok(())
 }

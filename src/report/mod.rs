@@ -16,7 +16,7 @@ mod summary;
 mod write;
 
 pub use folder::{Content, OutputFolder};
-pub use item_values::{item_values_jsonl, writes_item_values};
+pub use item_values::{write_item_values_jsonl, writes_item_values};
 pub use items::{items_json, write_items_jsonl};
 pub use json::report_json;
 pub use summary::summary;

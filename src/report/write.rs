@@ -10,8 +10,8 @@ use crate::inputs::{ReportPlanKind, Templates};
 use crate::lock::LockStamp;
 use crate::plan::Plan;
 use crate::report::{
-    item_values_jsonl, items_json, report_json, write_items_jsonl, writes_item_values, Content,
-    OutputFolder,
+    items_json, report_json, write_item_values_jsonl, write_items_jsonl, writes_item_values,
+    Content, OutputFolder,
 };
 use crate::report_model::item_values::ITEM_VALUES_FILE;
 use crate::report_model::Report;
@@ -49,8 +49,9 @@ pub fn write_reports(
     }
     // Beside report.json, in the same set: what paired tests against this run need.
     if writes_item_values(plan) {
-        let bytes = item_values_jsonl(plan, outcome);
-        rendered.push((out.path().join(ITEM_VALUES_FILE), Content::Bytes(bytes)));
+        let write =
+            Box::new(|out: &mut dyn std::io::Write| write_item_values_jsonl(plan, outcome, out));
+        rendered.push((out.path().join(ITEM_VALUES_FILE), Content::Written(write)));
     }
     out.write_set(&rendered)?;
     Ok(rendered.into_iter().map(|(path, _)| path).collect())
