@@ -110,29 +110,8 @@ pub fn push_string(out: &mut String, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::value::strategies::value;
     use proptest::prelude::*;
-
-    fn value() -> impl Strategy<Value = Value> {
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::Bool),
-            any::<f64>().prop_map(Value::Number),
-            (-20i64..20).prop_map(|n| Value::Number(n as f64)),
-            any::<i64>().prop_map(Value::from_i64),
-            any::<u64>().prop_map(Value::from_u64),
-            "[a-z\"\\\\\n\u{1}é ]{0,8}".prop_map(|s| Value::String(s.into())),
-        ];
-        leaf.prop_recursive(3, 24, 4, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..4).prop_map(|v| Value::List(v.into())),
-                prop::collection::btree_map("[a-z\"]{0,4}", inner, 0..4).prop_map(|fields| {
-                    let fields: Vec<(std::sync::Arc<str>, Value)> =
-                        fields.into_iter().map(|(k, v)| (k.into(), v)).collect();
-                    Value::Object(fields.into())
-                }),
-            ]
-        })
-    }
 
     proptest! {
         #[test]

@@ -520,3 +520,35 @@ mod tests {
         assert_eq!(format_number(f64::NAN), "null");
     }
 }
+
+/// Values for property tests: every kind, floats of every bit pattern,
+/// integers beyond 2^53, strings needing JSON escapes, nested lists and
+/// objects (with distinct field names, as records have them).
+#[cfg(test)]
+pub mod strategies {
+    use super::Value;
+    use proptest::prelude::*;
+    use std::sync::Arc;
+
+    pub fn value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<f64>().prop_map(Value::Number),
+            (-20i64..20).prop_map(|n| Value::Number(n as f64)),
+            any::<i64>().prop_map(Value::from_i64),
+            any::<u64>().prop_map(Value::from_u64),
+            "[a-z\"\\\\\n\u{1}é ]{0,8}".prop_map(|s| Value::String(s.into())),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(|v| Value::List(v.into())),
+                prop::collection::btree_map("[a-z\"]{0,4}", inner, 0..4).prop_map(|fields| {
+                    let fields: Vec<(Arc<str>, Value)> =
+                        fields.into_iter().map(|(k, v)| (k.into(), v)).collect();
+                    Value::Object(fields.into())
+                }),
+            ]
+        })
+    }
+}

@@ -138,28 +138,8 @@ fn read_text(input: &mut impl BufRead) -> io::Result<Arc<str>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::value::strategies::value;
     use proptest::prelude::*;
-
-    fn value() -> impl Strategy<Value = Value> {
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::Bool),
-            any::<f64>().prop_map(Value::Number),
-            any::<i64>().prop_map(Value::from_i64),
-            any::<u64>().prop_map(Value::from_u64),
-            ".{0,12}".prop_map(|s| Value::String(Arc::from(s))),
-        ];
-        leaf.prop_recursive(3, 24, 4, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..4).prop_map(|v| Value::List(v.into())),
-                prop::collection::vec((".{0,6}", inner), 0..4).prop_map(|fields| {
-                    let fields: Vec<(Arc<str>, Value)> =
-                        fields.into_iter().map(|(k, v)| (Arc::from(k), v)).collect();
-                    Value::Object(fields.into())
-                }),
-            ]
-        })
-    }
 
     /// Equal as written: float bits compared, so that NaN and -0.0 count.
     fn same(a: &Value, b: &Value) -> bool {
