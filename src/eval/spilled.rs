@@ -239,6 +239,44 @@ struct Refold<'p> {
     failed: bool,
 }
 
+/// The items' numbering across the chunks they were read in: each chunk's
+/// first item's number, by chunk and by the chunk's first line (how a chunk
+/// of the second reading finds it), and how many items there are.
+struct Numbering {
+    chunk_starts: Vec<u32>,
+    by_first_line: FastMap<u32, u32>,
+    total: u32,
+}
+
+impl Numbering {
+    fn of(item_files: &[Writers]) -> Result<Self, Fallback> {
+        let mut numbering = Numbering {
+            chunk_starts: Vec::with_capacity(item_files.len()),
+            by_first_line: FastMap::default(),
+            total: 0,
+        };
+        for writers in item_files {
+            if let Some(line) = writers.first_line {
+                numbering.by_first_line.insert(line, numbering.total);
+            }
+            numbering.chunk_starts.push(numbering.total);
+            numbering.total = (numbering.total)
+                .checked_add(writers.records)
+                .ok_or(Fallback)?;
+        }
+        Ok(numbering)
+    }
+}
+
+/// What joining the partitions one by one keeps: the winning score of every
+/// item (by number), the parts' scores, and what was seen of the joined dataset.
+struct Joined {
+    winners: Vec<Option<(u32, Saved)>>,
+    kept: Vec<Kept>,
+    outcome: DatasetOutcome,
+    table_size: usize,
+}
+
 /// The pass, with both datasets partitioned to temporary files under
 /// `partitions`; see the module's comment.
 pub(super) fn spilled_pass(
@@ -246,7 +284,6 @@ pub(super) fn spilled_pass(
     threads: usize,
     partitions: usize,
 ) -> Result<Pass, Unfinished> {
-    let (dataset, items_dataset) = (&plan.datasets[0], &plan.datasets[1]);
     let dir = tempfile::Builder::new()
         .prefix("evalspec-spill-")
         .tempdir()
@@ -258,91 +295,111 @@ pub(super) fn spilled_pass(
     };
     let (item_files, items_read) = partition(&spill, plan, plan.items_dataset, threads)?;
     let (joined_files, read) = partition(&spill, plan, DatasetId::new(0), threads)?;
-
-    // Each chunk's first item's number, found again by its line when the
-    // items are read a second time.
-    let mut starts: FastMap<u32, u32> = FastMap::default();
-    let mut chunk_starts = Vec::with_capacity(item_files.len());
-    let mut total: u32 = 0;
-    for writers in &item_files {
-        if let Some(line) = writers.first_line {
-            starts.insert(line, total);
-        }
-        chunk_starts.push(total);
-        total = total.checked_add(writers.records).ok_or(Fallback)?;
-    }
-
+    let numbering = Numbering::of(&item_files)?;
     let layout = Layout::of(plan);
-    let mut outcome = DatasetOutcome {
-        read,
-        keyless: joined_files.iter().map(|w| w.keyless).sum(),
-        ..DatasetOutcome::default()
+    let mut joined = Joined {
+        winners: vec![None; numbering.total as usize],
+        kept: Vec::new(),
+        outcome: DatasetOutcome {
+            read,
+            keyless: joined_files.iter().map(|w| w.keyless).sum(),
+            ..DatasetOutcome::default()
+        },
+        table_size: 0,
     };
-    let mut winners: Vec<Option<(u32, Saved)>> = vec![None; total as usize];
-    let mut kept: Vec<Kept> = Vec::new();
-    let mut table_size = 0;
     for p in 0..partitions {
-        let mut items = Vec::new();
-        let mut numbers = Vec::new();
-        for (writers, &start) in item_files.iter().zip(&chunk_starts) {
-            let slots = items_dataset.projection.slot_count;
-            read_back(&writers.paths[p], slots, |number, record| {
-                let key = key_of(items_dataset, plan.items_dataset, &record, &plan.locations)
-                    .map_err(|_| Fallback)?;
-                numbers.push(start + number);
-                items.push((key, record));
-                Ok(())
-            })?;
-        }
-        let items = [items];
-        let index = ItemIndex::of(&items, numbers)?;
-        if items_dataset.duplicates == Duplicates::Error && index.repeats_a_key() {
-            return Err(Unfinished::Fallback);
-        }
-        let streamed = Streamed {
-            plan,
-            dataset,
-            index: &index,
-            layout: &layout,
-        };
-        let slots = dataset.projection.slot_count;
-        let parts: Vec<Result<Part<'_>, Unfinished>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (joined_files.iter())
-                .map(|writers| {
-                    let (streamed, path) = (&streamed, &writers.paths[p]);
-                    scope.spawn(move || {
-                        let mut part = streamed.part(items_dataset);
-                        read_back(path, slots, |_, record| {
-                            match streamed.record(&mut part, record) {
-                                Ok(ControlFlow::Continue(())) => Ok(()),
-                                _ => Err(Unfinished::Fallback),
-                            }
-                        })?;
-                        Ok(part)
-                    })
-                })
-                .collect();
-            (handles.into_iter())
-                .map(|h| h.join().expect("joining a partition does not panic"))
-                .collect()
-        });
-        let parts = parts.into_iter().collect::<Result<Vec<_>, _>>()?;
-        table_size += merge_parts(
-            dataset,
-            &index,
-            &parts,
-            kept.len(),
-            &mut outcome,
-            &mut winners,
-        )?;
-        kept.extend(parts.into_iter().map(Part::kept));
+        let item_paths = item_files.iter().map(|w| w.paths[p].as_path());
+        let joined_paths = joined_files.iter().map(|w| w.paths[p].as_path());
+        let items = (item_paths.zip(numbering.chunk_starts.iter().copied())).collect();
+        join_partition(plan, &layout, items, joined_paths.collect(), &mut joined)?;
     }
     drop(spill);
+    refold(plan, threads, &layout, &numbering, joined, items_read)
+}
 
-    // The items read again in order, each folded with its winning score.
+/// Joins one partition: its items (the file of each chunk, with the chunk's
+/// first item's number) read into memory, its records of the joined dataset
+/// (the file of each chunk) streamed past them, one thread per file.
+fn join_partition(
+    plan: &Plan,
+    layout: &Layout,
+    item_files: Vec<(&Path, u32)>,
+    joined_files: Vec<&Path>,
+    joined: &mut Joined,
+) -> Result<(), Unfinished> {
+    let (dataset, items_dataset) = (&plan.datasets[0], &plan.datasets[1]);
+    let mut items = Vec::new();
+    let mut numbers = Vec::new();
+    for (path, start) in item_files {
+        let slots = items_dataset.projection.slot_count;
+        read_back(path, slots, |number, record| {
+            let key = key_of(items_dataset, plan.items_dataset, &record, &plan.locations)
+                .map_err(|_| Fallback)?;
+            numbers.push(start + number);
+            items.push((key, record));
+            Ok(())
+        })?;
+    }
+    let items = [items];
+    let index = ItemIndex::of(&items, numbers)?;
+    if items_dataset.duplicates == Duplicates::Error && index.repeats_a_key() {
+        return Err(Unfinished::Fallback);
+    }
+    let streamed = Streamed {
+        plan,
+        dataset,
+        index: &index,
+        layout,
+    };
+    let slots = dataset.projection.slot_count;
+    let parts: Vec<Result<Part<'_>, Unfinished>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (joined_files.into_iter())
+            .map(|path| {
+                let streamed = &streamed;
+                scope.spawn(move || {
+                    let mut part = streamed.part(items_dataset);
+                    read_back(path, slots, |_, record| {
+                        match streamed.record(&mut part, record) {
+                            Ok(ControlFlow::Continue(())) => Ok(()),
+                            _ => Err(Unfinished::Fallback),
+                        }
+                    })?;
+                    Ok(part)
+                })
+            })
+            .collect();
+        (handles.into_iter())
+            .map(|h| h.join().expect("joining a partition does not panic"))
+            .collect()
+    });
+    let parts = parts.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let first_part = joined.kept.len();
+    joined.table_size += merge_parts(
+        dataset,
+        &index,
+        &parts,
+        first_part,
+        &mut joined.outcome,
+        &mut joined.winners,
+    )?;
+    joined.kept.extend(parts.into_iter().map(Part::kept));
+    Ok(())
+}
+
+/// The items read again in order, each folded with its winning score, into
+/// the pass.
+fn refold(
+    plan: &Plan,
+    threads: usize,
+    layout: &Layout,
+    numbering: &Numbering,
+    joined: Joined,
+    items_read: crate::data::ReadStats,
+) -> Result<Pass, Unfinished> {
+    let (dataset, items_dataset) = (&plan.datasets[0], &plan.datasets[1]);
     let folding = Folding {
-        kept: &kept,
-        layout: &layout,
+        kept: &joined.kept,
+        layout,
         join: dataset.join,
     };
     let make = || Refold {
@@ -355,21 +412,24 @@ pub(super) fn spilled_pass(
     let (chunks, reread) = read_chunked(items_dataset, threads, make, |chunk, record| {
         validate(items_dataset, plan.items_dataset, &record, &plan.locations)?;
         let key = key_of(items_dataset, plan.items_dataset, &record, &plan.locations)?;
-        let start = *chunk
-            .start
-            .get_or_insert_with(|| starts.get(&record.line).copied().unwrap_or(u32::MAX));
-        let number = start.checked_add(chunk.next).filter(|&n| n < total);
+        let start = *chunk.start.get_or_insert_with(|| {
+            let start = numbering.by_first_line.get(&record.line);
+            start.copied().unwrap_or(u32::MAX)
+        });
+        let number = (start.checked_add(chunk.next)).filter(|&n| n < numbering.total);
         chunk.next += 1;
         let Some(number) = number else {
             chunk.failed = true;
             return Ok(ControlFlow::Break(()));
         };
         chunk.state.keyless += usize::from(key.is_none());
-        let item = (key.as_ref(), &record, number, winners[number as usize]);
-        if folding
-            .fold(&mut chunk.state, item, &mut chunk.folded)
-            .is_err()
-        {
+        let item = (
+            key.as_ref(),
+            &record,
+            number,
+            joined.winners[number as usize],
+        );
+        if (folding.fold(&mut chunk.state, item, &mut chunk.folded)).is_err() {
             chunk.failed = true;
             return Ok(ControlFlow::Break(()));
         }
@@ -382,7 +442,7 @@ pub(super) fn spilled_pass(
     {
         return Err(Unfinished::Fallback);
     }
-    let mut outcomes = vec![outcome, DatasetOutcome::default()];
+    let mut outcomes = vec![joined.outcome, DatasetOutcome::default()];
     let mut folds = Vec::with_capacity(chunks.len());
     let chunks: Vec<Chunk<ItemChunk<'_>>> = (chunks.into_iter())
         .map(|c| {
@@ -399,7 +459,7 @@ pub(super) fn spilled_pass(
     if folded.lists_unshown(&items.offenders) {
         return Err(Unfinished::Fallback);
     }
-    Ok(Pass::of(plan, outcomes, &[table_size], items))
+    Ok(Pass::of(plan, outcomes, &[joined.table_size], items))
 }
 
 #[cfg(test)]
