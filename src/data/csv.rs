@@ -322,6 +322,7 @@ impl<'a> Columns<'a> {
         let mut slots = vec![Value::Null; self.slot_count].into_boxed_slice();
         let mut fields = Vec::new();
         for used in &self.uses {
+            interner.field(used.index);
             let error = |message: String| -> Diagnostic {
                 match cell_start(dataset, row, delimiter, used.index) {
                     Ok((line, column)) => Diagnostic::error(format!(

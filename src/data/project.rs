@@ -11,42 +11,66 @@ use crate::plan::{ProjectedField, Projection};
 
 /// Shares the short strings found inside lists (retrieved ids, citations): a corpus
 /// has far fewer distinct ids than a trace file has mentions of them. Capped, so a
-/// file of unique strings cannot grow it without bound, and switched off when few
-/// strings repeat (ids drawn from a large corpus): there it only costs a hash, a
-/// probe and a copy per string.
+/// file of unique strings cannot grow it without bound, and switched off field by
+/// field (a slot, a column) when few of that field's strings repeat: ids drawn from
+/// a large corpus only cost a hash, a probe and an insert per string there, while
+/// the same file's constraint texts repeat almost every time.
 ///
 /// It also holds the buffer lists are collected in, reused from record to record,
 /// so that a list costs one allocation (its shared slice) instead of two.
 #[derive(Default)]
 pub struct Interner {
     strings: std::collections::HashSet<Arc<str>, foldhash::fast::FixedState>,
+    /// Per field, how its strings have fared; `field` is the one being read.
+    fields: Vec<Sharing>,
+    field: usize,
+    lists: Vec<Value>,
+}
+
+/// How often a field's strings were found already shared, and whether it still
+/// looks them up.
+#[derive(Default, Clone, Copy)]
+struct Sharing {
     looked_up: u64,
     found: u64,
     off: bool,
-    lists: Vec<Value>,
 }
 
 impl Interner {
     const MAX_LEN: usize = 32;
     const MAX_ENTRIES: usize = 1 << 20;
-    /// Looked-up strings before the share found is first judged (then at every
-    /// doubling), and the least share found that keeps it on.
+    /// Looked-up strings before a field's share found is first judged (then at
+    /// every doubling), and the least share found that keeps it on.
     const FIRST_CHECK: u64 = 1 << 16;
     const MIN_FOUND_PER_16: u64 = 4;
 
+    /// The strings that follow belong to field `field` (a slot or a column).
+    pub fn field(&mut self, field: usize) {
+        self.field = field;
+    }
+
     pub fn string(&mut self, s: &str) -> Arc<str> {
-        if s.len() > Self::MAX_LEN || self.off {
+        if s.len() > Self::MAX_LEN {
             return Arc::from(s);
         }
-        self.looked_up += 1;
-        let judged = self.looked_up >= Self::FIRST_CHECK && self.looked_up.is_power_of_two();
-        if judged && self.found * 16 < self.looked_up * Self::MIN_FOUND_PER_16 {
-            self.off = true;
-            self.strings = Default::default();
+        if self.field >= self.fields.len() {
+            self.fields.resize(self.field + 1, Sharing::default());
+        }
+        let sharing = &mut self.fields[self.field];
+        if sharing.off {
+            return Arc::from(s);
+        }
+        sharing.looked_up += 1;
+        let judged = sharing.looked_up >= Self::FIRST_CHECK && sharing.looked_up.is_power_of_two();
+        if judged && sharing.found * 16 < sharing.looked_up * Self::MIN_FOUND_PER_16 {
+            sharing.off = true;
+            if self.fields.iter().all(|f| f.off) {
+                self.strings = Default::default();
+            }
             return Arc::from(s);
         }
         if let Some(shared) = self.strings.get(s) {
-            self.found += 1;
+            sharing.found += 1;
             return shared.clone();
         }
         let shared: Arc<str> = Arc::from(s);
@@ -85,6 +109,7 @@ impl<'de> DeserializeSeed<'de> for RecordSeed<'_> {
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         match self.projection.whole {
             Some(slot) => {
+                self.interner.field(slot.index());
                 let value = ValueSeed {
                     interner: self.interner,
                     in_list: false,
@@ -152,6 +177,7 @@ impl<'de> Visitor<'de> for FieldsVisitor<'_> {
                     map.next_value::<IgnoredAny>()?;
                 }
                 Some((_, ProjectedField::Slot(slot))) => {
+                    self.interner.field(slot.index());
                     self.slots[slot.index()] = map.next_value_seed(ValueSeed {
                         interner: &mut *self.interner,
                         in_list: false,
@@ -403,16 +429,36 @@ mod tests {
             repeating.string(&format!("doc{}", i % 100));
         }
         assert!(Arc::ptr_eq(&first, &repeating.string("doc1#2")));
-        assert!(!repeating.off);
+        assert!(!repeating.fields[0].off);
 
         let mut unique = Interner::default();
         for i in 0..Interner::FIRST_CHECK {
             unique.string(&format!("doc{i}"));
         }
-        assert!(unique.off && unique.strings.is_empty());
+        assert!(unique.fields[0].off && unique.strings.is_empty());
         let a = unique.string("doc1");
         assert!(!Arc::ptr_eq(&a, &unique.string("doc1")));
         assert_eq!(&*a, "doc1");
+    }
+
+    #[test]
+    fn each_field_is_judged_on_its_own_strings() {
+        // Citations from a large corpus beside constraints from a short list: the
+        // first stop being looked up, the second are still shared.
+        let mut interner = Interner::default();
+        for i in 0..Interner::FIRST_CHECK * 2 {
+            interner.field(0);
+            interner.string(&format!("doc{i}#1"));
+            interner.field(3);
+            interner.string(&format!("rule {}", i % 7));
+        }
+        assert!(interner.fields[0].off);
+        assert!(!interner.fields[3].off);
+        let shared = interner.string("rule 1");
+        assert!(Arc::ptr_eq(&shared, &interner.string("rule 1")));
+        interner.field(0);
+        let unshared = interner.string("doc1#1");
+        assert!(!Arc::ptr_eq(&unshared, &interner.string("doc1#1")));
     }
 
     #[test]

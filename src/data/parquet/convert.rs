@@ -69,7 +69,8 @@ impl<'b> Converters<'b> {
         let mut slots = vec![Value::Null; columns.slot_count].into_boxed_slice();
         if let Some(slot) = columns.whole {
             let mut fields = Vec::with_capacity(self.names.len());
-            for (name, converter) in self.names.iter().zip(&self.columns) {
+            for (k, (name, converter)) in self.names.iter().zip(&self.columns).enumerate() {
+                cx.interner.field(k);
                 let value = match converter {
                     Some(c) => c
                         .value(i, cx, false)
@@ -80,8 +81,11 @@ impl<'b> Converters<'b> {
             }
             slots[slot] = columns::object(fields);
         } else {
-            for ((name, target), converter) in columns.uses.iter().zip(&self.columns) {
+            for (k, ((name, target), converter)) in
+                columns.uses.iter().zip(&self.columns).enumerate()
+            {
                 let Some(converter) = converter else { continue };
+                cx.interner.field(k);
                 let value = converter
                     .value(i, cx, false)
                     .map_err(|m| format!("column `{name}`: {m}"))?;
