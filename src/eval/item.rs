@@ -70,7 +70,8 @@ pub(super) struct ItemChunk<'p> {
     /// rendered as it was scored (a streamed join); else it is rendered when kept.
     pub(super) rendered: Option<Arc<str>>,
     /// Every record is kept in `buffered` and scored later (a streamed join
-    /// scores items as the other dataset's records arrive).
+    /// scores items as the other dataset's records arrive); a repeated key is
+    /// left for the caller to find under `duplicates: error`.
     pub(super) defer: bool,
 }
 
@@ -138,6 +139,8 @@ impl<'p> ItemChunk<'p> {
             None => self.keyless += 1,
             Some(key) => match dataset.duplicates {
                 Duplicates::Keep => {}
+                // A deferred read's caller finds repeats in its index of every key.
+                Duplicates::Error if self.defer => {}
                 Duplicates::Error => match self.seen.entry(key.clone()) {
                     Entry::Vacant(slot) => {
                         slot.insert(record.line);

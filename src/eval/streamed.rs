@@ -23,7 +23,7 @@ use crate::eval::item::ItemChunk;
 use crate::eval::keys::{duplicate_error, key_of, FastMap};
 use crate::eval::outcome::DatasetOutcome;
 use crate::eval::outcome::ItemRow;
-use crate::eval::pass::{first_duplicate, merge_items, Pass};
+use crate::eval::pass::{merge_items, Pass};
 use crate::eval::scored::{Layout, Rank, Saved, ScoreArena, Shown};
 use crate::ir::{DatasetId, Record};
 use crate::plan::{DatasetPlan, Plan};
@@ -272,20 +272,17 @@ pub(super) fn streamed_pass(plan: &Plan, threads: usize) -> Result<Pass, Fallbac
             chunk.record(&[], record)
         })
         .map_err(|_| Fallback)?;
-    let repeated = items_dataset.duplicates == Duplicates::Error
-        && first_duplicate(items_dataset, &chunks).is_some();
-    if repeated || chunks.iter().any(|c| c.stop.is_some()) {
+    if chunks.iter().any(|c| c.stop.is_some()) {
         return Err(Fallback);
-    }
-    // The keys seen only served finding repeats; the index keeps them from here.
-    for chunk in &mut chunks {
-        chunk.state.seen = FastMap::default();
-        chunk.state.first_lines = FastMap::default();
     }
     let buffered: Vec<Vec<(Option<Key>, Record)>> = (chunks.iter_mut())
         .map(|c| std::mem::take(&mut c.state.buffered))
         .collect();
     let index = ItemIndex::of(&buffered, Vec::new())?;
+    // A repeat under `error` is reported by the table, with its lines.
+    if items_dataset.duplicates == Duplicates::Error && index.repeats_a_key() {
+        return Err(Fallback);
+    }
     let layout = Layout::of(plan);
     let streamed = Streamed {
         plan,
