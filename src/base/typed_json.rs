@@ -60,8 +60,7 @@ pub fn push_typed(out: &mut String, value: &Value, ty: &Type) {
                 && n.fract() == 0.0
                 && n.abs() < 9.007_199_254_740_992e15 =>
         {
-            use std::fmt::Write as _;
-            let _ = write!(out, "{}", *n as i64);
+            out.push_str(crate::base::value::integer_text(*n as i64, &mut [0; 20]));
         }
         Value::Number(n) => match serde_json::Number::from_f64(*n) {
             Some(number) => out.push_str(&number.to_string()),
