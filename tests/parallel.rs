@@ -13,8 +13,13 @@ const ITEMS: u64 = 4_000;
 const CHUNK_BYTES: &str = "65536";
 
 /// Runs a shipped spec with `datasets` (`NAME=PATH`) and `threads`, writing into
-/// `out{threads}`; returns the output and report.json.
-fn run(dir: &Path, spec: &str, datasets: &[&str], threads: usize) -> (Output, Option<String>) {
+/// `out{threads}`; returns the output, report.json and item-values.jsonl.
+fn run(
+    dir: &Path,
+    spec: &str,
+    datasets: &[&str],
+    threads: usize,
+) -> (Output, Option<String>, Option<String>) {
     let spec = repo_root().join("specs").join(spec);
     let out = format!("out{threads}");
     let _ = std::fs::remove_dir_all(dir.join(&out));
@@ -33,19 +38,21 @@ fn run(dir: &Path, spec: &str, datasets: &[&str], threads: usize) -> (Output, Op
     let result =
         support::evalspec_with_env(dir, &[("EVALSPEC_MIN_CHUNK_BYTES", CHUNK_BYTES)], &args);
     let report = std::fs::read_to_string(dir.join(&out).join("report.json")).ok();
-    (result, report)
+    let item_values = std::fs::read_to_string(dir.join(&out).join("item-values.jsonl")).ok();
+    (result, report, item_values)
 }
 
-/// Runs with 1, 2 and 3 threads and checks that exit code, stdout, stderr and
-/// report.json agree; returns the single-threaded result.
+/// Runs with 1, 2 and 3 threads and checks that exit code, stdout, stderr,
+/// report.json and item-values.jsonl (rendered in parts on as many threads)
+/// agree; returns the single-threaded result.
 fn assert_same_for_any_thread_count(
     dir: &Path,
     spec: &str,
     datasets: &[&str],
 ) -> (Output, Option<String>) {
-    let (first, first_report) = run(dir, spec, datasets, 1);
+    let (first, first_report, first_values) = run(dir, spec, datasets, 1);
     for threads in [2, 3] {
-        let (other, report) = run(dir, spec, datasets, threads);
+        let (other, report, values) = run(dir, spec, datasets, threads);
         assert_eq!(first.code, other.code, "exit code with {threads} threads");
         assert_eq!(
             first.stdout.replace("out1", "outN"),
@@ -54,6 +61,10 @@ fn assert_same_for_any_thread_count(
         );
         assert_eq!(first.stderr, other.stderr, "stderr with {threads} threads");
         assert_eq!(first_report, report, "report.json with {threads} threads");
+        assert!(
+            first_values == values,
+            "item-values.jsonl with {threads} threads"
+        );
     }
     (first, first_report)
 }

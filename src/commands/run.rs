@@ -54,13 +54,14 @@ pub fn run(args: &cli::RunArgs) -> i32 {
         stderr.push_str(&warning.render());
     }
     let _ = std::io::stderr().write_all(stderr.as_bytes());
-    let written = match report::write_reports(&plan, &outcome, lock.as_ref(), &templates, &out) {
-        Ok(written) => written,
-        Err(diagnostic) => {
-            let _ = std::io::stderr().write_all(render_unwritten(&[diagnostic]).as_bytes());
-            return exit::ERROR;
-        }
-    };
+    let written =
+        match report::write_reports(&plan, &outcome, lock.as_ref(), &templates, &out, threads) {
+            Ok(written) => written,
+            Err(diagnostic) => {
+                let _ = std::io::stderr().write_all(render_unwritten(&[diagnostic]).as_bytes());
+                return exit::ERROR;
+            }
+        };
     if !args.quiet {
         // Names and reasons can carry data: control characters are shown, not sent.
         print(&diagnostic::escape_controls(&report::summary(

@@ -3,7 +3,9 @@
 //! The format is described once, in `report_model::item_values`.
 
 use crate::base::typed_json::push_key_json;
-use crate::eval::Outcome;
+use std::ops::Range;
+
+use crate::eval::{Outcome, ValueTable};
 use crate::ir::formula::op_to_json;
 use crate::plan::Plan;
 use crate::report_model::item_values::{
@@ -16,11 +18,14 @@ pub fn writes_item_values(plan: &Plan) -> bool {
     plan.stats.keep_item_values && plan.stats.keeps_values()
 }
 
-/// Writes the file's lines to `out`, row by row (a million items with many
-/// metrics make hundreds of megabytes, never held in memory whole).
+/// Writes the file's lines to `out`, a batch of rows at a time (a million items
+/// with many metrics make hundreds of megabytes, never held in memory whole);
+/// each batch's rows are rendered on `threads` threads, in parts written in
+/// order, so the bytes do not depend on the thread count.
 pub fn write_item_values_jsonl(
     plan: &Plan,
     outcome: &Outcome,
+    threads: usize,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     let metrics: Vec<(&str, ValueKind)> = plan
@@ -54,20 +59,79 @@ pub fn write_item_values_jsonl(
         .collect();
     let runs = plan.has_runs();
     out.write_all(header_line(&metrics, runs, &aggregates, &formulas).as_bytes())?;
-    let mut line = Vec::new();
+    let threads = threads.max(1);
+    let mut parts: Vec<Vec<u8>> = vec![Vec::new(); threads];
     for table in &outcome.item_values {
         let run = table.run.as_deref().filter(|_| runs);
-        let mut text = String::new();
-        let mut row = Vec::with_capacity(metrics.len());
-        for (i, key) in table.keys.iter().enumerate() {
-            text.clear();
-            push_key_json(&mut text, key.as_ref());
-            row.clear();
-            row.extend(table.row(i));
-            line.clear();
-            push_row(&mut line, &text, run, &row, table.observed_row(i));
-            out.write_all(&line)?;
+        for batch in batches(table.len(), BATCH_ROWS, threads) {
+            match batch.as_slice() {
+                [rows] => render_rows(table, run, rows.clone(), &mut parts[0]),
+                _ => std::thread::scope(|scope| {
+                    for (part, rows) in parts.iter_mut().zip(batch) {
+                        scope.spawn(move || render_rows(table, run, rows, part));
+                    }
+                }),
+            }
+            for part in &mut parts {
+                out.write_all(part)?;
+                part.clear();
+            }
         }
     }
     Ok(())
+}
+
+/// Rows rendered per batch: enough to keep threads busy, few enough that a batch
+/// of wide rows stays a few tens of megabytes.
+const BATCH_ROWS: usize = 1 << 15;
+
+/// The rows of a table of `len`, a batch of `batch` rows at a time, each batch
+/// cut into at most `threads` parts: ranges that together cover `0..len` in order.
+fn batches(len: usize, batch: usize, threads: usize) -> impl Iterator<Item = Vec<Range<usize>>> {
+    (0..len).step_by(batch.max(1)).map(move |start| {
+        let end = (start + batch.max(1)).min(len);
+        let per_part = (end - start).div_ceil(threads.max(1));
+        (start..end)
+            .step_by(per_part)
+            .map(|from| from..(from + per_part).min(end))
+            .collect()
+    })
+}
+
+/// Appends the lines of `rows` of `table` to `out`.
+fn render_rows(table: &ValueTable, run: Option<&str>, rows: Range<usize>, out: &mut Vec<u8>) {
+    let mut key = String::new();
+    let mut row = Vec::new();
+    for i in rows {
+        key.clear();
+        push_key_json(&mut key, table.keys[i].as_ref());
+        row.clear();
+        row.extend(table.row(i));
+        push_row(out, &key, run, &row, table.observed_row(i));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn batches_cover_every_row_once_in_order(
+            len in 0usize..200, batch in 1usize..50, threads in 1usize..6,
+        ) {
+            let mut next = 0;
+            for parts in batches(len, batch, threads) {
+                prop_assert!(!parts.is_empty() && parts.len() <= threads);
+                prop_assert!(parts.iter().map(ExactSizeIterator::len).sum::<usize>() <= batch);
+                for rows in parts {
+                    prop_assert_eq!(rows.start, next);
+                    prop_assert!(rows.end > rows.start);
+                    next = rows.end;
+                }
+            }
+            prop_assert_eq!(next, len);
+        }
+    }
 }

@@ -18,12 +18,14 @@ use crate::report_model::Report;
 
 /// Renders every report of the plan, then writes them as one set; returns the
 /// files written. Nothing is replaced when any report fails to render or stage.
+/// Large files are rendered on `threads` threads.
 pub fn write_reports(
     plan: &Plan,
     outcome: &Outcome,
     lock: Option<&LockStamp>,
     templates: &Templates,
     out: &OutputFolder,
+    threads: usize,
 ) -> Result<Vec<PathBuf>, Diagnostic> {
     let report = report_json(plan, outcome, lock);
     let mut context: Option<minijinja::Value> = None;
@@ -49,8 +51,9 @@ pub fn write_reports(
     }
     // Beside report.json, in the same set: what paired tests against this run need.
     if writes_item_values(plan) {
-        let write =
-            Box::new(|out: &mut dyn std::io::Write| write_item_values_jsonl(plan, outcome, out));
+        let write = Box::new(|out: &mut dyn std::io::Write| {
+            write_item_values_jsonl(plan, outcome, threads, out)
+        });
         rendered.push((out.path().join(ITEM_VALUES_FILE), Content::Written(write)));
     }
     out.write_set(&rendered)?;
