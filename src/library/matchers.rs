@@ -261,7 +261,7 @@ impl Matcher {
             }
             Matcher::ConstraintEcho => Ok(Value::Bool(constraint_echo(&inputs[0], &inputs[1]))),
             Matcher::Refusal { token } => Ok(Value::Bool(match &inputs[0] {
-                Value::String(text) => python_strip(text).to_lowercase() == *token,
+                Value::String(text) => is_token(python_strip(text), token),
                 _ => token.is_empty(),
             })),
             Matcher::RegexExtract { pattern, split } => {
@@ -276,6 +276,16 @@ impl Matcher {
             )),
         }
     }
+}
+
+/// Whether `text` lowercased is `token` (already lowercase). An ASCII text
+/// lowercases to the same length, so most answers (longer than the token) are
+/// told apart without building their lowercase.
+fn is_token(text: &str, token: &str) -> bool {
+    if text.is_ascii() {
+        return text.len() == token.len() && text.eq_ignore_ascii_case(token);
+    }
+    text.to_lowercase() == token
 }
 
 fn containment(
@@ -482,5 +492,24 @@ mod tests {
             regex_extract(&Value::from("citations: []"), &pattern, &split),
             strs(&[])
         );
+    }
+
+    proptest::proptest! {
+        /// The ASCII shortcut decides as lowercasing the whole text does.
+        #[test]
+        fn a_token_is_told_as_by_lowercasing(
+            text in "(?i:not in context)|[a-zA-Z ]{0,16}|[a-zİıΣσς ]{0,6}",
+            token in "not in context|n|ı|σ|",
+        ) {
+            let token = token.to_lowercase();
+            proptest::prop_assert_eq!(is_token(&text, &token), text.to_lowercase() == token);
+        }
+    }
+
+    #[test]
+    fn a_refusal_is_its_token_in_any_case() {
+        assert!(is_token("NOT in Context", "not in context"));
+        assert!(!is_token("not in context.", "not in context"));
+        assert!(is_token("İ", &"İ".to_lowercase()));
     }
 }
