@@ -2,9 +2,9 @@
 //! (run by run, in file order), each metric's contribution in the header's order.
 //! The format is described once, in `report_model::item_values`.
 
-use crate::base::typed_json::push_key_json;
 use std::ops::Range;
 
+use crate::base::typed_json::push_key_json;
 use crate::eval::{Outcome, ValueTable};
 use crate::ir::formula::op_to_json;
 use crate::plan::Plan;
