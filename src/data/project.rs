@@ -64,7 +64,9 @@ impl Interner {
         let judged = sharing.looked_up >= Self::FIRST_CHECK && sharing.looked_up.is_power_of_two();
         if judged && sharing.found * 16 < sharing.looked_up * Self::MIN_FOUND_PER_16 {
             sharing.off = true;
-            if self.fields.iter().all(|f| f.off) {
+            // The table serves only fields still sharing (a field that has not
+            // looked a string up yet starts it again if it must).
+            if self.fields.iter().all(|f| f.off || f.looked_up == 0) {
                 self.strings = Default::default();
             }
             return Arc::from(s);
@@ -431,11 +433,13 @@ mod tests {
         assert!(Arc::ptr_eq(&first, &repeating.string("doc1#2")));
         assert!(!repeating.fields[0].off);
 
+        // Field 2 alone shares strings: fields 0 and 1 (a key, say) never do.
         let mut unique = Interner::default();
+        unique.field(2);
         for i in 0..Interner::FIRST_CHECK {
             unique.string(&format!("doc{i}"));
         }
-        assert!(unique.fields[0].off && unique.strings.is_empty());
+        assert!(unique.fields[2].off && unique.strings.is_empty());
         let a = unique.string("doc1");
         assert!(!Arc::ptr_eq(&a, &unique.string("doc1")));
         assert_eq!(&*a, "doc1");
@@ -453,7 +457,7 @@ mod tests {
             interner.string(&format!("rule {}", i % 7));
         }
         assert!(interner.fields[0].off);
-        assert!(!interner.fields[3].off);
+        assert!(!interner.fields[3].off && !interner.strings.is_empty());
         let shared = interner.string("rule 1");
         assert!(Arc::ptr_eq(&shared, &interner.string("rule 1")));
         interner.field(0);
