@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 
 use crate::base::diagnostic::Diagnostic;
-use crate::data::reader::open_error;
+use crate::data::file::open_error;
 use crate::plan::DatasetPlan;
 
 /// A second look at one row's bytes, to locate its cells: where each starts (line,

@@ -5,6 +5,7 @@ mod columns;
 mod csv;
 mod csv_scan;
 pub mod error;
+mod file;
 mod json_array;
 mod parquet;
 mod position;

@@ -24,8 +24,9 @@ use parquet::arrow::ProjectionMask;
 
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::data::columns::{self, Target};
+use crate::data::file::{hash_file, open_error};
 use crate::data::reader::Flow;
-use crate::data::reader::{hash_file, min_chunk_bytes, open_error, Chunk, ReadStats};
+use crate::data::reader::{min_chunk_bytes, Chunk, ReadStats};
 use crate::ir::Record;
 use crate::plan::{DatasetPlan, ProjectedField};
 

@@ -1,0 +1,214 @@
+//! The dataset's file: opened whole or by byte range, cut into line-aligned
+//! ranges for parallel reading (between queries for TREC), the line breaks
+//! before each range counted, and hashed.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::ops::Range;
+
+use sha2::{Digest, Sha256};
+
+use crate::base::diagnostic::Diagnostic;
+use crate::data::error::DataError;
+use crate::data::trec;
+use crate::plan::DatasetPlan;
+
+/// The error of a dataset file that cannot be opened or read.
+pub(super) fn open_error(dataset: &DatasetPlan, error: &std::io::Error) -> Diagnostic {
+    let kind = DataError::CannotRead {
+        dataset: dataset.name.clone(),
+        path: dataset.display_path.clone(),
+        error: error.to_string(),
+    };
+    Diagnostic::of(&kind).at(dataset.declared_at.clone())
+}
+
+pub(super) fn open(dataset: &DatasetPlan) -> Result<File, Diagnostic> {
+    File::open(&dataset.path).map_err(|e| open_error(dataset, &e))
+}
+
+/// A buffered reader over `range` of the dataset's file.
+pub(super) fn open_range(
+    dataset: &DatasetPlan,
+    range: Range<u64>,
+) -> Result<BufReader<std::io::Take<File>>, Diagnostic> {
+    let mut file = open(dataset)?;
+    file.seek(SeekFrom::Start(range.start))
+        .map_err(|e| open_error(dataset, &e))?;
+    Ok(BufReader::with_capacity(
+        1 << 20,
+        file.take(range.end - range.start),
+    ))
+}
+
+/// Byte ranges of `chunks` parts of the file, each starting at the beginning of a line.
+pub(super) fn chunk_ranges(
+    dataset: &DatasetPlan,
+    size: u64,
+    chunks: usize,
+) -> Result<Vec<Range<u64>>, Diagnostic> {
+    let mut starts = vec![0u64];
+    let mut file = open(dataset)?;
+    for i in 1..chunks as u64 {
+        let nominal = size * i / chunks as u64;
+        file.seek(SeekFrom::Start(nominal))
+            .map_err(|e| open_error(dataset, &e))?;
+        let mut reader = BufReader::new(&mut file);
+        let mut skipped = Vec::new();
+        let n = reader
+            .read_until(b'\n', &mut skipped)
+            .map_err(|e| open_error(dataset, &e))?;
+        let start = nominal + n as u64;
+        if start < size && start > *starts.last().unwrap_or(&0) {
+            starts.push(start);
+        }
+    }
+    let mut ends: Vec<u64> = starts[1..].to_vec();
+    ends.push(size);
+    Ok(starts.into_iter().zip(ends).map(|(s, e)| s..e).collect())
+}
+
+/// What ends a line.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum LineBreaks {
+    /// `\n`, and a lone `\r` (Python's universal newlines, as JSONL is read).
+    Universal,
+    /// `\n` only (TREC files: a `\r` is whitespace).
+    Newline,
+}
+
+fn count_newlines(bytes: &[u8]) -> usize {
+    // A plain loop the compiler vectorises: it runs at memory speed.
+    bytes.iter().filter(|&&b| b == b'\n').count()
+}
+
+/// Universal line breaks in `bytes` (a `\n`, or a `\r` not followed by one),
+/// given whether the bytes before ended in a `\r`; and whether these do. The
+/// `\r` of a break split across two buffers is counted when its next byte is seen.
+fn count_universal_breaks(bytes: &[u8], previous_cr: bool) -> (usize, bool) {
+    let Some(&last) = bytes.last() else {
+        return (0, previous_cr);
+    };
+    let lone_cr_before = usize::from(previous_cr && bytes[0] != b'\n');
+    // Files written on Unix have no `\r` at all: count the `\n`s at memory speed.
+    if !bytes.contains(&b'\r') {
+        return (lone_cr_before + count_newlines(bytes), false);
+    }
+    let mut lines = lone_cr_before;
+    for pair in bytes.windows(2) {
+        lines += usize::from(pair[0] == b'\n' || (pair[0] == b'\r' && pair[1] != b'\n'));
+    }
+    lines += usize::from(last == b'\n');
+    (lines, last == b'\r')
+}
+
+/// Lines in a byte range as the reader counts them.
+pub(super) fn count_lines(
+    dataset: &DatasetPlan,
+    range: Range<u64>,
+    breaks: LineBreaks,
+) -> Result<usize, Diagnostic> {
+    let mut reader = open_range(dataset, range)?;
+    let (mut lines, mut previous_cr) = (0usize, false);
+    loop {
+        let buffer = reader.fill_buf().map_err(|e| open_error(dataset, &e))?;
+        if buffer.is_empty() {
+            break;
+        }
+        if breaks == LineBreaks::Newline {
+            lines += count_newlines(buffer);
+        } else {
+            let (n, ends_in_cr) = count_universal_breaks(buffer, previous_cr);
+            lines += n;
+            previous_cr = ends_in_cr;
+        }
+        let n = buffer.len();
+        reader.consume(n);
+    }
+    // A trailing lone `\r` ends a line too. (A last line without any break needs no
+    // count: only the lines before a chunk matter, and chunks end after a `\n`.)
+    Ok(lines + usize::from(previous_cr))
+}
+
+pub(super) fn hash_file(dataset: &DatasetPlan) -> Result<String, Diagnostic> {
+    let mut reader = BufReader::with_capacity(1 << 20, open(dataset)?);
+    let mut hasher = Sha256::new();
+    loop {
+        let buffer = reader.fill_buf().map_err(|e| open_error(dataset, &e))?;
+        if buffer.is_empty() {
+            break;
+        }
+        hasher.update(buffer);
+        let n = buffer.len();
+        reader.consume(n);
+    }
+    Ok(format!("{:x}", hasher.finalize()))
+}
+
+/// Line-aligned ranges, each boundary moved on past the lines of the query it fell
+/// in, so that a file whose queries sit on consecutive lines splits between queries.
+pub(super) fn trec_ranges(
+    dataset: &DatasetPlan,
+    size: u64,
+    chunks: usize,
+) -> Result<Vec<Range<u64>>, Diagnostic> {
+    let ranges = chunk_ranges(dataset, size, chunks)?;
+    let mut starts = vec![0u64];
+    for range in &ranges[1..] {
+        let offset = range.start
+            // To the end of the file: a query may run past the nominal range.
+            + trec::query_end(open_range(dataset, range.start..size)?)
+                .map_err(|e| open_error(dataset, &e))?;
+        if offset < size && offset > *starts.last().unwrap_or(&0) {
+            starts.push(offset);
+        }
+    }
+    let mut ends: Vec<u64> = starts[1..].to_vec();
+    ends.push(size);
+    Ok(starts.into_iter().zip(ends).map(|(s, e)| s..e).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Universal line breaks, byte by byte: the definition the fast count keeps.
+    fn breaks_one_by_one(bytes: &[u8]) -> usize {
+        let (mut lines, mut previous_cr) = (0, false);
+        for &b in bytes {
+            lines += usize::from(previous_cr && b != b'\n') + usize::from(b == b'\n');
+            previous_cr = b == b'\r';
+        }
+        lines + usize::from(previous_cr)
+    }
+
+    fn counted_in_buffers(bytes: &[u8], split: usize) -> usize {
+        let (head, tail) = bytes.split_at(split.min(bytes.len()));
+        let (a, cr) = count_universal_breaks(head, false);
+        let (b, cr) = count_universal_breaks(tail, cr);
+        a + b + usize::from(cr)
+    }
+
+    #[test]
+    fn a_break_split_across_buffers_is_counted_once() {
+        assert_eq!(counted_in_buffers(b"a\r\nb", 2), 1);
+        assert_eq!(counted_in_buffers(b"a\rb", 2), 1);
+        assert_eq!(counted_in_buffers(b"a\r", 2), 1);
+        assert_eq!(counted_in_buffers(b"a\n\n", 1), 2);
+        assert_eq!(count_universal_breaks(b"", true), (0, true));
+    }
+
+    proptest! {
+        #[test]
+        fn the_fast_count_is_the_byte_by_byte_count(
+            bytes in proptest::collection::vec(
+                prop_oneof![Just(b'\n'), Just(b'\r'), Just(b'x')], 0..64),
+            split in 0usize..64,
+        ) {
+            prop_assert_eq!(counted_in_buffers(&bytes, split), breaks_one_by_one(&bytes));
+            let unix: Vec<u8> = bytes.iter().map(|&b| if b == b'\r' { b'x' } else { b }).collect();
+            prop_assert_eq!(count_newlines(&unix), breaks_one_by_one(&unix));
+        }
+    }
+}
