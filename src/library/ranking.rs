@@ -8,18 +8,27 @@ use std::collections::HashMap;
 use crate::base::value::Value;
 use crate::library::error::RuntimeErrorKind;
 
-fn gains(value: &Value) -> Result<Vec<f64>, RuntimeErrorKind> {
+/// A query's gains, read in place: every entry is checked to be a number once, so
+/// that a measure at cutoff k reads only the top k and allocates nothing.
+#[derive(Clone, Copy)]
+struct Gains<'a>(&'a [Value]);
+
+impl<'a> Gains<'a> {
+    fn iter(self) -> impl Iterator<Item = f64> + 'a {
+        // Only numbers get past `gains`.
+        self.0.iter().map(|v| v.as_f64().unwrap_or(0.0))
+    }
+}
+
+fn gains(value: &Value) -> Result<Gains<'_>, RuntimeErrorKind> {
     match value {
-        Value::Null => Ok(Vec::new()),
-        Value::List(items) => items
-            .iter()
-            .map(|v| match v {
-                Value::Number(n) => Ok(*n),
-                other => Err(RuntimeErrorKind::GainNotNumber {
-                    found: other.clone(),
-                }),
-            })
-            .collect(),
+        Value::Null => Ok(Gains(&[])),
+        Value::List(items) => match items.iter().find(|v| !matches!(v, Value::Number(_))) {
+            Some(other) => Err(RuntimeErrorKind::GainNotNumber {
+                found: other.clone(),
+            }),
+            None => Ok(Gains(items)),
+        },
         other => Err(RuntimeErrorKind::GainsNotList {
             found: other.clone(),
         }),
@@ -47,9 +56,9 @@ fn relevant(gain: f64) -> bool {
 /// `relevance(docs, judgements)`: the judged level of each ranked document; a
 /// document repeated in the ranking gains only at its first rank.
 pub fn relevance(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let judged: HashMap<&str, f64, foldhash::fast::FixedState> = match &a[1] {
-        Value::Null => HashMap::default(),
-        Value::Object(fields) => fields.iter().map(|(k, v)| (&**k, number(v))).collect(),
+    let mut judged = match &a[1] {
+        Value::Null => Judged::new(&[]),
+        Value::Object(fields) => Judged::new(fields),
         other => {
             return Err(RuntimeErrorKind::JudgementsNotLevels {
                 found: other.clone(),
@@ -65,22 +74,57 @@ pub fn relevance(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
             })
         }
     };
-    let mut seen: std::collections::HashSet<&str, foldhash::fast::FixedState> =
-        std::collections::HashSet::with_capacity_and_hasher(docs.len(), Default::default());
     let mut out = Vec::with_capacity(docs.len());
     for doc in docs {
         let Value::String(id) = doc else {
             return Err(RuntimeErrorKind::RankingIdNotString { found: doc.clone() });
         };
         // A negative level (a junk judgement) gains nothing, as in trec_eval.
-        let gain = if seen.insert(id) {
-            judged.get(&**id).copied().unwrap_or(0.0).max(0.0)
-        } else {
-            0.0
-        };
-        out.push(Value::Number(gain));
+        out.push(Value::Number(judged.take(id).max(0.0)));
     }
     Ok(Value::list(out))
+}
+
+/// A query's judgements, each taken by the first ranked document that matches it:
+/// a document ranked again is unjudged by then. A query has a handful, for which
+/// comparing each is cheaper than hashing every ranked document.
+enum Judged<'a> {
+    /// The judgements, and which of them are taken (bit i for the i-th).
+    Few(&'a [(std::sync::Arc<str>, Value)], u32),
+    Many(HashMap<&'a str, f64, foldhash::fast::FixedState>),
+}
+
+impl<'a> Judged<'a> {
+    const FEW: usize = 32;
+
+    fn new(fields: &'a [(std::sync::Arc<str>, Value)]) -> Self {
+        match fields.len() <= Self::FEW {
+            true => Judged::Few(fields, 0),
+            // Collected in order, so a repeated key keeps its last level, as the
+            // object does.
+            false => Judged::Many(fields.iter().map(|(k, v)| (&**k, number(v))).collect()),
+        }
+    }
+
+    /// The level of `doc` if it is judged and not yet taken, else 0.
+    fn take(&mut self, doc: &str) -> f64 {
+        match self {
+            Judged::Few(fields, taken) => {
+                let Some(i) = fields.iter().rposition(|(k, _)| **k == *doc) else {
+                    return 0.0;
+                };
+                let bit = 1u32 << i;
+                match *taken & bit {
+                    0 => {
+                        *taken |= bit;
+                        number(&fields[i].1)
+                    }
+                    _ => 0.0,
+                }
+            }
+            Judged::Many(levels) => levels.remove(doc).unwrap_or(0.0),
+        }
+    }
 }
 
 /// `count_relevant(judgements)`: judged documents with level ≥ 1.
@@ -116,21 +160,21 @@ pub fn ideal_gains(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::list(levels.into_iter().map(Value::Number).collect()))
 }
 
-fn hits_in_top(g: &[f64], k: usize) -> usize {
-    g.iter().take(k).filter(|x| relevant(**x)).count()
+fn hits_in_top(g: Gains, k: usize) -> usize {
+    g.iter().take(k).filter(|x| relevant(*x)).count()
 }
 
 /// `precision_at(gains, k)`: relevant in the top k, over k (even if fewer were retrieved).
 pub fn precision_at(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     let (g, k) = (gains(&a[0])?, cutoff(&a[1])?);
-    Ok(Value::Number(hits_in_top(&g, k) as f64 / k as f64))
+    Ok(Value::Number(hits_in_top(g, k) as f64 / k as f64))
 }
 
 /// `recall_at(gains, relevant, k)`: relevant in the top k over all relevant; 0 when none are.
 pub fn recall_at(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     let (g, total, k) = (gains(&a[0])?, number(&a[1]), cutoff(&a[2])?);
     Ok(Value::Number(if total > 0.0 {
-        hits_in_top(&g, k) as f64 / total
+        hits_in_top(g, k) as f64 / total
     } else {
         0.0
     }))
@@ -139,40 +183,37 @@ pub fn recall_at(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
 /// `success_at(gains, k)`: 1 when any of the top k is relevant, else 0.
 pub fn success_at(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     let (g, k) = (gains(&a[0])?, cutoff(&a[1])?);
-    Ok(Value::Number(f64::from(u8::from(hits_in_top(&g, k) > 0))))
+    Ok(Value::Number(f64::from(u8::from(hits_in_top(g, k) > 0))))
 }
 
-fn reciprocal_rank_of(g: &[f64], k: usize) -> f64 {
+fn reciprocal_rank_of(g: Gains, k: usize) -> f64 {
     g.iter()
         .take(k)
-        .position(|x| relevant(*x))
+        .position(relevant)
         .map_or(0.0, |i| 1.0 / (i + 1) as f64)
 }
 
 /// `reciprocal_rank(gains)`: 1 / rank of the first relevant document, else 0.
 pub fn reciprocal_rank(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(Value::Number(reciprocal_rank_of(
-        &gains(&a[0])?,
-        usize::MAX,
-    )))
+    Ok(Value::Number(reciprocal_rank_of(gains(&a[0])?, usize::MAX)))
 }
 
 /// `reciprocal_rank_at(gains, k)`: as `reciprocal_rank`, looking at the top k only.
 pub fn reciprocal_rank_at(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::Number(reciprocal_rank_of(
-        &gains(&a[0])?,
+        gains(&a[0])?,
         cutoff(&a[1])?,
     )))
 }
 
-fn average_precision_of(g: &[f64], total: f64, k: usize) -> f64 {
+fn average_precision_of(g: Gains, total: f64, k: usize) -> f64 {
     if total <= 0.0 {
         return 0.0;
     }
     let mut hits = 0usize;
     let mut sum = 0.0;
     for (i, gain) in g.iter().take(k).enumerate() {
-        if relevant(*gain) {
+        if relevant(gain) {
             hits += 1;
             sum += hits as f64 / (i + 1) as f64;
         }
@@ -184,7 +225,7 @@ fn average_precision_of(g: &[f64], total: f64, k: usize) -> f64 {
 /// document's rank, over all relevant documents (retrieved or not); 0 when none are.
 pub fn average_precision(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::Number(average_precision_of(
-        &gains(&a[0])?,
+        gains(&a[0])?,
         number(&a[1]),
         usize::MAX,
     )))
@@ -193,21 +234,21 @@ pub fn average_precision(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
 /// `average_precision_at(gains, relevant, k)`: as `average_precision`, top k only.
 pub fn average_precision_at(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::Number(average_precision_of(
-        &gains(&a[0])?,
+        gains(&a[0])?,
         number(&a[1]),
         cutoff(&a[2])?,
     )))
 }
 
-fn dcg(g: &[f64], k: usize, exponential: bool) -> f64 {
+fn dcg(g: Gains, k: usize, exponential: bool) -> f64 {
     g.iter()
         .take(k)
         .enumerate()
         .map(|(i, gain)| {
             let gain = if exponential {
-                2f64.powf(*gain) - 1.0
+                2f64.powf(gain) - 1.0
             } else {
-                *gain
+                gain
             };
             gain / ((i + 2) as f64).log2()
         })
@@ -216,9 +257,9 @@ fn dcg(g: &[f64], k: usize, exponential: bool) -> f64 {
 
 fn ndcg(a: &[Value], exponential: bool) -> Result<Value, RuntimeErrorKind> {
     let (g, ideal, k) = (gains(&a[0])?, gains(&a[1])?, cutoff(&a[2])?);
-    let best = dcg(&ideal, k, exponential);
+    let best = dcg(ideal, k, exponential);
     Ok(Value::Number(if best > 0.0 {
-        dcg(&g, k, exponential) / best
+        dcg(g, k, exponential) / best
     } else {
         0.0
     }))
@@ -313,5 +354,47 @@ mod tests {
         let docs = Value::list(vec!["a".into(), "a".into()]);
         assert_eq!(relevance(&[docs, judged]).unwrap(), nums(&[1.0, 0.0]));
         assert!(precision_at(&[none, 0.0.into()]).is_err());
+    }
+
+    /// `relevance` as its rule reads: each id's last judged level, clamped at 0,
+    /// at its first rank only.
+    fn relevance_by_rule(docs: &[String], judged: &[(String, f64)]) -> Vec<f64> {
+        let levels: HashMap<&str, f64> = judged.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        let mut seen = std::collections::HashSet::new();
+        docs.iter()
+            .map(|d| match seen.insert(d.as_str()) {
+                true => levels.get(d.as_str()).copied().unwrap_or(0.0).max(0.0),
+                false => 0.0,
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        // Few judgements (compared one by one) and many (hashed), repeated ids on
+        // both sides, negative levels.
+        #[test]
+        fn relevance_follows_its_rule(
+            docs in proptest::collection::vec("[a-e]{1,2}", 0..40),
+            judged in proptest::collection::vec(("[a-e]{1,2}", -2i8..4), 0..60),
+        ) {
+            let judged: Vec<(String, f64)> = judged.into_iter().map(|(k, v)| (k, f64::from(v))).collect();
+            let object = Value::Object(
+                judged.iter().map(|(k, v)| (std::sync::Arc::from(k.as_str()), Value::Number(*v))).collect(),
+            );
+            let list = Value::list(docs.iter().map(|d| Value::from(d.as_str())).collect());
+            let expected = Value::list(relevance_by_rule(&docs, &judged).into_iter().map(Value::Number).collect());
+            proptest::prop_assert_eq!(relevance(&[list, object]).unwrap(), expected);
+        }
+
+        // Read in place, a measure at a cutoff still rejects a non-number anywhere.
+        #[test]
+        fn a_gain_past_the_cutoff_is_still_checked(len in 1usize..30, at in 0usize..30) {
+            let at = at % len;
+            let mut items: Vec<Value> = (0..len).map(|i| Value::Number((i % 3) as f64)).collect();
+            items[at] = Value::from("x");
+            let g = Value::list(items);
+            proptest::prop_assert!(precision_at(&[g.clone(), 1.0.into()]).is_err());
+            proptest::prop_assert!(ndcg_at(&[nums(&[1.0]), g, 1.0.into()]).is_err());
+        }
     }
 }
