@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
+use crate::base::decimal::parse_f64;
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::value::Value;
 use crate::data::error::DataError;
@@ -175,7 +176,7 @@ pub fn read<S, R: BufRead>(
         let value = if qrels {
             value_text.parse::<i64>().ok().map(|v| v as f64)
         } else {
-            value_text.parse::<f64>().ok().filter(|s| s.is_finite())
+            parse_f64(value_text).filter(|s| s.is_finite())
         };
         let Some(value) = value else {
             let kind = DataError::TrecValue {
@@ -293,16 +294,11 @@ fn record(dataset: &DatasetPlan, mut group: Group) -> Record {
             b.1.total_cmp(&a.1)
                 .then_with(|| b.0.as_bytes().cmp(a.0.as_bytes()))
         });
-        let docs = group
+        let (docs, scores): (Vec<Value>, Vec<Value>) = group
             .entries
-            .iter()
-            .map(|(doc, _, _)| Value::String(doc.clone()))
-            .collect();
-        let scores = group
-            .entries
-            .iter()
-            .map(|(_, score, _)| Value::Number(*score))
-            .collect();
+            .into_iter()
+            .map(|(doc, score, _)| (Value::String(doc), Value::Number(score)))
+            .unzip();
         vec![
             (Arc::from("qid"), Value::String(group.qid)),
             (Arc::from("docs"), Value::list(docs)),
