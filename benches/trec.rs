@@ -1,10 +1,15 @@
 //! specs/trec.yaml against a straight-line Rust yardstick and pytrec_eval (with
 //! `--python`; `pip install pytrec-eval-terrier`) on generated TREC files: wall time,
-//! peak RSS, throughput. Loading and computing are both timed.
+//! peak RSS, throughput. Loading and computing are both timed; the subjects take
+//! turns, round by round, so that a change in the machine's speed falls on all.
 //!
 //! ```text
 //! cargo bench --bench trec -- [--queries 100000] [--depth 100] [--runs 3] [--python]
+//!                             [--profile sparse|dense]
 //! ```
+//!
+//! `sparse` (the default) is the shape of `../shared/bench/gen_ir.py`: 1-3 relevant
+//! documents per query; `dense` judges half of each query's candidates.
 
 mod support;
 
@@ -36,8 +41,13 @@ fn main() {
         }
     }
     let (mut queries, mut depth, mut runs, mut python) = (100_000usize, 100usize, 3usize, false);
+    let mut profile = "sparse".to_string();
     let mut it = args.iter();
     while let Some(arg) = it.next() {
+        if arg == "--profile" {
+            profile = it.next().expect("a profile").clone();
+            continue;
+        }
         let mut number = || it.next().expect("a value").parse().expect("a number");
         match arg.as_str() {
             "--queries" => queries = number(),
@@ -47,16 +57,21 @@ fn main() {
             other => panic!("unknown argument {other}"),
         }
     }
+    let generate = match profile.as_str() {
+        "sparse" => generate_trec::sparse,
+        "dense" => generate_trec::dense,
+        other => panic!("unknown profile {other}: sparse or dense"),
+    };
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let dir = repo
         .join("target/bench-data")
-        .join(format!("trec-{queries}x{depth}"));
+        .join(format!("trec-{profile}-{queries}x{depth}"));
     if !dir.join("run.txt").exists() {
         eprintln!(
-            "generating {queries} queries × {depth} documents into {} …",
+            "generating {queries} queries × {depth} documents ({profile}) into {} …",
             dir.display()
         );
-        generate_trec::generate(&dir, queries, depth, 7).expect("generate");
+        generate(&dir, queries, depth, 7).expect("generate");
     }
     let (qrels, run) = (dir.join("qrels.txt"), dir.join("run.txt"));
     let mb = (std::fs::metadata(&qrels).unwrap().len() + std::fs::metadata(&run).unwrap().len())
@@ -64,25 +79,31 @@ fn main() {
         / 1e6;
     let work = tempfile::tempdir().unwrap();
     let spec = repo.join("specs/trec.yaml");
-    let engine = run_engine(
-        runs,
-        &spec,
-        &[("qrels", &qrels), ("run", &run)],
-        work.path(),
-    );
+    let script = work.path().join("pytrec.py");
+    std::fs::write(&script, PYTREC).unwrap();
+    let (mut engine, mut base, mut py) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..runs {
+        engine.extend(run_engine(
+            1,
+            &spec,
+            &[("qrels", &qrels), ("run", &run)],
+            work.path(),
+        ));
+        base.push(measure(
+            Command::new(std::env::current_exe().unwrap())
+                .arg("--baseline-child")
+                .arg(&qrels)
+                .arg(&run),
+        ));
+        if python {
+            py.push(measure(
+                Command::new("python3").arg(&script).arg(&qrels).arg(&run),
+            ));
+        }
+    }
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(work.path().join("report.json")).unwrap())
             .unwrap();
-    let base: Vec<_> = (0..runs)
-        .map(|_| {
-            measure(
-                Command::new(std::env::current_exe().unwrap())
-                    .arg("--baseline-child")
-                    .arg(&qrels)
-                    .arg(&run),
-            )
-        })
-        .collect();
     for (name, value) in trec_baseline::MEASURES
         .iter()
         .zip(base[0].stdout.split_whitespace())
@@ -98,31 +119,30 @@ fn main() {
     }
     let (engine_s, engine_rss) = medians(&engine);
     let (base_s, base_rss) = medians(&base);
-    let (py_s, py_rss) = if python {
-        let script = work.path().join("pytrec.py");
-        std::fs::write(&script, PYTREC).unwrap();
-        let p = measure(Command::new("python3").arg(&script).arg(&qrels).arg(&run));
-        let theirs: serde_json::Value =
-            serde_json::from_str(p.stdout.trim()).expect("pytrec_eval prints its averages");
-        for (name, value) in theirs.as_object().unwrap() {
-            let ours = report["metrics"][name].as_f64().unwrap();
-            assert!(
-                (ours - value.as_f64().unwrap()).abs() <= 1e-9,
-                "{name}: engine {ours}, pytrec_eval {value}"
-            );
+    let (py_s, py_rss) = match py.first() {
+        Some(first) => {
+            let theirs: serde_json::Value =
+                serde_json::from_str(first.stdout.trim()).expect("pytrec_eval prints its averages");
+            for (name, value) in theirs.as_object().unwrap() {
+                let ours = report["metrics"][name].as_f64().unwrap();
+                assert!(
+                    (ours - value.as_f64().unwrap()).abs() <= 1e-9,
+                    "{name}: engine {ours}, pytrec_eval {value}"
+                );
+            }
+            let (s, rss) = medians(&py);
+            (format!("{s:.2}"), format!("{rss:.0}"))
         }
-        (format!("{:.2}", p.seconds), format!("{:.0}", p.max_rss_mb))
-    } else {
-        ("–".into(), "–".into())
+        None => ("–".into(), "–".into()),
     };
     let ratio = py_s
         .parse::<f64>()
         .map(|p| format!("{:.1}×", p / engine_s))
         .unwrap_or_else(|_| "–".into());
-    println!("| queries × depth | MB | engine s | engine RSS MB | engine MB/s | yardstick s | yardstick RSS MB | engine/yardstick | pytrec_eval s | pytrec_eval RSS MB | pytrec_eval/engine |");
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("| profile | queries × depth | MB | engine s | engine RSS MB | engine MB/s | yardstick s | yardstick RSS MB | engine/yardstick | pytrec_eval s | pytrec_eval RSS MB | pytrec_eval/engine |");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     println!(
-        "| {queries} × {depth} | {mb:.0} | {engine_s:.2} | {engine_rss:.0} | {:.0} | {base_s:.2} | {base_rss:.0} | {:.2}× | {py_s} | {py_rss} | {ratio} |",
+        "| {profile} | {queries} × {depth} | {mb:.0} | {engine_s:.2} | {engine_rss:.0} | {:.0} | {base_s:.2} | {base_rss:.0} | {:.2}× | {py_s} | {py_rss} | {ratio} |",
         mb / engine_s,
         engine_s / base_s
     );
