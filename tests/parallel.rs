@@ -149,7 +149,7 @@ fn edited_run(dir: &Path, name: &str, edit: impl FnOnce(&mut Vec<String>)) {
 #[test]
 fn trec_results_do_not_depend_on_the_number_of_threads() {
     let dir = tempfile::tempdir().unwrap();
-    support::generate_trec::generate(dir.path(), 2_000, 20, 11).unwrap();
+    support::generate_trec::dense(dir.path(), 2_000, 20, 11).unwrap();
     let run_size = std::fs::metadata(dir.path().join("run.txt")).unwrap().len();
     assert!(
         run_size > 3 * 65536,
