@@ -49,7 +49,9 @@ where
     T: Into<std::ffi::OsString> + Clone,
 {
     let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
-    match on_command_stack(move || run_here(args)) {
+    let outcome = on_command_stack(move || run_here(args));
+    base::deferred::finish();
+    match outcome {
         Ok(Ok(code)) => code,
         // A panic has printed its message; it is still not a pass.
         Ok(Err(_)) => exit::ERROR,

@@ -1,10 +1,11 @@
 //! The foundation every layer stands on: values and their static types, source
-//! files and diagnostics, decimal text to floats, name suggestions, natural
-//! ordering, exact sums, typed JSON, atomic file writes and statistics. Imports
-//! nothing else of the crate.
+//! files and diagnostics, decimal text to floats, drops deferred off the critical
+//! path, name suggestions, natural ordering, exact sums, typed JSON, atomic file
+//! writes and statistics. Imports nothing else of the crate.
 
 pub mod atomic;
 pub mod decimal;
+pub mod deferred;
 pub mod diagnostic;
 pub mod exact_sum;
 pub mod files;

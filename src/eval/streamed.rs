@@ -15,6 +15,7 @@
 //! cannot do itself: list an offender whose shown values it did not keep
 //! (`scored::Shown`), and hold scores past 32-bit offsets.
 
+use std::collections::hash_map::Entry;
 use std::ops::ControlFlow;
 
 use crate::base::value::Key;
@@ -74,8 +75,9 @@ pub(super) struct ItemIndex<'a> {
     /// Each item's number among all the items, when these are some of them
     /// (a partition's); empty when they are all, numbered from 0.
     numbers: Vec<u32>,
-    /// Each distinct item key's id.
-    ids: FastMap<Key, u32>,
+    /// Each distinct item key's id; keys borrowed from the items, so that the
+    /// index costs no reference count per item to build and to drop.
+    ids: FastMap<&'a Key, u32>,
     /// Per key id, its first item; per item, the next item of its key.
     first: Vec<u32>,
     next: Vec<u32>,
@@ -107,13 +109,14 @@ impl<'a> ItemIndex<'a> {
             let item = index.items.len() as u32;
             index.items.push(entry);
             let Some(key) = &entry.0 else { continue };
-            match index.ids.get(key) {
-                Some(&id) => {
-                    index.next[last[id as usize] as usize] = item;
-                    last[id as usize] = item;
+            match index.ids.entry(key) {
+                Entry::Occupied(id) => {
+                    let id = *id.get() as usize;
+                    index.next[last[id] as usize] = item;
+                    last[id] = item;
                 }
-                None => {
-                    index.ids.insert(key.clone(), index.first.len() as u32);
+                Entry::Vacant(vacant) => {
+                    vacant.insert(index.first.len() as u32);
                     index.first.push(item);
                     last.push(item);
                 }
@@ -349,6 +352,10 @@ pub(super) fn streamed_pass(plan: &Plan, threads: usize) -> Result<Pass, Fallbac
     if folded.lists_unshown(&items.offenders) {
         return Err(Fallback);
     }
+    // The items' records and the streamed side's scores are freed while the
+    // run goes on to its intervals and reports.
+    drop(index);
+    crate::base::deferred::drop_later((buffered, kept, winners));
     Ok(Pass::of(plan, outcomes, &[table_size], items))
 }
 
