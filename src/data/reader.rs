@@ -125,8 +125,11 @@ fn read_jsonl<S: Send>(
 }
 
 /// Reads `ranges` of the file, one thread each, into states made by `make`; chunks
-/// come back in file order with the file's SHA-256. A first pass counts each range's
-/// line breaks, so that every record and error carries its true line number.
+/// come back in file order with the file's SHA-256. Every record and error carries
+/// its true line number: each thread first counts the lines of the range before
+/// its own and adds them to the first line the previous thread passes on, so the
+/// first range is read at once, the counting overlaps the reading, and the last
+/// range is never counted.
 #[allow(clippy::type_complexity)]
 fn read_ranges<S: Send, R: Send>(
     dataset: &DatasetPlan,
@@ -136,37 +139,43 @@ fn read_ranges<S: Send, R: Send>(
     make: &(impl Fn() -> S + Sync),
     read_range: &(impl Fn(Range<u64>, usize, &mut S, Option<&mut Sha256>, &Progress) -> R + Sync),
 ) -> Result<(Vec<(S, R)>, String), Diagnostic> {
-    let first_lines: Vec<usize> = if ranges.len() == 1 {
-        vec![0]
-    } else {
-        let counts = std::thread::scope(|scope| {
-            let handles: Vec<_> = ranges
-                .iter()
-                .map(|r| scope.spawn(|| count_lines(dataset, r.clone(), breaks)))
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("line counting does not panic"))
-                .collect::<Result<Vec<usize>, _>>()
-        })?;
-        counts
-            .iter()
-            .scan(0, |acc, n| Some(std::mem::replace(acc, *acc + n)))
-            .collect()
-    };
     let progress = Progress::default();
+    // Range i's first line goes from thread i to thread i + 1; `None` says that
+    // a count before it failed (that thread reports why).
+    let (senders, receivers): (Vec<_>, Vec<_>) = (1..ranges.len())
+        .map(|_| std::sync::mpsc::channel::<Option<usize>>())
+        .unzip();
+    let mut senders: Vec<_> = senders.into_iter().map(Some).collect();
+    senders.push(None);
+    let mut receivers: Vec<_> = receivers.into_iter().map(Some).collect();
+    receivers.insert(0, None);
     let (results, parallel_sha) = std::thread::scope(|scope| {
         if Progress::wanted(size) {
             scope.spawn(|| progress.show(&dataset.name, size));
         }
         // One range hashes as it reads; several leave the hash to a thread of its own.
         let hasher = (ranges.len() > 1).then(|| scope.spawn(|| hash_file(dataset)));
-        let handles: Vec<_> = ranges
-            .iter()
-            .zip(&first_lines)
-            .map(|(range, &first_line)| {
+        let handles: Vec<_> = (ranges.iter().enumerate())
+            .zip(senders.into_iter().zip(receivers))
+            .map(|((i, range), (next, previous))| {
                 let progress = &progress;
                 scope.spawn(move || {
+                    let first_line = match previous {
+                        None => Ok(0),
+                        Some(previous) => {
+                            let counted = count_lines(dataset, ranges[i - 1].clone(), breaks);
+                            match (counted, previous.recv()) {
+                                (Ok(lines), Ok(Some(before))) => Ok(before + lines),
+                                (Err(error), _) => Err(Some(error)),
+                                (Ok(_), _) => Err(None),
+                            }
+                        }
+                    };
+                    if let Some(next) = next {
+                        // The next thread may have stopped waiting; nothing to tell then.
+                        let _ = next.send(first_line.as_ref().ok().copied());
+                    }
+                    let first_line = first_line?;
                     let mut state = make();
                     let mut hasher = (first_line == 0 && range.end == size).then(Sha256::new);
                     let result = read_range(
@@ -176,11 +185,11 @@ fn read_ranges<S: Send, R: Send>(
                         hasher.as_mut(),
                         progress,
                     );
-                    (state, result, hasher.map(|h| format!("{:x}", h.finalize())))
+                    Ok((state, result, hasher.map(|h| format!("{:x}", h.finalize()))))
                 })
             })
             .collect();
-        let chunks: Vec<_> = handles
+        let chunks: Vec<Result<_, Option<Diagnostic>>> = handles
             .into_iter()
             .map(|h| h.join().expect("chunk readers do not panic"))
             .collect();
@@ -188,17 +197,25 @@ fn read_ranges<S: Send, R: Send>(
         progress.finish();
         (chunks, sha)
     });
-    let mut sha256 = match parallel_sha {
-        Some(sha) => sha?,
-        None => String::new(),
-    };
     let mut out = Vec::with_capacity(results.len());
-    for (state, result, inline_sha) in results {
-        if let Some(sha) = inline_sha {
-            sha256 = sha;
+    let mut inline_sha = None;
+    for result in results {
+        match result {
+            Ok((state, result, sha)) => {
+                inline_sha = inline_sha.or(sha);
+                out.push((state, result));
+            }
+            // The first failed count is the one to report; the ranges after it
+            // only say that one failed before them.
+            Err(Some(error)) => return Err(error),
+            Err(None) => {}
         }
-        out.push((state, result));
     }
+    let sha256 = match (parallel_sha, inline_sha) {
+        (Some(sha), _) => sha?,
+        (None, Some(sha)) => sha,
+        (None, None) => String::new(),
+    };
     Ok((out, sha256))
 }
 
