@@ -161,6 +161,45 @@ fn reports_are_the_same_for_any_thread_count() {
     assert_same_for_any_thread_count(root);
 }
 
+/// Metrics computed from other metrics (intervals and tests by resampling their
+/// formulas) beside metrics from items, several of each, so that they are shared
+/// out over the threads: the same bytes for any thread count.
+#[test]
+fn formula_intervals_are_the_same_for_any_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let spec = r#"name: sig
+version: 1.0.0
+datasets:
+  items: { format: jsonl, path: items.jsonl, key: id }
+metrics:
+  precision: { expr: ratio(items.hit), better: higher }
+  score: { expr: mean(items.score), better: higher }
+  low: { expr: ratio(items.score < 5), better: lower }
+  blend: { expr: 2 * precision * low / (precision + low), better: higher }
+  spread: { expr: score - precision, better: higher }
+  ratio_of_means: { expr: mean(items.score) / (1 + low), better: higher }
+reports: [json]
+"#;
+    write(root, "spec.yaml", spec);
+    assert_eq!(run(root, &items(3000, 0, 200), "base", None).code, 0);
+    write(root, "items.jsonl", &items(3000, 40, 300));
+    assert_same_for_any_thread_count(root);
+    let report = report(root, "t2");
+    for metric in ["blend", "spread", "ratio_of_means"] {
+        let interval = &report["intervals"][metric];
+        assert_eq!(
+            interval["method"], "grouped_bootstrap",
+            "{metric}: {interval}"
+        );
+        let change = &report["baseline"]["metrics"][metric]["change"];
+        assert_eq!(
+            change["test"], "paired_grouped_bootstrap",
+            "{metric}: {change}"
+        );
+    }
+}
+
 #[test]
 fn a_baseline_without_item_values_still_reads_and_says_why_there_are_no_tests() {
     let dir = tempfile::tempdir().unwrap();

@@ -42,6 +42,7 @@ pub(super) fn combine(
     plan: &Plan,
     sources: &[RunSource],
     mut passes: Vec<(Pass, Vec<(String, String)>)>,
+    threads: usize,
 ) -> Result<Outcome, Vec<Diagnostic>> {
     let names: Vec<Option<Arc<str>>> = sources.iter().map(|s| s.name.clone()).collect();
     let mut tracks: Vec<Vec<Vec<(Key, Value)>>> = vec![Vec::new(); plan.aggregates.len()];
@@ -141,7 +142,7 @@ pub(super) fn combine(
     {
         let baseline = baseline_values(plan, name.as_deref());
         pass.values.run = name.clone();
-        let stats = run_stats(plan, &pass.values, &metrics);
+        let stats = run_stats(plan, &pass.values, &metrics, threads);
         let mut slices = slices;
         slice_intervals(plan, &pass.values, &mut slices);
         let slice_run = SliceRun {

@@ -142,7 +142,7 @@ pub fn evaluate(plan: &Plan, resources: Resources) -> Result<Outcome, Vec<Diagno
         }
         passes.push((result, files));
     }
-    combine(plan, &sources, passes)
+    combine(plan, &sources, passes, threads)
 }
 
 /// How many partitions the join needs to stay within `budget` bytes; `None`

@@ -14,6 +14,7 @@ mod classification;
 pub mod error;
 mod evaluation;
 mod gates;
+mod in_parallel;
 mod item;
 mod item_values;
 mod keys;

@@ -9,6 +9,7 @@ use foldhash::fast::FixedState;
 use crate::base::typed_json::push_key_json;
 use crate::base::value::{Key, Value};
 use crate::eval::aggregate::Observation;
+use crate::eval::in_parallel::map_in_parallel;
 use crate::eval::item_values::ValueTable;
 use crate::eval::resample::{self, ObservedRows, Recipe, Units};
 use crate::eval::slices::SliceValueOutcome;
@@ -24,7 +25,14 @@ pub struct RunStats {
     pub changes: Vec<Option<ChangeTest>>,
 }
 
-pub(super) fn run_stats(plan: &Plan, table: &ValueTable, metrics: &[Value]) -> RunStats {
+/// `threads`: how many metrics' intervals are computed at once (each is
+/// computed alike on any thread).
+pub(super) fn run_stats(
+    plan: &Plan,
+    table: &ValueTable,
+    metrics: &[Value],
+    threads: usize,
+) -> RunStats {
     let level = plan.stats.confidence;
     let mut stats = RunStats {
         intervals: vec![None; plan.metrics.len()],
@@ -74,25 +82,38 @@ pub(super) fn run_stats(plan: &Plan, table: &ValueTable, metrics: &[Value]) -> R
         );
         (prior, rows, pairing)
     });
-    for (c, column) in plan.stats.columns.iter().enumerate() {
+    // Per column: its metric, interval and (`None` when not tested) change.
+    let by_column = map_in_parallel(threads, plan.stats.columns.len(), |c| {
+        let column = &plan.stats.columns[c];
         let m = column.metric.index();
         if !matches!(metrics[m], Value::Number(_)) {
-            continue;
+            return None;
         }
         let name = &plan.metrics[m].name;
         let values: Vec<Option<f64>> = table.column(c).collect();
-        stats.intervals[m] = interval(column.kind, &values, level, &label(name));
-        let Some((prior, rows, pairing)) = &paired else {
-            continue;
-        };
-        let Some(old_column) = prior.column(name) else {
-            continue;
-        };
-        if prior.metrics[old_column].kind != column.kind {
-            continue;
+        let found = interval(column.kind, &values, level, &label(name));
+        let tested = paired.as_ref().and_then(|(prior, rows, pairing)| {
+            let old_column = prior.column(name)?;
+            if prior.metrics[old_column].kind != column.kind {
+                return None;
+            }
+            let old: Vec<Option<f64>> = rows.iter().map(|row| row.values[old_column]).collect();
+            Some(change(
+                column.kind,
+                pairing,
+                &values,
+                &old,
+                level,
+                &label(name),
+            ))
+        });
+        Some((m, found, tested))
+    });
+    for (m, found, tested) in by_column.into_iter().flatten() {
+        stats.intervals[m] = found;
+        if let Some(tested) = tested {
+            stats.changes[m] = tested;
         }
-        let old: Vec<Option<f64>> = rows.iter().map(|row| row.values[old_column]).collect();
-        stats.changes[m] = change(column.kind, pairing, &values, &old, level, &label(name));
     }
     if plan.stats.formulas.is_empty() {
         return stats;
@@ -113,30 +134,40 @@ pub(super) fn run_stats(plan: &Plan, table: &ValueTable, metrics: &[Value]) -> R
         let old = Units::paired(pairing.units, pairing.old_units(), |i| old_rows.row(i));
         (new, old)
     });
-    for (j, formula) in plan.stats.formulas.iter().enumerate() {
+    // Per formula: its metric, interval and (`None` when not tested) change.
+    let by_formula = map_in_parallel(threads, plan.stats.formulas.len(), |j| {
+        let formula = &plan.stats.formulas[j];
         let m = plan.stats.formula_metrics[j].index();
         let Value::Number(point) = metrics[m] else {
-            continue;
+            return None;
         };
         if !formula.tested {
-            continue;
+            return None;
         }
         let name = label(&formula.name);
         let label = format!("interval:{name}");
-        stats.intervals[m] = resample::interval(&recipe, j, &units, point, level, &label)
+        let found = resample::interval(&recipe, j, &units, point, level, &label)
             .map(|found| Interval::of(&found, level));
-        let (Some((columns, _, pairing)), Some((new, old))) = (&prior_observed, &shared) else {
-            continue;
+        let tested = match (&prior_observed, &shared) {
+            (Some((columns, _, pairing)), Some((new, old))) if recipe.found_in(j, columns) => {
+                let label = format!("change:{name}");
+                Some(
+                    resample::change(&recipe, j, new, old, level, &label).map(|found| {
+                        let mut test = ChangeTest::of(&found, level);
+                        pairing.count(&mut test);
+                        test
+                    }),
+                )
+            }
+            _ => None,
         };
-        if !recipe.found_in(j, columns) {
-            continue;
+        Some((m, found, tested))
+    });
+    for (m, found, tested) in by_formula.into_iter().flatten() {
+        stats.intervals[m] = found;
+        if let Some(tested) = tested {
+            stats.changes[m] = tested;
         }
-        let label = format!("change:{name}");
-        stats.changes[m] = resample::change(&recipe, j, new, old, level, &label).map(|found| {
-            let mut test = ChangeTest::of(&found, level);
-            pairing.count(&mut test);
-            test
-        });
     }
     stats
 }
