@@ -59,24 +59,52 @@ pub fn write_item_values_jsonl(
         .collect();
     let runs = plan.has_runs();
     out.write_all(header_line(&metrics, runs, &aggregates, &formulas).as_bytes())?;
-    let threads = threads.max(1);
-    let mut parts: Vec<Vec<u8>> = vec![Vec::new(); threads];
     for table in &outcome.item_values {
         let run = table.run.as_deref().filter(|_| runs);
-        for batch in batches(table.len(), BATCH_ROWS, threads) {
-            match batch.as_slice() {
-                [rows] => render_rows(table, run, rows.clone(), &mut parts[0]),
-                _ => std::thread::scope(|scope| {
-                    for (part, rows) in parts.iter_mut().zip(batch) {
-                        scope.spawn(move || render_rows(table, run, rows, part));
-                    }
-                }),
+        let render = |rows, part: &mut Vec<u8>| render_rows(table, run, rows, part);
+        write_batched(table.len(), BATCH_ROWS, threads, &render, out)?;
+    }
+    Ok(())
+}
+
+/// Writes rows `0..len`, each batch of `batch` rows cut into parts that
+/// `render` renders on up to `threads` threads, in order. With threads to
+/// spare, a batch is rendered while the one before it is written; with one,
+/// each in turn.
+fn write_batched(
+    len: usize,
+    batch: usize,
+    threads: usize,
+    render: &(impl Fn(Range<usize>, &mut Vec<u8>) + Sync),
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let threads = threads.max(1);
+    let mut rendering: Vec<Vec<u8>> = vec![Vec::new(); threads];
+    let mut rendered: Vec<Vec<u8>> = vec![Vec::new(); threads];
+    for parts in batches(len, batch, threads) {
+        if threads == 1 {
+            for rows in parts {
+                render(rows, &mut rendering[0]);
             }
-            for part in &mut parts {
-                out.write_all(part)?;
-                part.clear();
-            }
+            write_parts(out, &mut rendering)?;
+            continue;
         }
+        std::thread::scope(|scope| {
+            for (part, rows) in rendering.iter_mut().zip(parts) {
+                scope.spawn(move || render(rows, part));
+            }
+            write_parts(out, &mut rendered)
+        })?;
+        std::mem::swap(&mut rendering, &mut rendered);
+    }
+    write_parts(out, &mut rendered)
+}
+
+/// Writes the parts in order and empties them for the next batch.
+fn write_parts(out: &mut dyn std::io::Write, parts: &mut [Vec<u8>]) -> std::io::Result<()> {
+    for part in parts {
+        out.write_all(part)?;
+        part.clear();
     }
     Ok(())
 }
@@ -132,6 +160,23 @@ mod tests {
                 }
             }
             prop_assert_eq!(next, len);
+        }
+
+        /// Rendered on any number of threads, a batch written while the next
+        /// renders, the rows come out once each, in order.
+        #[test]
+        fn batched_writing_keeps_the_rows_in_order(
+            len in 0usize..200, batch in 1usize..50, threads in 1usize..6,
+        ) {
+            let render = |rows: Range<usize>, out: &mut Vec<u8>| {
+                for i in rows {
+                    out.extend_from_slice(format!("{i}\n").as_bytes());
+                }
+            };
+            let mut out = Vec::new();
+            write_batched(len, batch, threads, &render, &mut out).unwrap();
+            let expected: String = (0..len).map(|i| format!("{i}\n")).collect();
+            prop_assert_eq!(String::from_utf8(out).unwrap(), expected);
         }
     }
 }
