@@ -168,20 +168,14 @@ fn reports_are_the_same_for_any_thread_count() {
 fn formula_intervals_are_the_same_for_any_thread_count() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let spec = r#"name: sig
-version: 1.0.0
-datasets:
-  items: { format: jsonl, path: items.jsonl, key: id }
-metrics:
-  precision: { expr: ratio(items.hit), better: higher }
-  score: { expr: mean(items.score), better: higher }
-  low: { expr: ratio(items.score < 5), better: lower }
+    // SPEC's metrics (and gate), and metrics from formulas over them.
+    let formulas = "  low: { expr: ratio(items.score < 5), better: lower }
   blend: { expr: 2 * precision * low / (precision + low), better: higher }
   spread: { expr: score - precision, better: higher }
   ratio_of_means: { expr: mean(items.score) / (1 + low), better: higher }
-reports: [json]
-"#;
-    write(root, "spec.yaml", spec);
+gates:";
+    let spec = SPEC.replacen("gates:", formulas, 1);
+    write(root, "spec.yaml", &spec);
     assert_eq!(run(root, &items(3000, 0, 200), "base", None).code, 0);
     write(root, "items.jsonl", &items(3000, 40, 300));
     assert_same_for_any_thread_count(root);
