@@ -80,7 +80,7 @@ impl Accumulator {
     /// The observation is what intervals resample and item-values.jsonl keeps:
     /// 1 or 0 for a condition (`count`, `ratio`), the number, the two labels, or
     /// the confidence and correctness; `Out` for a skipped null.
-    pub fn observation(&self, value: Option<Value>) -> Result<Observation, RuntimeErrorKind> {
+    pub fn observation(&self, value: Option<&Value>) -> Result<Observation, RuntimeErrorKind> {
         Ok(match self {
             Accumulator::Count(_) | Accumulator::Ratio { .. } => {
                 Observation::Number(f64::from(u8::from(condition(value)?)))
@@ -88,14 +88,14 @@ impl Accumulator {
             Accumulator::Sum { .. } | Accumulator::Extreme { .. } | Accumulator::Values(_) => {
                 number(value)?.map_or(Observation::Out, Observation::Number)
             }
-            Accumulator::Confusion(_) => match &value {
+            Accumulator::Confusion(_) => match value {
                 Some(Value::List(pair)) => match (label(&pair[0])?, label(&pair[1])?) {
                     (Some(a), Some(b)) => Observation::labels(a, b),
                     _ => Observation::Out,
                 },
                 _ => Observation::Out,
             },
-            Accumulator::Calibration(_) => match &value {
+            Accumulator::Calibration(_) => match value {
                 Some(Value::List(pair)) => match calibrated(&pair[0], &pair[1])? {
                     Some((confidence, correct)) => Observation::Calibrated(confidence, correct),
                     None => Observation::Out,
@@ -109,7 +109,7 @@ impl Accumulator {
     /// Adds one item at once: its observation, observed.
     #[cfg(test)]
     pub fn add(&mut self, value: Option<Value>) -> Result<Observation, RuntimeErrorKind> {
-        let observation = self.observation(value)?;
+        let observation = self.observation(value.as_ref())?;
         self.observe(&observation, 1)?;
         Ok(observation)
     }
@@ -368,20 +368,24 @@ fn calibrated(
     }
 }
 
-fn condition(value: Option<Value>) -> Result<bool, RuntimeErrorKind> {
+fn condition(value: Option<&Value>) -> Result<bool, RuntimeErrorKind> {
     match value {
         None | Some(Value::Bool(true)) => Ok(true),
         Some(Value::Bool(false) | Value::Null) => Ok(false),
-        Some(found) => Err(RuntimeErrorKind::AggregateNeedsBool { found }),
+        Some(found) => Err(RuntimeErrorKind::AggregateNeedsBool {
+            found: found.clone(),
+        }),
     }
 }
 
-fn number(value: Option<Value>) -> Result<Option<f64>, RuntimeErrorKind> {
+fn number(value: Option<&Value>) -> Result<Option<f64>, RuntimeErrorKind> {
     match value {
-        Some(Value::Number(x)) => Ok(Some(x)),
+        Some(Value::Number(x)) => Ok(Some(*x)),
         Some(Value::BigInt(b)) => Ok(Some(b.to_f64())),
         Some(Value::Null) | None => Ok(None),
-        Some(found) => Err(RuntimeErrorKind::AggregateNeedsNumber { found }),
+        Some(found) => Err(RuntimeErrorKind::AggregateNeedsNumber {
+            found: found.clone(),
+        }),
     }
 }
 

@@ -75,6 +75,21 @@ pub(super) struct ItemChunk<'p> {
     pub(super) defer: bool,
 }
 
+/// A shared filter's or argument's value for the current item: computed into
+/// `shared[at]` the first time an aggregate asks, read in place after.
+fn shared_value<'s>(
+    shared: &'s mut [Option<Value>],
+    at: usize,
+    plan: &Plan,
+    frame: &Frame<'_>,
+) -> Result<&'s Value, RuntimeError> {
+    let slot = &mut shared[at];
+    if slot.is_none() {
+        *slot = Some(evaluate(&plan.shared.ops[at], frame)?);
+    }
+    Ok(slot.get_or_insert(Value::Null))
+}
+
 /// Where an item failed to evaluate, in what, and why.
 pub(super) type ItemFailure = (Location, Within, RuntimeError);
 
@@ -261,17 +276,9 @@ impl<'p> ItemChunk<'p> {
             Box::new((slice.at.clone(), Within::Slice(slice.name.clone()), e))
         })?;
         // Each shared filter or argument is computed once for this item, when
-        // the first aggregate that needs it asks.
+        // the first aggregate that needs it asks, and read in place after.
         self.shared.iter_mut().for_each(|value| *value = None);
         let shared = &mut self.shared;
-        let mut compute = |at: usize| -> Result<Value, RuntimeError> {
-            if let Some(value) = &shared[at] {
-                return Ok(value.clone());
-            }
-            let value = evaluate(&plan.shared.ops[at], &frame)?;
-            shared[at] = Some(value.clone());
-            Ok(value)
-        };
         for (i, (((aggregate, accumulator), contribution), tracked)) in plan
             .aggregates
             .iter()
@@ -287,21 +294,22 @@ impl<'p> ItemChunk<'p> {
                 Box::new((aggregate.at.clone(), within, e))
             };
             if let Some(filter) = plan.shared.filter[i] {
-                match compute(filter).map_err(fail)? {
+                match shared_value(shared, filter, plan, &frame).map_err(fail)? {
                     Value::Bool(true) => {}
                     Value::Bool(false) | Value::Null => continue,
                     found => {
+                        let found = found.clone();
                         let kind = RuntimeErrorKind::WhereNeedsBool { found };
                         return Err(fail(RuntimeError::from(kind).or_at(aggregate.filter_at)));
                     }
                 }
             }
             let value = match plan.shared.arg[i] {
-                Some(arg) => Some(compute(arg).map_err(fail)?),
+                Some(arg) => Some(shared_value(shared, arg, plan, &frame).map_err(fail)?),
                 None => None,
             };
             if aggregate.function == AggregateFn::Stability {
-                *tracked = Some(value.unwrap_or(Value::Null));
+                *tracked = Some(value.cloned().unwrap_or(Value::Null));
                 continue;
             }
             *contribution = accumulator
