@@ -114,6 +114,9 @@ enum Way {
     Table,
     Stream,
     Partition,
+    /// The table under a tiny budget: not partitioned (`EVALSPEC_JOIN=table`),
+    /// but items.jsonl's lines spilled to sorted runs on disk and merged.
+    TableSpilled,
 }
 
 /// Runs `spec.yaml` joined the `way` with `threads`; its output and files.
@@ -123,6 +126,7 @@ fn run(dir: &Path, way: Way, threads: usize) -> (Output, Vec<(String, Vec<u8>)>)
         Way::Stream => ("stream", None),
         // One byte: as many partitions as there can be.
         Way::Partition => ("stream", Some("1")),
+        Way::TableSpilled => ("table", Some("1")),
     };
     let out = format!("out-{mode}-{}-{threads}", budget.is_some());
     let _ = std::fs::remove_dir_all(dir.join(&out));
@@ -148,7 +152,7 @@ fn run(dir: &Path, way: Way, threads: usize) -> (Output, Vec<(String, Vec<u8>)>)
 fn assert_same_every_way(dir: &Path) -> (Output, String) {
     let (table, table_files) = run(dir, Way::Table, 1);
     let mut streamed_stderr = String::new();
-    for way in [Way::Stream, Way::Partition] {
+    for way in [Way::Stream, Way::Partition, Way::TableSpilled] {
         for threads in [1, 3] {
             let (streamed, files) = run(dir, way, threads);
             let how = format!("{way:?} on {threads} threads");
@@ -348,26 +352,41 @@ fn a_join_that_cannot_be_partitioned_says_so_and_runs_in_memory() {
     );
 }
 
-#[test]
-fn temporary_files_that_cannot_be_written_are_an_error_not_a_fallback() {
+/// A run of `items` items under a one-byte budget, joined `join`, whose
+/// TMPDIR does not exist: it must fail (exit 2) saying `what` and `help`,
+/// naming the folder, and write no report.
+fn assert_missing_tmpdir_fails(items: usize, join: &str, what: &str, help: &str) {
     let dir = tempfile::tempdir().unwrap();
-    data(dir.path(), 100);
+    data(dir.path(), items);
     write(dir.path(), "spec.yaml", &spec("last", "left", "error"));
     let missing = dir.path().join("no-such-folder");
-    let env = [("TMPDIR", missing.to_str().unwrap())];
+    let env = [
+        ("TMPDIR", missing.to_str().unwrap()),
+        ("EVALSPEC_JOIN", join),
+    ];
     let args = ["run", "spec.yaml", "--out", "out", "--max-memory", "1"];
     let output = evalspec_with_env(dir.path(), &env, &args);
     assert_eq!(output.code, 2, "{}", output.stderr);
+    let stderr = &output.stderr;
     assert!(
-        output
-            .stderr
-            .contains("cannot write or read the temporary file")
-            && output.stderr.contains("no-such-folder")
-            && output.stderr.contains("point TMPDIR at a disk"),
-        "{}",
-        output.stderr
+        stderr.contains(what) && stderr.contains("no-such-folder") && stderr.contains(help),
+        "{stderr}"
     );
     assert!(!dir.path().join("out/report.json").exists());
+}
+
+#[test]
+fn temporary_files_that_cannot_be_written_are_an_error_not_a_fallback() {
+    let what = "cannot write or read the temporary file";
+    assert_missing_tmpdir_fails(100, "auto", what, "point TMPDIR at a disk");
+}
+
+#[test]
+fn item_lines_that_cannot_be_spilled_are_an_error_not_a_lost_report() {
+    // The table join: not partitioned, but items.jsonl's lines spill past 16 KiB.
+    let what = "cannot write the items report's sorted lines";
+    let help = "point TMPDIR at a disk with room for items.jsonl";
+    assert_missing_tmpdir_fails(800, "table", what, help);
 }
 
 #[test]

@@ -11,6 +11,7 @@ use crate::base::value::{Key, Value};
 use crate::eval::aggregate::Accumulator;
 use crate::eval::error::EvalError;
 use crate::eval::gates::{evaluate_gate, GateOutcome};
+use crate::eval::item_lines::ItemLines;
 use crate::eval::outcome::{
     AgreementOutcome, DatasetOutcome, Flip, ItemRow, Outcome, RunOutcome, StabilityOutcome,
     MAX_FLIPS,
@@ -130,7 +131,7 @@ pub(super) fn combine(
     let mut runs = Vec::with_capacity(names.len());
     let mut datasets: Vec<DatasetOutcome> = Vec::new();
     let (mut items, mut label_counts) = (0, vec![0; plan.labels.len()]);
-    let (mut rows, mut offenders, mut warnings) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut lines, mut offenders, mut warnings) = (ItemLines::default(), Vec::new(), Vec::new());
     let mut single = None;
     let mut item_values = Vec::with_capacity(names.len());
     for (((((mut pass, files), name), metrics), aggregates), slices) in passes
@@ -180,7 +181,8 @@ pub(super) fn combine(
         for (total, n) in label_counts.iter_mut().zip(&pass.label_counts) {
             *total += n;
         }
-        rows.extend(pass.rows);
+        let run = u32::try_from(runs.len()).unwrap_or(u32::MAX);
+        lines.extend_run(pass.lines, name.clone(), run);
         offenders.extend(pass.offenders);
         match name {
             Some(name) => runs.push(RunOutcome {
@@ -225,7 +227,7 @@ pub(super) fn combine(
         gates,
         warnings,
         label_counts,
-        rows,
+        lines,
         offenders,
         baseline: baseline_values(plan, None),
         runs,

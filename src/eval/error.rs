@@ -80,6 +80,12 @@ pub enum EvalError {
         path: String,
         error: String,
     },
+    /// Lines of the items report past the memory kept for them could not be
+    /// written to a temporary file under `dir`.
+    ItemLinesNotSpilled {
+        dir: String,
+        error: String,
+    },
 }
 
 /// Which of an item's values failed to evaluate.
@@ -135,6 +141,7 @@ impl Kind for EvalError {
             E::MetricNotEvaluated { .. } => "metric_not_evaluated",
             E::GateNotEvaluated { .. } => "gate_not_evaluated",
             E::SpillFailed { .. } => "spill_failed",
+            E::ItemLinesNotSpilled { .. } => "item_lines_not_spilled",
         }
     }
 
@@ -208,6 +215,10 @@ impl Kind for EvalError {
                 "cannot write or read the temporary file `{path}` of the join partitioned to disk: {error}"
             ))
             .help("point TMPDIR at a disk with room for the projected records, or raise --max-memory"),
+            E::ItemLinesNotSpilled { dir, error } => Words::new(format!(
+                "cannot write the items report's sorted lines to a temporary file in `{dir}`: {error}"
+            ))
+            .help("point TMPDIR at a disk with room for items.jsonl, or raise --max-memory"),
         }
     }
 }

@@ -13,6 +13,7 @@ use crate::base::value::Value;
 use crate::data::read_chunked;
 use crate::eval::across_runs::{combine, RunSource};
 use crate::eval::error::EvalError;
+use crate::eval::item_lines::LineLimit;
 use crate::eval::lookup::{load_lookup, Lookup};
 use crate::eval::outcome::{DatasetOutcome, Outcome};
 use crate::eval::pass::pass;
@@ -45,6 +46,12 @@ pub fn evaluate(plan: &Plan, resources: Resources) -> Result<Outcome, Vec<Diagno
     let threads = resources.threads;
     let sources = run_sources(plan)?;
     let mode = streamed::JoinMode::from_env();
+    // Lines of items.jsonl are spilled past a bound, unless a template reads
+    // every item (then they are all in memory for it anyway).
+    let limit = match plan.templates_read_items {
+        true => LineLimit::UNBOUNDED,
+        false => LineLimit::of(resources.max_memory, threads),
+    };
     let partitions = match resources.max_memory {
         Some(budget) if mode != streamed::JoinMode::Table => partitions(plan, budget),
         _ => None,
@@ -70,7 +77,7 @@ pub fn evaluate(plan: &Plan, resources: Resources) -> Result<Outcome, Vec<Diagno
             .map(|(d, _)| (d.name.clone(), d.display_path.clone()))
             .collect();
         if let Some(partitions) = partitions {
-            match spilled::spilled_pass(plan, threads, partitions) {
+            match spilled::spilled_pass(plan, threads, partitions, limit) {
                 Ok(result) => {
                     if mode == streamed::JoinMode::Stream {
                         eprintln!(
@@ -87,7 +94,7 @@ pub fn evaluate(plan: &Plan, resources: Resources) -> Result<Outcome, Vec<Diagno
                 Err(spilled::Unfinished::Fallback) => {}
             }
         } else if streamed::applies(plan, mode) {
-            match streamed::streamed_pass(plan, threads) {
+            match streamed::streamed_pass(plan, threads, limit) {
                 Ok(result) => {
                     passes.push((result, files));
                     continue;
@@ -131,11 +138,9 @@ pub fn evaluate(plan: &Plan, resources: Resources) -> Result<Outcome, Vec<Diagno
             &datasets[plan.items_dataset.index()],
             &lookups,
             threads,
+            limit,
         )?;
         if let Some(name) = &source.name {
-            for row in &mut result.rows {
-                row.run = Some(name.clone());
-            }
             for row in &mut result.offenders {
                 row.run = Some(name.clone());
             }

@@ -9,10 +9,11 @@ use crate::base::value::{Key, Value};
 use crate::data::{validate, Flow};
 use crate::eval::aggregate::{Accumulator, Observation};
 use crate::eval::error::{EvalError, Within};
+use crate::eval::item_lines::{LineLimit, LineSpool};
 use crate::eval::item_values::{self, ValueTable};
 use crate::eval::keys::{duplicate_error, key_of, FastMap};
 use crate::eval::lookup::Lookup;
-use crate::eval::outcome::{ItemLine, ItemRow, OffenderRow};
+use crate::eval::outcome::{item_body, ItemRow, OffenderRow};
 use crate::eval::slices::{self, SliceFold};
 use crate::ir::{evaluate, Frame, Record, RuntimeError};
 use crate::library::aggregates::AggregateFn;
@@ -46,7 +47,8 @@ pub(super) struct ItemChunk<'p> {
     pub(super) buffered: Vec<(Option<Key>, Record)>,
     pub(super) duplicates: usize,
     pub(super) label_counts: Vec<usize>,
-    pub(super) rows: Vec<ItemLine>,
+    /// Each item's line of items.jsonl, when the plan keeps items.
+    pub(super) lines: LineSpool,
     pub(super) offenders: Vec<OffenderRow>,
     /// Per slice: its values so far, and the current item's entry in each.
     pub(super) slices: Vec<SliceFold>,
@@ -66,9 +68,15 @@ pub(super) struct ItemChunk<'p> {
     pub(super) tracked: Vec<Option<Value>>,
     /// Whether the current item is an offender.
     pub(super) offender: bool,
-    /// The current item's rendered line for the items report, when it was
-    /// rendered as it was scored (a streamed join); else it is rendered when kept.
-    pub(super) rendered: Option<Arc<str>>,
+    /// The current item's line of items.jsonl is kept already (a streamed
+    /// join keeps it with the score it renders).
+    pub(super) line_kept: bool,
+    /// The current item's place in file order: its number in this chunk, or
+    /// among all the items when a streamed join folds it.
+    pub(super) ordinal: u64,
+    /// Items this chunk has numbered itself, reading them in order (a
+    /// streamed join's fold numbers them among all the items instead).
+    pub(super) numbered: u64,
     /// Every record is kept in `buffered` and scored later (a streamed join
     /// scores items as the other dataset's records arrive); a repeated key is
     /// left for the caller to find under `duplicates: error`.
@@ -94,7 +102,12 @@ fn shared_value<'s>(
 pub(super) type ItemFailure = (Location, Within, RuntimeError);
 
 impl<'p> ItemChunk<'p> {
-    pub(super) fn new(plan: &'p Plan, dataset: &'p DatasetPlan, lookups: &[&Lookup]) -> Self {
+    pub(super) fn new(
+        plan: &'p Plan,
+        dataset: &'p DatasetPlan,
+        lookups: &[&Lookup],
+        limit: LineLimit,
+    ) -> Self {
         Self {
             plan,
             dataset,
@@ -118,7 +131,7 @@ impl<'p> ItemChunk<'p> {
             buffered: Vec::new(),
             duplicates: 0,
             label_counts: vec![0; plan.labels.len()],
-            rows: Vec::new(),
+            lines: LineSpool::new(limit),
             offenders: Vec::new(),
             slices: plan.slices.iter().map(|_| SliceFold::default()).collect(),
             places: vec![0; plan.slices.len()],
@@ -129,7 +142,9 @@ impl<'p> ItemChunk<'p> {
             slice_texts: vec![Arc::from(""); plan.slices.len()],
             tracked: vec![None; plan.aggregates.len()],
             offender: false,
-            rendered: None,
+            line_kept: false,
+            ordinal: 0,
+            numbered: 0,
             defer: false,
         }
     }
@@ -180,8 +195,11 @@ impl<'p> ItemChunk<'p> {
         }
         if self.defer || dataset.duplicates == Duplicates::Last {
             self.buffered.push((key, record));
+            self.numbered += u64::from(!self.defer);
             return Ok(ControlFlow::Continue(()));
         }
+        self.ordinal = self.numbered;
+        self.numbered += 1;
         self.item(lookups, key.as_ref(), &record);
         Ok(if self.errors.len() >= MAX_ITEM_ERRORS {
             ControlFlow::Break(())
@@ -375,8 +393,8 @@ impl<'p> ItemChunk<'p> {
     }
 
     /// The scored item's rest of its line in the items report.
-    pub(super) fn item_body(&self) -> Arc<str> {
-        ItemLine::body_of(self.plan, self.label().as_ref(), &self.derived)
+    pub(super) fn item_body(&self) -> Box<str> {
+        item_body(self.plan, self.label().as_ref(), &self.derived)
     }
 
     /// What the reports keep of an evaluated item: its label's count, its row,
@@ -407,14 +425,9 @@ impl<'p> ItemChunk<'p> {
                 self.offenders.truncate(offenders.limit);
             }
         }
-        if plan.keep_items {
-            let body = self.rendered.take().unwrap_or_else(|| self.item_body());
-            self.rows.push(ItemLine {
-                line,
-                key: key.cloned(),
-                run: None,
-                body,
-            });
+        if plan.keep_items && !std::mem::take(&mut self.line_kept) {
+            let body = self.item_body();
+            (self.lines).push(key.cloned(), line, self.ordinal, body);
         }
     }
 }

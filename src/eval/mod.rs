@@ -16,6 +16,7 @@ mod evaluation;
 mod gates;
 mod in_parallel;
 mod item;
+mod item_lines;
 mod item_values;
 mod keys;
 mod lookup;
@@ -37,9 +38,10 @@ pub use calibration::Calibration;
 pub use classification::ClassCounts;
 pub use evaluation::{evaluate, Resources};
 pub use gates::{GateOutcome, GateStatus, SliceGateOutcome};
+pub use item_lines::{ItemLine, ItemLines};
 pub use item_values::ValueTable;
 pub use outcome::{
-    AgreementOutcome, DatasetOutcome, Flip, ItemLine, ItemRow, OffenderRow, Outcome, RunOutcome,
+    AgreementOutcome, DatasetOutcome, Flip, ItemRow, OffenderRow, Outcome, RunOutcome,
     StabilityOutcome, MAX_FLIPS,
 };
 pub use run_stats::{detectable_by_formula, RunStats};

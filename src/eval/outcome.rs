@@ -5,16 +5,16 @@
 use std::sync::Arc;
 
 use crate::base::diagnostic::Diagnostic;
-use crate::base::typed_json::{push_key_json, push_string, push_typed};
+use crate::base::typed_json::{push_string, push_typed};
 use crate::base::value::{Key, Value};
 use crate::data::ReadStats;
 use crate::eval::aggregate::Confusion;
 use crate::eval::gates::{GateOutcome, GateStatus};
+use crate::eval::item_lines::ItemLines;
 use crate::eval::item_values::ValueTable;
 use crate::eval::run_stats::RunStats;
 use crate::eval::slices::SliceValueOutcome;
 use crate::plan::{DerivedKind, ItemColumn, Plan};
-use crate::report_model::push_item_line;
 
 /// Items that flip listed per `stability` aggregate; the count covers them all.
 pub const MAX_FLIPS: usize = 100;
@@ -33,8 +33,8 @@ pub struct Outcome {
     pub warnings: Vec<Diagnostic>,
     /// Per label of `plan.labels`, how many items took it.
     pub label_counts: Vec<usize>,
-    /// Every item, in file order (run by run), when the plan keeps items.
-    pub rows: Vec<ItemLine>,
+    /// Every item's line of items.jsonl, when the plan keeps items.
+    pub lines: ItemLines,
     /// The first `offenders.limit` offenders in key order.
     pub offenders: Vec<OffenderRow>,
     /// Per metric (plan order), its value in the baseline run.
@@ -146,7 +146,7 @@ pub type OffenderRow = ItemRow;
 
 /// The order reports list items in: by key (numbers, then strings in natural
 /// order, then no key), then run (natural order of names), then line.
-fn report_order(
+pub(super) fn report_order(
     (key, run, line): (Option<&Key>, Option<&str>, u32),
     (other_key, other_run, other_line): (Option<&Key>, Option<&str>, u32),
 ) -> std::cmp::Ordering {
@@ -165,68 +165,41 @@ impl ItemRow {
     }
 }
 
-/// One scored item as items.jsonl lists it: what orders it, and the rest of
-/// its line rendered when it was scored ([`ItemBody`]), so that an item kept
-/// until the items are sorted is a line of text, not its values.
-#[derive(Debug, Clone)]
-pub struct ItemLine {
-    pub line: u32,
-    pub key: Option<Key>,
-    /// The run the item was scored in (with several runs).
-    pub run: Option<Arc<str>>,
-    pub body: Arc<str>,
-}
-
-impl ItemLine {
-    /// The order reports list items in (see [`report_order`]).
-    pub fn report_order(a: &ItemLine, b: &ItemLine) -> std::cmp::Ordering {
-        report_order(
-            (a.key.as_ref(), a.run.as_deref(), a.line),
-            (b.key.as_ref(), b.run.as_deref(), b.line),
-        )
+/// The rest of the line in items.jsonl of an item with `label` and `derived`
+/// values (after its key, line and run): the members `report_model::ItemBody`
+/// serialises, written directly. Rendered when the item is scored, so that an
+/// item kept until the items are sorted is a line of text, not its values.
+pub(super) fn item_body(plan: &Plan, label: Option<&Arc<str>>, derived: &[Value]) -> Box<str> {
+    let mut body = String::new();
+    if !plan.labels.is_empty() {
+        body.push_str("\"label\":");
+        match label {
+            Some(label) => push_string(&mut body, label),
+            None => body.push_str("null"),
+        }
+        body.push(',');
     }
-
-    /// Appends the item's line of items.jsonl, without its newline.
-    pub fn push_json(&self, out: &mut String) {
-        let mut key = String::new();
-        push_key_json(&mut key, self.key.as_ref());
-        push_item_line(out, &key, self.line, self.run.as_deref(), &self.body);
-    }
-
-    /// The rest of the line of an item with `label` and `derived` values:
-    /// the members `report_model::ItemBody` serialises, written directly.
-    pub(super) fn body_of(plan: &Plan, label: Option<&Arc<str>>, derived: &[Value]) -> Arc<str> {
-        let mut body = String::new();
-        if !plan.labels.is_empty() {
-            body.push_str("\"label\":");
-            match label {
-                Some(label) => push_string(&mut body, label),
-                None => body.push_str("null"),
-            }
+    let is_matcher = |column: &ItemColumn| column.kind == DerivedKind::Matcher;
+    for (group, matchers) in [("fields", false), ("matchers", true)] {
+        if matchers {
             body.push(',');
         }
-        let is_matcher = |column: &ItemColumn| column.kind == DerivedKind::Matcher;
-        for (group, matchers) in [("fields", false), ("matchers", true)] {
-            if matchers {
+        body.push('"');
+        body.push_str(group);
+        body.push_str("\":{");
+        let columns = plan
+            .item_columns
+            .iter()
+            .filter(|c| is_matcher(c) == matchers);
+        for (i, column) in columns.enumerate() {
+            if i > 0 {
                 body.push(',');
             }
-            body.push('"');
-            body.push_str(group);
-            body.push_str("\":{");
-            let columns = plan
-                .item_columns
-                .iter()
-                .filter(|c| is_matcher(c) == matchers);
-            for (i, column) in columns.enumerate() {
-                if i > 0 {
-                    body.push(',');
-                }
-                push_string(&mut body, &column.name);
-                body.push(':');
-                push_typed(&mut body, &derived[column.slot.index()], &column.ty);
-            }
-            body.push('}');
+            push_string(&mut body, &column.name);
+            body.push(':');
+            push_typed(&mut body, &derived[column.slot.index()], &column.ty);
         }
-        Arc::from(body)
+        body.push('}');
     }
+    body.into_boxed_str()
 }

@@ -12,10 +12,11 @@ use crate::data::{read_chunked, Chunk, ReadStats};
 use crate::eval::aggregate::Accumulator;
 use crate::eval::error::{EvalError, EvalWarning};
 use crate::eval::item::{ItemChunk, MAX_ITEM_ERRORS};
+use crate::eval::item_lines::{ItemLines, LineLimit};
 use crate::eval::item_values::ValueTable;
 use crate::eval::keys::{duplicate_error, stop_line};
 use crate::eval::lookup::Lookup;
-use crate::eval::outcome::{DatasetOutcome, ItemLine, ItemRow, OffenderRow};
+use crate::eval::outcome::{DatasetOutcome, ItemRow, OffenderRow};
 use crate::eval::slices::SliceFold;
 use crate::plan::{DatasetPlan, Plan};
 use crate::spec::{Duplicates, Join};
@@ -29,7 +30,7 @@ pub(super) struct Pass {
     /// `records(d)`: a looked-up dataset's table size (one per key); the items read.
     pub dataset_records: Vec<Value>,
     pub label_counts: Vec<usize>,
-    pub rows: Vec<ItemLine>,
+    pub lines: ItemLines,
     pub offenders: Vec<OffenderRow>,
     /// Per slice: its values, folded in the same pass.
     pub slices: Vec<SliceFold>,
@@ -38,12 +39,14 @@ pub(super) struct Pass {
 }
 
 /// Reads the items dataset `items` (the plan's, or one run's file of it) against
-/// the looked-up tables, with up to `threads` threads.
+/// the looked-up tables, with up to `threads` threads, keeping each spool of
+/// item lines within `limit`.
 pub(super) fn pass(
     plan: &Plan,
     items: &DatasetPlan,
     lookups: &[(&Lookup, &DatasetOutcome)],
     threads: usize,
+    limit: LineLimit,
 ) -> Result<Pass, Vec<Diagnostic>> {
     let mut outcomes: Vec<DatasetOutcome> = lookups
         .iter()
@@ -51,7 +54,7 @@ pub(super) fn pass(
         .chain([DatasetOutcome::default()])
         .collect();
     let tables: Vec<&Lookup> = lookups.iter().map(|(table, _)| *table).collect();
-    let streamed = stream_items(plan, items, &tables, threads, &mut outcomes)?;
+    let streamed = stream_items(plan, items, &tables, threads, limit, &mut outcomes)?;
     for (outcome, matched) in outcomes.iter_mut().zip(&streamed.matched) {
         outcome.unmatched = matched.iter().filter(|m| !**m).count();
     }
@@ -80,7 +83,7 @@ impl Pass {
             accumulators: items.accumulators,
             dataset_records,
             label_counts: items.label_counts,
-            rows: items.rows,
+            lines: items.lines,
             offenders: items.offenders,
             slices: items.slices,
             values: items.values,
@@ -94,7 +97,7 @@ pub(super) struct Items {
     pub(super) count: usize,
     pub(super) matched: Vec<Vec<bool>>,
     pub(super) label_counts: Vec<usize>,
-    pub(super) rows: Vec<ItemLine>,
+    pub(super) lines: ItemLines,
     pub(super) offenders: Vec<OffenderRow>,
     pub(super) slices: Vec<SliceFold>,
     pub(super) values: ValueTable,
@@ -105,6 +108,7 @@ pub(super) fn stream_items(
     dataset: &DatasetPlan,
     lookups: &[&Lookup],
     threads: usize,
+    limit: LineLimit,
     outcomes: &mut [DatasetOutcome],
 ) -> Result<Items, Vec<Diagnostic>> {
     // `first` and `last` need to see every earlier key before scoring an item.
@@ -115,7 +119,7 @@ pub(super) fn stream_items(
     let (chunks, read) = read_chunked(
         dataset,
         threads,
-        || ItemChunk::new(plan, dataset, lookups),
+        || ItemChunk::new(plan, dataset, lookups, limit),
         |chunk, record| chunk.record(lookups, record),
     )
     .map_err(|d| vec![d])?;
@@ -123,7 +127,8 @@ pub(super) fn stream_items(
     // `duplicates: last` scores the buffered items now, at their first positions.
     for chunk in &mut chunks {
         let buffered = std::mem::take(&mut chunk.state.buffered);
-        for (key, record) in &buffered {
+        for (ordinal, (key, record)) in (0..).zip(&buffered) {
+            chunk.state.ordinal = ordinal;
             chunk.state.item(lookups, key.as_ref(), record);
         }
     }
@@ -180,7 +185,11 @@ pub(super) fn merge_items<'p>(
     }
     let mut chunks = chunks.into_iter().map(|c| c.state);
     let mut total = chunks.next().expect("at least one chunk");
-    for part in chunks {
+    // Each chunk's lines count their items from the chunks' before it.
+    let mut lines = ItemLines::default();
+    let mut base = total.numbered;
+    lines.add(std::mem::take(&mut total.lines), 0);
+    for mut part in chunks {
         for (a, b) in total.accumulators.iter_mut().zip(part.accumulators) {
             a.merge(b);
         }
@@ -192,7 +201,8 @@ pub(super) fn merge_items<'p>(
         for (a, b) in total.label_counts.iter_mut().zip(&part.label_counts) {
             *a += b;
         }
-        total.rows.extend(part.rows);
+        lines.add(std::mem::take(&mut part.lines), base);
+        base += part.numbered;
         total.values.merge(part.values);
         total.offenders.extend(part.offenders);
         for (a, b) in total.matched.iter_mut().zip(part.matched) {
@@ -211,6 +221,9 @@ pub(super) fn merge_items<'p>(
     items.read = read;
     items.keyless = total.keyless;
     items.duplicates = total.duplicates;
+    if let Some(error) = lines.spill_error() {
+        return Err(vec![error]);
+    }
     let mut offenders = total.offenders;
     offenders.sort_by(ItemRow::report_order);
     offenders.truncate(plan.offenders.as_ref().map_or(0, |o| o.limit));
@@ -219,7 +232,7 @@ pub(super) fn merge_items<'p>(
         count: total.count,
         matched: total.matched,
         label_counts: total.label_counts,
-        rows: total.rows,
+        lines,
         offenders,
         slices: total.slices,
         values: total.values,

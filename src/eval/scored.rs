@@ -3,7 +3,8 @@
 //! of a key replacing an earlier one's score), and folds them in item order at
 //! the end, so that every number and file is what reading in order gives. What
 //! the fold reads of an item is saved here: a byte per condition (`ratio`,
-//! `count`), nine per other number, the label and the items report's values;
+//! `count`), nine per other number, and the label (the item's line of the items
+//! report is kept apart, `item_lines`);
 //! the values shown of offenders only for the first few (`Shown`).
 
 use std::cmp::Ordering;
@@ -19,19 +20,17 @@ use crate::plan::Plan;
 
 /// Where one item's score starts in a [`ScoreArena`]: two offsets of 32 bits,
 /// as a million items keep one each.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Saved {
     bytes: u32,
     values: u32,
 }
 
 /// The derived values the fold reads: the label of every item (kept with its
-/// score, with its line of the items report rendered when the plan keeps
-/// items), and the values shown of an offender (kept in [`Shown`], for the
+/// score), and the values shown of an offender (kept in [`Shown`], for the
 /// first few only).
 pub(super) struct Layout {
     always: Vec<usize>,
-    rendered: bool,
     shown: Vec<usize>,
 }
 
@@ -44,11 +43,7 @@ impl Layout {
             .collect();
         shown.sort_unstable();
         shown.dedup();
-        Layout {
-            always,
-            rendered: plan.keep_items,
-            shown,
-        }
+        Layout { always, shown }
     }
 }
 
@@ -209,9 +204,6 @@ impl ScoreArena {
             .iter()
             .map(|&slot| chunk.derived[slot].clone());
         self.values.extend(kept);
-        if layout.rendered {
-            self.values.push(Value::String(chunk.item_body()));
-        }
         Some(at)
     }
 
@@ -259,9 +251,6 @@ impl ScoreArena {
         for &slot in &layout.always {
             chunk.derived[slot] = self.values[v].clone();
             v += 1;
-        }
-        if layout.rendered {
-            chunk.rendered = Some(text(&self.values[v]));
         }
     }
 }

@@ -27,6 +27,7 @@ use crate::data::spill::{read_record, write_record};
 use crate::data::{read_chunked, validate, Chunk, Flow};
 use crate::eval::error::EvalError;
 use crate::eval::item::ItemChunk;
+use crate::eval::item_lines::LineLimit;
 use crate::eval::keys::{key_of, FastMap};
 use crate::eval::outcome::DatasetOutcome;
 use crate::eval::pass::{merge_items, Pass};
@@ -283,6 +284,7 @@ pub(super) fn spilled_pass(
     plan: &Plan,
     threads: usize,
     partitions: usize,
+    limit: LineLimit,
 ) -> Result<Pass, Unfinished> {
     let dir = tempfile::Builder::new()
         .prefix("evalspec-spill-")
@@ -311,10 +313,13 @@ pub(super) fn spilled_pass(
         let item_paths = item_files.iter().map(|w| w.paths[p].as_path());
         let joined_paths = joined_files.iter().map(|w| w.paths[p].as_path());
         let items = (item_paths.zip(numbering.chunk_starts.iter().copied())).collect();
-        join_partition(plan, &layout, items, joined_paths.collect(), &mut joined)?;
+        let joined_paths = joined_paths.collect();
+        join_partition(plan, &layout, limit, items, joined_paths, &mut joined)?;
     }
     drop(spill);
-    refold(plan, threads, &layout, &numbering, joined, items_read)
+    refold(
+        plan, threads, limit, &layout, &numbering, joined, items_read,
+    )
 }
 
 /// Joins one partition: its items (the file of each chunk, with the chunk's
@@ -323,6 +328,7 @@ pub(super) fn spilled_pass(
 fn join_partition(
     plan: &Plan,
     layout: &Layout,
+    limit: LineLimit,
     item_files: Vec<(&Path, u32)>,
     joined_files: Vec<&Path>,
     joined: &mut Joined,
@@ -350,6 +356,7 @@ fn join_partition(
         dataset,
         index: &index,
         layout,
+        limit,
     };
     let slots = dataset.projection.slot_count;
     let parts: Vec<Result<Part<'_>, Unfinished>> = std::thread::scope(|scope| {
@@ -372,12 +379,12 @@ fn join_partition(
             .map(|h| h.join().expect("joining a partition does not panic"))
             .collect()
     });
-    let parts = parts.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let mut parts = parts.into_iter().collect::<Result<Vec<_>, _>>()?;
     let first_part = joined.kept.len();
     joined.table_size += merge_parts(
         dataset,
         &index,
-        &parts,
+        &mut parts,
         first_part,
         &mut joined.outcome,
         &mut joined.winners,
@@ -391,6 +398,7 @@ fn join_partition(
 fn refold(
     plan: &Plan,
     threads: usize,
+    limit: LineLimit,
     layout: &Layout,
     numbering: &Numbering,
     joined: Joined,
@@ -403,7 +411,7 @@ fn refold(
         join: dataset.join,
     };
     let make = || Refold {
-        state: ItemChunk::new(plan, items_dataset, &[]),
+        state: ItemChunk::new(plan, items_dataset, &[], limit),
         start: None,
         next: 0,
         folded: Folded::default(),
@@ -454,8 +462,10 @@ fn refold(
         })
         .collect();
     let folded = Folded::merge(folds, &mut outcomes[0])?;
-    let items =
+    let mut items =
         merge_items(plan, items_dataset, chunks, reread, 0, &mut outcomes).map_err(|_| Fallback)?;
+    let mut joined_kept = joined.kept;
+    items.lines_of(&mut joined_kept)?;
     if folded.lists_unshown(&items.offenders) {
         return Err(Unfinished::Fallback);
     }

@@ -21,10 +21,11 @@ use std::ops::ControlFlow;
 use crate::base::value::Key;
 use crate::data::{read_chunked, validate, Flow};
 use crate::eval::item::ItemChunk;
+use crate::eval::item_lines::{LineLimit, LineSpool};
 use crate::eval::keys::{duplicate_error, key_of, FastMap};
 use crate::eval::outcome::DatasetOutcome;
 use crate::eval::outcome::ItemRow;
-use crate::eval::pass::{merge_items, Pass};
+use crate::eval::pass::{merge_items, Items, Pass};
 use crate::eval::scored::{Layout, Rank, Saved, ScoreArena, Shown};
 use crate::ir::{DatasetId, Record};
 use crate::plan::{DatasetPlan, Plan};
@@ -167,6 +168,9 @@ pub(super) struct Part<'p> {
     scored: Vec<(u32, Saved)>,
     /// An item did not evaluate, or the scores outgrew the arena.
     failed: bool,
+    /// Each score's line of items.jsonl (when the plan keeps items), in the
+    /// order scored; the lines of scores that lost are dropped when merged.
+    lines: LineSpool,
 }
 
 /// What scoring the streamed dataset's records against the items in memory needs.
@@ -175,6 +179,7 @@ pub(super) struct Streamed<'a, 'p> {
     pub(super) dataset: &'p DatasetPlan,
     pub(super) index: &'a ItemIndex<'a>,
     pub(super) layout: &'a Layout,
+    pub(super) limit: LineLimit,
 }
 
 impl<'a, 'p> Streamed<'a, 'p> {
@@ -182,7 +187,7 @@ impl<'a, 'p> Streamed<'a, 'p> {
 
     pub(super) fn part(&self, items: &'p DatasetPlan) -> Part<'p> {
         Part {
-            scorer: ItemChunk::new(self.plan, items, &[]),
+            scorer: ItemChunk::new(self.plan, items, &[], LineLimit::UNBOUNDED),
             arena: ScoreArena::default(),
             shown: Shown::new(self.plan),
             seen: vec![0; self.index.first.len()],
@@ -191,6 +196,7 @@ impl<'a, 'p> Streamed<'a, 'p> {
             duplicates: 0,
             scored: Vec::new(),
             failed: false,
+            lines: LineSpool::new(self.limit),
         }
     }
 
@@ -238,6 +244,12 @@ impl<'a, 'p> Streamed<'a, 'p> {
                 return Ok(ControlFlow::Break(()));
             };
             part.scored.push((item, saved));
+            if self.plan.keep_items {
+                let (key, record) = self.index.items[item as usize];
+                let number = u64::from(self.index.number(item));
+                let body = part.scorer.item_body();
+                (part.lines).push(key.clone(), record.line, number, body);
+            }
             let rank = || self.index.rank(item);
             (part.shown).score(self.layout, rank, &part.scorer);
         }
@@ -258,7 +270,11 @@ fn first_seen(seen: &mut u32, line: u32) -> Option<u32> {
 }
 
 /// The pass, with the looked-up dataset streamed; see the module's comment.
-pub(super) fn streamed_pass(plan: &Plan, threads: usize) -> Result<Pass, Fallback> {
+pub(super) fn streamed_pass(
+    plan: &Plan,
+    threads: usize,
+    limit: LineLimit,
+) -> Result<Pass, Fallback> {
     let (dataset, items_dataset) = (&plan.datasets[0], &plan.datasets[1]);
     // `first` and `last` need to see every earlier key: one chunk (as `pass`).
     let item_threads = match items_dataset.duplicates {
@@ -266,7 +282,7 @@ pub(super) fn streamed_pass(plan: &Plan, threads: usize) -> Result<Pass, Fallbac
         Duplicates::First | Duplicates::Last => 1,
     };
     let make = || {
-        let mut chunk = ItemChunk::new(plan, items_dataset, &[]);
+        let mut chunk = ItemChunk::new(plan, items_dataset, &[], limit);
         chunk.defer = true;
         chunk
     };
@@ -292,6 +308,7 @@ pub(super) fn streamed_pass(plan: &Plan, threads: usize) -> Result<Pass, Fallbac
         dataset,
         index: &index,
         layout: &layout,
+        limit,
     };
     let (parts, read) = read_chunked(
         dataset,
@@ -303,14 +320,14 @@ pub(super) fn streamed_pass(plan: &Plan, threads: usize) -> Result<Pass, Fallbac
     if parts.iter().any(|p| p.stop.is_some() || p.state.failed) {
         return Err(Fallback);
     }
-    let parts: Vec<Part<'_>> = parts.into_iter().map(|p| p.state).collect();
+    let mut parts: Vec<Part<'_>> = parts.into_iter().map(|p| p.state).collect();
     let mut outcome = DatasetOutcome {
         read,
         ..DatasetOutcome::default()
     };
     let mut winners: Vec<Option<(u32, Saved)>> = vec![None; index.items.len()];
-    let table_size = merge_parts(dataset, &index, &parts, 0, &mut outcome, &mut winners)?;
-    let kept: Vec<Kept> = parts.into_iter().map(Part::kept).collect();
+    let table_size = merge_parts(dataset, &index, &mut parts, 0, &mut outcome, &mut winners)?;
+    let mut kept: Vec<Kept> = parts.into_iter().map(Part::kept).collect();
 
     // Every item folded in item order, into the chunk it was read in; the
     // chunks on threads of their own, as they were read.
@@ -347,8 +364,9 @@ pub(super) fn streamed_pass(plan: &Plan, threads: usize) -> Result<Pass, Fallbac
     });
     let mut outcomes = vec![outcome, DatasetOutcome::default()];
     let folded = Folded::merge(folded, &mut outcomes[0])?;
-    let items = merge_items(plan, items_dataset, chunks, items_read, 0, &mut outcomes)
+    let mut items = merge_items(plan, items_dataset, chunks, items_read, 0, &mut outcomes)
         .map_err(|_| Fallback)?;
+    items.lines_of(&mut kept)?;
     if folded.lists_unshown(&items.offenders) {
         return Err(Fallback);
     }
@@ -367,7 +385,7 @@ pub(super) fn streamed_pass(plan: &Plan, threads: usize) -> Result<Pass, Fallbac
 pub(super) fn merge_parts(
     dataset: &DatasetPlan,
     index: &ItemIndex<'_>,
-    parts: &[Part<'_>],
+    parts: &mut [Part<'_>],
     first_part: usize,
     outcome: &mut DatasetOutcome,
     winners: &mut [Option<(u32, Saved)>],
@@ -399,15 +417,30 @@ pub(super) fn merge_parts(
         }
     }
     outcome.unmatched += unmatched.len();
-    Ok(seen.iter().filter(|s| **s).count() + unmatched.len())
+    let keys = seen.iter().filter(|s| **s).count() + unmatched.len();
+    // Each part's lines of items.jsonl: only those of winning scores are kept.
+    for (p, part) in (first_part..).zip(parts.iter_mut()) {
+        if part.lines.pushed() == 0 {
+            continue;
+        }
+        let won = |&(item, saved): &(u32, Saved)| {
+            winners[index.number(item) as usize] == Some((p as u32, saved))
+        };
+        let keep = part.scored.iter().map(won).collect();
+        part.lines.keep_only(keep);
+    }
+    Ok(keys)
 }
 
 impl Part<'_> {
     /// What the fold reads of this part, once merged.
     pub(super) fn kept(self) -> Kept {
+        let mut lines = self.lines;
+        lines.seal();
         Kept {
             arena: self.arena,
             shown: self.shown,
+            lines,
         }
     }
 }
@@ -416,6 +449,22 @@ impl Part<'_> {
 pub(super) struct Kept {
     arena: ScoreArena,
     shown: Shown,
+    lines: LineSpool,
+}
+
+impl Items {
+    /// Adds the lines of items.jsonl that the parts `kept` scored (the items'
+    /// chunks kept only those of items without a record).
+    pub(super) fn lines_of(&mut self, kept: &mut [Kept]) -> Result<(), Fallback> {
+        for kept in kept {
+            self.lines.add(std::mem::take(&mut kept.lines), 0);
+        }
+        // The ordinary pass reports a temporary file that failed.
+        match self.lines.spill_error() {
+            Some(_) => Err(Fallback),
+            None => Ok(()),
+        }
+    }
 }
 
 /// What folding the scores needs.
@@ -474,6 +523,7 @@ impl Folding<'_> {
             Some((p, saved)) => {
                 let kept = &self.kept[p as usize];
                 kept.arena.restore(self.layout, saved, state);
+                state.line_kept = true;
                 if state.offender {
                     let rank = Rank {
                         key: key.cloned(),
@@ -495,6 +545,7 @@ impl Folding<'_> {
             }
         }
         state.count += 1;
+        state.ordinal = u64::from(number);
         state.fold(key, record.line).map_err(|_| Fallback)
     }
 }

@@ -3,34 +3,26 @@
 use serde_json::Value as Json;
 
 use crate::base::typed_json::format_typed;
-use crate::eval::{ItemLine, ItemRow, Outcome};
+use crate::eval::{ItemRow, Outcome};
 use crate::plan::Plan;
 use crate::report_model::{NameMap, Offender};
 
 use crate::base::typed_json::key_json;
 
-/// Writes the rows as JSON lines, in natural key order (then line).
+/// Writes the items' lines, in natural key order (then run, then line),
+/// merging what was spilled to disk (`eval::ItemLines`).
 pub fn write_items_jsonl(outcome: &Outcome, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let mut order: Vec<&ItemLine> = outcome.rows.iter().collect();
-    order.sort_by(|a, b| ItemLine::report_order(a, b));
-    let mut line = String::new();
-    for row in order {
-        line.clear();
-        row.push_json(&mut line);
-        line.push('\n');
-        out.write_all(line.as_bytes())?;
-    }
-    Ok(())
+    outcome.lines.write_sorted(out)
 }
 
-/// The rows in file order, as the template context's `items`.
+/// The items in file order, as the template context's `items`.
 pub fn items_json(outcome: &Outcome) -> Vec<Json> {
-    let mut line = String::new();
-    (outcome.rows.iter())
-        .map(|row| {
-            line.clear();
-            row.push_json(&mut line);
-            serde_json::from_str(&line).expect("an item line is JSON")
+    let mut text = String::new();
+    (outcome.lines.in_file_order().into_iter())
+        .map(|(line, run)| {
+            text.clear();
+            line.push_json(run, &mut text);
+            serde_json::from_str(&text).expect("an item line is JSON")
         })
         .collect()
 }

@@ -1,0 +1,701 @@
+//! items.jsonl's lines, from when each item is scored to when the report is
+//! written, in memory bounded by a limit. Each producer (a chunk of items, a
+//! part of a streamed dataset) keeps its lines in a [`LineSpool`]: in memory up
+//! to its limit, past it sorted in report order and written to an anonymous
+//! temporary file (a *run*), which the system removes once it is closed. A
+//! spool with many runs merges them into one, so the files open at once stay
+//! few. Writing the report merges every spool's runs and lines in report order
+//! (an external merge sort): a million lines cost the spools' limits in memory,
+//! not their text.
+//!
+//! A streamed join scores an item once per record of its key and keeps the
+//! winning score; each line carries the number of the score it renders, and
+//! lines of scores that lost are skipped when merged ([`LineSpool::keep_only`]).
+//!
+//! Report order is the key (natural order), the run, the line, then the item's
+//! place in file order: the order a stable sort of every line in file order
+//! gives, whatever was spilled.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
+use std::sync::Arc;
+
+use crate::base::diagnostic::Diagnostic;
+use crate::base::natural::key_order;
+use crate::base::typed_json::push_key_json;
+use crate::base::value::{BigInt, Key};
+use crate::eval::error::EvalError;
+use crate::eval::outcome::report_order;
+use crate::report_model::push_item_line;
+
+/// Bytes of lines a spool keeps in memory before it writes them to a run,
+/// unless the memory budget asks for less.
+const DEFAULT_LIMIT: usize = 32 << 20;
+/// The least a budget lowers the limit to (a tiny `--max-memory` in tests).
+const LEAST_LIMIT: usize = 16 << 10;
+/// Runs a spool keeps before it merges them into one.
+const MAX_RUNS: usize = 16;
+/// What a line costs in memory besides its text: the struct and allocations.
+const LINE_OVERHEAD: usize = 64;
+
+/// How many bytes of lines a spool may keep in memory: the whole report when a
+/// template reads every item (they are all in memory for it anyway); else a
+/// slice of the memory budget, at most [`DEFAULT_LIMIT`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineLimit(Option<usize>);
+
+impl LineLimit {
+    /// Keeps every line in memory.
+    pub const UNBOUNDED: LineLimit = LineLimit(None);
+
+    /// The limit for a run with `budget` bytes (`--max-memory`) shared by
+    /// `threads` threads, each holding a spool or two.
+    pub fn of(budget: Option<u64>, threads: usize) -> Self {
+        let share = budget.map_or(usize::MAX, |b| {
+            let per_spool = b / (8 * threads.max(1) as u64);
+            usize::try_from(per_spool).unwrap_or(usize::MAX)
+        });
+        LineLimit(Some(share.clamp(LEAST_LIMIT, DEFAULT_LIMIT)))
+    }
+
+    #[cfg(test)]
+    pub(super) fn bytes(limit: usize) -> Self {
+        LineLimit(Some(limit))
+    }
+}
+
+/// One scored item's line: what orders it, and the rest of the line
+/// ([`super::outcome::item_body`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ItemLine {
+    pub key: Option<Key>,
+    pub line: u32,
+    /// The item's place in its spool's file order (plus the spool's base).
+    pub ordinal: u64,
+    /// Which of its spool's lines this is, in the order pushed.
+    score: u32,
+    pub body: Box<str>,
+}
+
+impl ItemLine {
+    /// Appends the item's line of items.jsonl, scored in `run`, without its newline.
+    pub fn push_json(&self, run: Option<&str>, out: &mut String) {
+        let mut key = String::new();
+        push_key_json(&mut key, self.key.as_ref());
+        push_item_line(out, &key, self.line, run, &self.body);
+    }
+
+    /// The order within one spool: key, line, place in file order.
+    fn spool_order(&self, other: &Self) -> Ordering {
+        key_order(self.key.as_ref(), other.key.as_ref())
+            .then(self.line.cmp(&other.line))
+            .then(self.ordinal.cmp(&other.ordinal))
+    }
+
+    fn cost(&self) -> usize {
+        let key = match &self.key {
+            Some(Key::Str(text)) => text.len(),
+            _ => 0,
+        };
+        LINE_OVERHEAD + key + self.body.len()
+    }
+}
+
+/// A spool's sorted lines written to an anonymous temporary file.
+#[derive(Debug)]
+struct Run {
+    file: File,
+    lines: usize,
+}
+
+/// One producer's lines: in memory, and sorted runs on disk.
+#[derive(Debug)]
+pub struct LineSpool {
+    limit: LineLimit,
+    lines: Vec<ItemLine>,
+    bytes: usize,
+    runs: Vec<Run>,
+    pushed: u32,
+    /// The first temporary file that could not be written or read; reported
+    /// when the pass ends (`take_error`), never a line silently lost.
+    failed: Option<io::Error>,
+    /// Per score (in the order pushed): whether its line is kept. `None`: all.
+    kept: Option<Vec<bool>>,
+    /// Added to every line's ordinal: the items of earlier spools of a pass.
+    base: u64,
+    /// The run the lines were scored in (with several runs), and its place.
+    run: Option<Arc<str>>,
+    run_index: u32,
+}
+
+impl LineSpool {
+    pub fn new(limit: LineLimit) -> Self {
+        LineSpool {
+            limit,
+            lines: Vec::new(),
+            bytes: 0,
+            runs: Vec::new(),
+            pushed: 0,
+            failed: None,
+            kept: None,
+            base: 0,
+            run: None,
+            run_index: 0,
+        }
+    }
+
+    /// Keeps the line of the item with `key` on `line`, `ordinal` in file order.
+    pub fn push(&mut self, key: Option<Key>, line: u32, ordinal: u64, body: Box<str>) {
+        let line = ItemLine {
+            key,
+            line,
+            ordinal,
+            score: self.pushed,
+            body,
+        };
+        self.pushed = self.pushed.saturating_add(1);
+        self.bytes += line.cost();
+        self.lines.push(line);
+        if self.limit.0.is_some_and(|limit| self.bytes > limit) {
+            self.spill();
+        }
+    }
+
+    /// Lines pushed so far.
+    pub fn pushed(&self) -> u32 {
+        self.pushed
+    }
+
+    /// Keeps only the lines whose score `keep` says, by the order pushed.
+    pub fn keep_only(&mut self, keep: Vec<bool>) {
+        self.kept = Some(keep);
+    }
+
+    /// Moves the lines in memory to a run when the spool has runs already (its
+    /// lines are many): what is kept after a producer is done stays small.
+    pub fn seal(&mut self) {
+        if !self.runs.is_empty() && !self.lines.is_empty() {
+            self.spill();
+        }
+    }
+
+    /// The first temporary file that failed, if any.
+    fn take_error(&mut self) -> Option<io::Error> {
+        self.failed.take()
+    }
+
+    fn spill(&mut self) {
+        let mut lines = std::mem::take(&mut self.lines);
+        self.bytes = 0;
+        if self.failed.is_some() {
+            return;
+        }
+        lines.sort_unstable_by(ItemLine::spool_order);
+        let written = write_run(lines.iter());
+        let merged = written.and_then(|run| {
+            self.runs.push(run);
+            if self.runs.len() < MAX_RUNS {
+                return Ok(());
+            }
+            let runs = std::mem::take(&mut self.runs);
+            let cursors = (runs.iter())
+                .map(|run| Cursor::of_run(run, None))
+                .collect::<io::Result<Vec<_>>>()?;
+            let lines = runs.iter().map(|run| run.lines).sum();
+            let file = tempfile::tempfile()?;
+            let mut out = BufWriter::new(&file);
+            merge(cursors, |head| write_line(&mut out, head.line()))?;
+            out.into_inner().map_err(io::IntoInnerError::into_error)?;
+            self.runs.push(Run { file, lines });
+            Ok(())
+        });
+        if let Err(error) = merged {
+            self.failed = Some(error);
+        }
+    }
+}
+
+impl Default for LineSpool {
+    /// A spool that keeps every line in memory.
+    fn default() -> Self {
+        LineSpool::new(LineLimit::UNBOUNDED)
+    }
+}
+
+/// Every line of a run (or of several), from each spool that produced them.
+#[derive(Debug, Default)]
+pub struct ItemLines {
+    spools: Vec<LineSpool>,
+}
+
+impl ItemLines {
+    /// Adds a spool whose ordinals count from `base` (the items of the spools
+    /// added before it, when their ordinals count from 0 each).
+    pub fn add(&mut self, mut spool: LineSpool, base: u64) {
+        spool.seal();
+        spool.base = base;
+        self.spools.push(spool);
+    }
+
+    /// Adds every spool of `other`, whose lines were scored in run `run`,
+    /// the `index`th.
+    pub fn extend_run(&mut self, other: ItemLines, run: Option<Arc<str>>, index: u32) {
+        for mut spool in other.spools {
+            spool.run = run.clone();
+            spool.run_index = index;
+            self.spools.push(spool);
+        }
+    }
+
+    /// The error of the first spool whose temporary file failed.
+    pub fn spill_error(&mut self) -> Option<Diagnostic> {
+        let error = self.spools.iter_mut().find_map(LineSpool::take_error)?;
+        Some(Diagnostic::of(&EvalError::ItemLinesNotSpilled {
+            dir: std::env::temp_dir().display().to_string(),
+            error: error.to_string(),
+        }))
+    }
+
+    /// Writes the lines of items.jsonl in report order (module comment).
+    pub fn write_sorted(&self, out: &mut dyn Write) -> io::Result<()> {
+        let mut cursors = Vec::new();
+        for spool in &self.spools {
+            if let Some(error) = &spool.failed {
+                return Err(io::Error::new(error.kind(), error.to_string()));
+            }
+            let kept = spool.kept.as_deref();
+            for run in &spool.runs {
+                cursors.push(Cursor::of_run(run, kept)?.of_spool(spool));
+            }
+            let mut lines: Vec<&ItemLine> = spool.lines.iter().collect();
+            lines.sort_unstable_by(|a, b| a.spool_order(b));
+            cursors.push(Cursor::of_lines(lines, kept).of_spool(spool));
+        }
+        let mut text = String::new();
+        merge(cursors, |head| {
+            text.clear();
+            head.line().push_json(head.run, &mut text);
+            text.push('\n');
+            out.write_all(text.as_bytes())
+        })
+    }
+
+    /// Every line kept in memory, in file order (run by run), with its run:
+    /// what a template reading `items` lists. Lines spilled to disk are not
+    /// here: a plan whose templates read items keeps them all
+    /// ([`LineLimit::UNBOUNDED`]).
+    pub fn in_file_order(&self) -> Vec<(&ItemLine, Option<&str>)> {
+        let mut lines: Vec<(u32, u64, &ItemLine, Option<&str>)> = Vec::new();
+        for spool in &self.spools {
+            let kept = |line: &&ItemLine| {
+                (spool.kept.as_deref()).is_none_or(|kept| kept[line.score as usize])
+            };
+            lines.extend(spool.lines.iter().filter(kept).map(|line| {
+                let at = spool.base + line.ordinal;
+                (spool.run_index, at, line, spool.run.as_deref())
+            }));
+        }
+        lines.sort_by_key(|&(run, at, _, _)| (run, at));
+        lines
+            .into_iter()
+            .map(|(_, _, line, run)| (line, run))
+            .collect()
+    }
+}
+
+/// Where a merge reads lines from: a spool's sorted lines in memory, or one of
+/// its runs; with what orders them across spools.
+struct Cursor<'a> {
+    source: Source<'a>,
+    kept: Option<&'a [bool]>,
+    run: Option<&'a str>,
+    run_index: u32,
+    base: u64,
+}
+
+enum Source<'a> {
+    Lines(std::vec::IntoIter<&'a ItemLine>),
+    Run(BufReader<&'a File>, usize),
+}
+
+impl<'a> Cursor<'a> {
+    fn of_run(run: &'a Run, kept: Option<&'a [bool]>) -> io::Result<Self> {
+        let mut file = &run.file;
+        file.seek(SeekFrom::Start(0))?;
+        let reader = BufReader::with_capacity(64 << 10, file);
+        Ok(Cursor::new(Source::Run(reader, run.lines), kept))
+    }
+
+    fn of_lines(lines: Vec<&'a ItemLine>, kept: Option<&'a [bool]>) -> Self {
+        Cursor::new(Source::Lines(lines.into_iter()), kept)
+    }
+
+    fn new(source: Source<'a>, kept: Option<&'a [bool]>) -> Self {
+        Cursor {
+            source,
+            kept,
+            run: None,
+            run_index: 0,
+            base: 0,
+        }
+    }
+
+    fn of_spool(mut self, spool: &'a LineSpool) -> Self {
+        self.run = spool.run.as_deref();
+        self.run_index = spool.run_index;
+        self.base = spool.base;
+        self
+    }
+
+    /// The next line kept, if any.
+    fn next(&mut self) -> io::Result<Option<Held<'a>>> {
+        loop {
+            let line = match &mut self.source {
+                Source::Lines(lines) => lines.next().map(Held::Borrowed),
+                Source::Run(_, 0) => None,
+                Source::Run(reader, left) => {
+                    *left -= 1;
+                    Some(Held::Owned(read_line(reader)?))
+                }
+            };
+            match line {
+                Some(line) if !self.keeps(line.get()) => continue,
+                line => return Ok(line),
+            }
+        }
+    }
+
+    fn keeps(&self, line: &ItemLine) -> bool {
+        self.kept.is_none_or(|kept| kept[line.score as usize])
+    }
+}
+
+enum Held<'a> {
+    Borrowed(&'a ItemLine),
+    Owned(ItemLine),
+}
+
+impl Held<'_> {
+    fn get(&self) -> &ItemLine {
+        match self {
+            Held::Borrowed(line) => line,
+            Held::Owned(line) => line,
+        }
+    }
+}
+
+/// A cursor's current line, ordered for the merge's heap (smallest first).
+struct Head<'a> {
+    line: Held<'a>,
+    cursor: usize,
+    run: Option<&'a str>,
+    run_index: u32,
+    at: u64,
+}
+
+impl Head<'_> {
+    fn line(&self) -> &ItemLine {
+        self.line.get()
+    }
+
+    /// Report order (module comment).
+    fn order(&self, other: &Self) -> Ordering {
+        let (a, b) = (self.line(), other.line());
+        report_order(
+            (a.key.as_ref(), self.run, a.line),
+            (b.key.as_ref(), other.run, b.line),
+        )
+        .then(self.run_index.cmp(&other.run_index))
+        .then(self.at.cmp(&other.at))
+    }
+}
+
+impl PartialEq for Head<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.order(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Head<'_> {}
+
+impl PartialOrd for Head<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Head<'_> {
+    /// Reversed: `BinaryHeap` pops its greatest.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.order(self)
+    }
+}
+
+/// Hands `sink` every line of `cursors` in report order; each cursor's lines
+/// are in that order already.
+fn merge<'a>(
+    mut cursors: Vec<Cursor<'a>>,
+    mut sink: impl FnMut(&Head<'a>) -> io::Result<()>,
+) -> io::Result<()> {
+    let head = |cursors: &mut Vec<Cursor<'a>>, i: usize| -> io::Result<Option<Head<'a>>> {
+        let cursor = &mut cursors[i];
+        Ok(cursor.next()?.map(|line| Head {
+            at: cursor.base + line.get().ordinal,
+            line,
+            cursor: i,
+            run: cursor.run,
+            run_index: cursor.run_index,
+        }))
+    };
+    let mut heap = BinaryHeap::with_capacity(cursors.len());
+    for i in 0..cursors.len() {
+        heap.extend(head(&mut cursors, i)?);
+    }
+    while let Some(smallest) = heap.pop() {
+        sink(&smallest)?;
+        heap.extend(head(&mut cursors, smallest.cursor)?);
+    }
+    Ok(())
+}
+
+const NO_KEY: u8 = 0;
+const TEXT: u8 = 1;
+const NUMBER: u8 = 2;
+const BIG: u8 = 3;
+
+fn write_run<'a>(lines: impl ExactSizeIterator<Item = &'a ItemLine>) -> io::Result<Run> {
+    let count = lines.len();
+    let file = tempfile::tempfile()?;
+    let mut out = BufWriter::with_capacity(64 << 10, &file);
+    for line in lines {
+        write_line(&mut out, line)?;
+    }
+    out.into_inner().map_err(io::IntoInnerError::into_error)?;
+    Ok(Run { file, lines: count })
+}
+
+fn write_line(out: &mut impl Write, line: &ItemLine) -> io::Result<()> {
+    match &line.key {
+        None => out.write_all(&[NO_KEY])?,
+        Some(Key::Str(text)) => {
+            out.write_all(&[TEXT])?;
+            write_text(out, text)?;
+        }
+        Some(Key::Num(bits)) => {
+            out.write_all(&[NUMBER])?;
+            out.write_all(&bits.to_le_bytes())?;
+        }
+        Some(Key::Big(n)) => {
+            let (negative, magnitude) = n.parts();
+            out.write_all(&[BIG, u8::from(negative)])?;
+            out.write_all(&magnitude.to_le_bytes())?;
+        }
+    }
+    out.write_all(&line.line.to_le_bytes())?;
+    out.write_all(&line.ordinal.to_le_bytes())?;
+    out.write_all(&line.score.to_le_bytes())?;
+    write_text(out, &line.body)
+}
+
+fn write_text(out: &mut impl Write, text: &str) -> io::Result<()> {
+    let len = u32::try_from(text.len()).map_err(|_| io::Error::other("a line over 4 GiB"))?;
+    out.write_all(&len.to_le_bytes())?;
+    out.write_all(text.as_bytes())
+}
+
+fn read_line(input: &mut impl BufRead) -> io::Result<ItemLine> {
+    let [tag] = read_array(input)?;
+    let key = match tag {
+        NO_KEY => None,
+        TEXT => Some(Key::Str(Arc::from(read_text(input)?))),
+        NUMBER => Some(Key::Num(u64::from_le_bytes(read_array(input)?))),
+        BIG => {
+            let [negative] = read_array(input)?;
+            let magnitude = u64::from_le_bytes(read_array(input)?);
+            Some(Key::Big(BigInt::from_parts(negative == 1, magnitude)))
+        }
+        other => {
+            let message = format!("a spilled item line has an unknown tag {other}");
+            return Err(io::Error::new(io::ErrorKind::InvalidData, message));
+        }
+    };
+    Ok(ItemLine {
+        key,
+        line: u32::from_le_bytes(read_array(input)?),
+        ordinal: u64::from_le_bytes(read_array(input)?),
+        score: u32::from_le_bytes(read_array(input)?),
+        body: read_text(input)?.into_boxed_str(),
+    })
+}
+
+fn read_array<const N: usize>(input: &mut impl BufRead) -> io::Result<[u8; N]> {
+    let mut bytes = [0u8; N];
+    input.read_exact(&mut bytes)?;
+    Ok(bytes)
+}
+
+fn read_text(input: &mut impl BufRead) -> io::Result<String> {
+    let len = u32::from_le_bytes(read_array(input)?) as usize;
+    let mut bytes = vec![0u8; len];
+    input.read_exact(&mut bytes)?;
+    String::from_utf8(bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A line as a test builds it: key choice, line, ordinal, body.
+    type Spec = (Option<u8>, u32, String);
+
+    fn key(choice: Option<u8>) -> Option<Key> {
+        choice.map(|c| match c % 4 {
+            0 => Key::Num(f64::from(c).to_bits()),
+            1 => Key::Big(BigInt::from_parts(c % 8 == 1, u64::MAX - u64::from(c))),
+            _ => Key::Str(Arc::from(format!("q{}", c / 3))),
+        })
+    }
+
+    /// The lines of `spools` (each: its lines, a keep mask, run name), put in
+    /// spools of `limit` bytes; their items.jsonl, and what a stable sort of
+    /// every kept line in file order gives.
+    fn both(spools: &[(Vec<Spec>, Vec<bool>, Option<&str>)], limit: usize) -> (String, String) {
+        let mut lines = ItemLines::default();
+        let mut all: Vec<(ItemLine, Option<&str>)> = Vec::new();
+        for (index, (specs, keep, run)) in spools.iter().enumerate() {
+            let mut spool = LineSpool::new(LineLimit::bytes(limit));
+            for (i, (choice, line, body)) in specs.iter().enumerate() {
+                let body: Box<str> = body.clone().into();
+                if keep[i] {
+                    let (ordinal, score) = (i as u64, i as u32);
+                    let line = *line;
+                    let key = key(*choice);
+                    let body = body.clone();
+                    all.push((
+                        ItemLine {
+                            key,
+                            line,
+                            ordinal,
+                            score,
+                            body,
+                        },
+                        *run,
+                    ));
+                }
+                spool.push(key(*choice), *line, i as u64, body);
+            }
+            spool.keep_only(keep.clone());
+            let mut run_lines = ItemLines::default();
+            run_lines.add(spool, 0);
+            lines.extend_run(run_lines, run.map(Arc::from), index as u32);
+        }
+        let mut written = Vec::new();
+        lines.write_sorted(&mut written).unwrap();
+        // Stable: ties keep file order (spool by spool, line by line).
+        all.sort_by(|(a, run_a), (b, run_b)| {
+            report_order(
+                (a.key.as_ref(), *run_a, a.line),
+                (b.key.as_ref(), *run_b, b.line),
+            )
+        });
+        let mut expected = String::new();
+        for (line, run) in &all {
+            line.push_json(*run, &mut expected);
+            expected.push('\n');
+        }
+        (String::from_utf8(written).unwrap(), expected)
+    }
+
+    fn specs(len: usize) -> impl Strategy<Value = Vec<Spec>> {
+        let spec = (
+            proptest::option::weighted(0.9, 0u8..24),
+            0u32..6,
+            "[a-z\"é\\\\]{0,12}",
+        );
+        proptest::collection::vec(spec, 0..len)
+    }
+
+    fn spool(len: usize) -> impl Strategy<Value = (Vec<Spec>, Vec<bool>)> {
+        specs(len).prop_flat_map(|specs| {
+            let n = specs.len();
+            (
+                Just(specs),
+                proptest::collection::vec(proptest::bool::weighted(0.8), n),
+            )
+        })
+    }
+
+    proptest! {
+        /// Whatever is spilled, merged or skipped, items.jsonl is the stable
+        /// sort of the kept lines in report order. A limit of a few bytes
+        /// spills every line and merges runs (more than `MAX_RUNS`).
+        #[test]
+        fn spilled_lines_come_out_as_a_stable_sort(
+            spools in proptest::collection::vec(spool(60), 1..4),
+            limit in prop_oneof![Just(1usize), Just(300), Just(usize::MAX)],
+            runs in proptest::bool::ANY,
+        ) {
+            let names = ["run10", "run9", "run10"];
+            let spools: Vec<_> = (spools.into_iter().enumerate())
+                .map(|(i, (specs, keep))| (specs, keep, runs.then_some(names[i % 3])))
+                .collect();
+            let (written, expected) = both(&spools, limit);
+            prop_assert_eq!(written, expected);
+        }
+    }
+
+    #[test]
+    fn a_spool_past_its_limit_writes_runs_and_merges_them() {
+        let mut spool = LineSpool::new(LineLimit::bytes(1));
+        for i in 0..(MAX_RUNS as u32 * 2 + 3) {
+            let key = Key::Str(Arc::from(format!("q{}", 100 - i)));
+            spool.push(Some(key), i, u64::from(i), "\"x\":1".into());
+        }
+        // Every line was a run; each time there were MAX_RUNS, they became one.
+        assert!(spool.lines.is_empty());
+        assert!(spool.runs.len() < MAX_RUNS, "{} runs", spool.runs.len());
+        let mut lines = ItemLines::default();
+        lines.add(spool, 0);
+        let mut out = Vec::new();
+        lines.write_sorted(&mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        let keys: Vec<&str> = out.lines().map(|l| &l[8..12]).collect();
+        assert_eq!(out.lines().count(), MAX_RUNS * 2 + 3);
+        assert_eq!(keys.first(), Some(&"q66\""));
+        assert_eq!(keys.last(), Some(&"q100"));
+    }
+
+    #[test]
+    fn file_order_follows_runs_then_bases() {
+        let mut first = LineSpool::default();
+        first.push(Some(Key::Str("b".into())), 3, 0, "\"n\":0".into());
+        let mut second = LineSpool::default();
+        second.push(Some(Key::Str("a".into())), 9, 0, "\"n\":1".into());
+        second.push(Some(Key::Str("c".into())), 10, 1, "\"n\":2".into());
+        second.keep_only(vec![true, false]);
+        let mut run = ItemLines::default();
+        run.add(first, 0);
+        run.add(second, 1);
+        let mut lines = ItemLines::default();
+        lines.extend_run(run, Some(Arc::from("r")), 0);
+        let order: Vec<(&str, Option<&str>)> = (lines.in_file_order().into_iter())
+            .map(|(line, run)| (&*line.body, run))
+            .collect();
+        assert_eq!(order, [("\"n\":0", Some("r")), ("\"n\":1", Some("r"))]);
+    }
+
+    #[test]
+    fn a_limit_is_a_slice_of_the_budget_within_bounds() {
+        assert_eq!(LineLimit::of(None, 2), LineLimit(Some(DEFAULT_LIMIT)));
+        assert_eq!(LineLimit::of(Some(1), 2), LineLimit(Some(LEAST_LIMIT)));
+        let two_gib = 2u64 << 30;
+        assert_eq!(
+            LineLimit::of(Some(two_gib), 2),
+            LineLimit(Some(DEFAULT_LIMIT))
+        );
+        assert_eq!(LineLimit::of(Some(64 << 20), 2), LineLimit(Some(4 << 20)));
+    }
+}
