@@ -1,5 +1,6 @@
 //! The interpreter: evaluates an [`Op`] against a frame of resolved slots.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 use crate::base::value::Value;
@@ -55,6 +56,23 @@ pub fn evaluate_constant(op: &Op) -> Result<Value, RuntimeError> {
     evaluate(op, &Frame::default())
 }
 
+/// Evaluates `op` as an operand that is only read: a constant or a slot is
+/// borrowed from the plan or the frame, not cloned (a string's clone is an
+/// atomic count up and down), anything else evaluated.
+fn operand<'f>(op: &'f Op, frame: &'f Frame<'_>) -> Result<Cow<'f, Value>, RuntimeError> {
+    Ok(Cow::Borrowed(match op {
+        Op::Const(value) => value,
+        Op::Input(Slot { dataset, slot }) => {
+            match frame.records.get(dataset.index()).copied().flatten() {
+                Some(record) => &record.slots[slot.index()],
+                None => &Value::Null,
+            }
+        }
+        Op::Derived(i) => &frame.derived[i.index()],
+        _ => return evaluate(op, frame).map(Cow::Owned),
+    }))
+}
+
 /// Evaluates `op`. An error names the innermost op that failed: each fallible op
 /// places the errors it makes, and passes on those of its operands as they are.
 pub fn evaluate(op: &Op, frame: &Frame<'_>) -> Result<Value, RuntimeError> {
@@ -86,17 +104,20 @@ pub fn evaluate(op: &Op, frame: &Frame<'_>) -> Result<Value, RuntimeError> {
                 .collect();
             stat.of(&values).map_or(Value::Null, Value::Number)
         }
-        Op::Field(base, name, at) => evaluate(base, frame)?
+        Op::Field(base, name, at) => operand(base, frame)?
             .field(name)
             .map_err(|e| RuntimeError::located(e, *at))?,
         Op::Index(base, index, at) => {
             index_value(&evaluate(base, frame)?, &evaluate(index, frame)?)
                 .map_err(|e| RuntimeError::located(e, *at))?
         }
-        Op::Not(operand, at) => match evaluate(operand, frame)? {
+        Op::Not(inner, at) => match &*operand(inner, frame)? {
             Value::Bool(b) => Value::Bool(!b),
             Value::Null => Value::Null,
-            found => return Err(RuntimeError::located(K::NotNeedsBool { found }, *at)),
+            found => {
+                let found = found.clone();
+                return Err(RuntimeError::located(K::NotNeedsBool { found }, *at));
+            }
         },
         Op::Neg(operand, at) => match evaluate(operand, frame)?.into_float() {
             Value::Number(n) => Value::Number(-n),
@@ -109,6 +130,10 @@ pub fn evaluate(op: &Op, frame: &Frame<'_>) -> Result<Value, RuntimeError> {
             Value::Null => evaluate(r, frame)?,
             value => value,
         },
+        Op::Binary(op, l, r, at) if op.compares() => {
+            compare(*op, &*operand(l, frame)?, &*operand(r, frame)?)
+                .map_err(|e| RuntimeError::located(e, *at))?
+        }
         Op::Binary(op, l, r, at) => binary(*op, evaluate(l, frame)?, evaluate(r, frame)?)
             .map_err(|e| RuntimeError::located(e, *at))?,
         Op::List(items) => Value::list(
@@ -172,32 +197,28 @@ fn logic(
     })
 }
 
-fn binary(op: BinaryOp, l: Value, r: Value) -> Result<Value, K> {
+/// A comparison (`==`, `<`, `in`, …): reads its operands, never takes them.
+fn compare(op: BinaryOp, l: &Value, r: &Value) -> Result<Value, K> {
     use BinaryOp as B;
-    let mismatch = |l: &Value, r: &Value| {
+    let mismatch = || {
         Err(K::CannotApply {
             op: op.symbol(),
             left: l.clone(),
             right: r.clone(),
         })
     };
-    // Arithmetic reads a big integer as its float; comparisons keep it exact.
-    let (l, r) = match op {
-        B::Add | B::Sub | B::Mul | B::Div | B::Rem => (l.into_float(), r.into_float()),
-        _ => (l, r),
-    };
     Ok(match op {
         B::Eq => Value::Bool(l == r),
         B::Ne => Value::Bool(l != r),
         B::Lt | B::Le | B::Gt | B::Ge => {
-            let ordering = match (&l, &r) {
+            let ordering = match (l, r) {
                 (Value::Null, _) | (_, Value::Null) => return Ok(Value::Null),
                 (Value::BigInt(a), Value::BigInt(b)) => Some(a.cmp(b)),
                 (a, b) if a.as_f64().is_some() && b.as_f64().is_some() => {
                     a.as_f64().partial_cmp(&b.as_f64())
                 }
                 (Value::String(a), Value::String(b)) => Some(a.cmp(b)),
-                _ => return mismatch(&l, &r),
+                _ => return mismatch(),
             };
             let Some(ordering) = ordering else {
                 return Ok(Value::Bool(false));
@@ -210,14 +231,33 @@ fn binary(op: BinaryOp, l: Value, r: Value) -> Result<Value, K> {
             })
         }
         B::In | B::NotIn => {
-            let found = match (&l, &r) {
+            let found = match (l, r) {
                 (_, Value::Null) => return Ok(Value::Null),
-                (_, Value::List(items)) => items.contains(&l),
+                (_, Value::List(items)) => items.contains(l),
                 (Value::String(needle), Value::String(haystack)) => haystack.contains(&**needle),
-                _ => return mismatch(&l, &r),
+                _ => return mismatch(),
             };
             Value::Bool(found == (op == B::In))
         }
+        _ => unreachable!("not a comparison: {op:?}"),
+    })
+}
+
+fn binary(op: BinaryOp, l: Value, r: Value) -> Result<Value, K> {
+    use BinaryOp as B;
+    if op.compares() {
+        return compare(op, &l, &r);
+    }
+    let mismatch = |l: &Value, r: &Value| {
+        Err(K::CannotApply {
+            op: op.symbol(),
+            left: l.clone(),
+            right: r.clone(),
+        })
+    };
+    // Arithmetic reads a big integer as its float.
+    let (l, r) = (l.into_float(), r.into_float());
+    Ok(match op {
         B::Add => match (&l, &r) {
             (Value::Null, _) | (_, Value::Null) => Value::Null,
             (Value::Number(a), Value::Number(b)) => Value::Number(a + b),
@@ -252,6 +292,7 @@ fn binary(op: BinaryOp, l: Value, r: Value) -> Result<Value, K> {
             _ => return mismatch(&l, &r),
         },
         B::And | B::Or | B::Coalesce => unreachable!("handled lazily"),
+        _ => unreachable!("a comparison: {op:?}"),
     })
 }
 

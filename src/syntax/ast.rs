@@ -65,6 +65,16 @@ pub enum BinaryOp {
 }
 
 impl BinaryOp {
+    /// `==`, `!=`, `<`, `<=`, `>`, `>=`, `in`, `not in`: they read their
+    /// operands and give a bool (or null).
+    pub fn compares(self) -> bool {
+        use BinaryOp as B;
+        matches!(
+            self,
+            B::Eq | B::Ne | B::Lt | B::Le | B::Gt | B::Ge | B::In | B::NotIn
+        )
+    }
+
     pub fn symbol(self) -> &'static str {
         match self {
             BinaryOp::Or => "or",
