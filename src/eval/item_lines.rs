@@ -2,9 +2,11 @@
 //! written, in memory bounded by a limit. Each producer (a chunk of items, a
 //! part of a streamed dataset) keeps its lines in a [`LineSpool`]: in memory up
 //! to its limit, past it sorted in report order and written to an anonymous
-//! temporary file (a *run*), which the system removes once it is closed. A
-//! spool with many runs merges them into one, so the files open at once stay
-//! few. Writing the report merges every spool's runs and lines in report order
+//! temporary file (a *run*), which the system removes once it is closed. Runs
+//! are merged as they pile up, [`FAN_IN`] runs of one level into one of the
+//! next, so the files open at once stay few and each line is rewritten only a
+//! few times (a level's runs hold eight times the lines of the one below).
+//! Writing the report merges every spool's runs and lines in report order
 //! (an external merge sort): a million lines cost the spools' limits in memory,
 //! not their text.
 //!
@@ -35,8 +37,8 @@ use crate::report_model::push_item_line;
 const DEFAULT_LIMIT: usize = 32 << 20;
 /// The least a budget lowers the limit to (a tiny `--max-memory` in tests).
 const LEAST_LIMIT: usize = 16 << 10;
-/// Runs a spool keeps before it merges them into one.
-const MAX_RUNS: usize = 16;
+/// Runs of one level a spool merges into one run of the next level.
+const FAN_IN: usize = 8;
 /// What a line costs in memory besides its text: the struct and allocations.
 const LINE_OVERHEAD: usize = 64;
 
@@ -108,6 +110,8 @@ impl ItemLine {
 struct Run {
     file: File,
     lines: usize,
+    /// 0 for lines spilled from memory; one more than its runs' for a merge.
+    level: u32,
 }
 
 /// One producer's lines: in memory, and sorted runs on disk.
@@ -193,27 +197,39 @@ impl LineSpool {
             return;
         }
         lines.sort_unstable_by(ItemLine::spool_order);
-        let written = write_run(lines.iter());
-        let merged = written.and_then(|run| {
+        let written = write_run(lines.iter()).and_then(|run| {
             self.runs.push(run);
-            if self.runs.len() < MAX_RUNS {
+            self.merge_runs()
+        });
+        if let Err(error) = written {
+            self.failed = Some(error);
+        }
+    }
+
+    /// Merges the last [`FAN_IN`] runs while they are of one level. Levels
+    /// never rise from the first run to the last, as the digits of a counter.
+    fn merge_runs(&mut self) -> io::Result<()> {
+        while let Some(last) = self.runs.last() {
+            let level = last.level;
+            let tail = self.runs.len().saturating_sub(FAN_IN);
+            if self.runs.len() < FAN_IN || self.runs[tail].level != level {
                 return Ok(());
             }
-            let runs = std::mem::take(&mut self.runs);
+            let runs = self.runs.split_off(tail);
             let cursors = (runs.iter())
                 .map(|run| Cursor::of_run(run, None))
                 .collect::<io::Result<Vec<_>>>()?;
-            let lines = runs.iter().map(|run| run.lines).sum();
             let file = tempfile::tempfile()?;
-            let mut out = BufWriter::new(&file);
+            let mut out = BufWriter::with_capacity(64 << 10, &file);
             merge(cursors, |head| write_line(&mut out, head.line()))?;
             out.into_inner().map_err(io::IntoInnerError::into_error)?;
-            self.runs.push(Run { file, lines });
-            Ok(())
-        });
-        if let Err(error) = merged {
-            self.failed = Some(error);
+            self.runs.push(Run {
+                file,
+                lines: runs.iter().map(|run| run.lines).sum(),
+                level: level + 1,
+            });
         }
+        Ok(())
     }
 }
 
@@ -473,7 +489,11 @@ fn write_run<'a>(lines: impl ExactSizeIterator<Item = &'a ItemLine>) -> io::Resu
         write_line(&mut out, line)?;
     }
     out.into_inner().map_err(io::IntoInnerError::into_error)?;
-    Ok(Run { file, lines: count })
+    Ok(Run {
+        file,
+        lines: count,
+        level: 0,
+    })
 }
 
 fn write_line(out: &mut impl Write, line: &ItemLine) -> io::Result<()> {
@@ -631,7 +651,7 @@ mod tests {
     proptest! {
         /// Whatever is spilled, merged or skipped, items.jsonl is the stable
         /// sort of the kept lines in report order. A limit of a few bytes
-        /// spills every line and merges runs (more than `MAX_RUNS`).
+        /// spills every line and merges runs (more than `FAN_IN`).
         #[test]
         fn spilled_lines_come_out_as_a_stable_sort(
             spools in proptest::collection::vec(spool(60), 1..4),
@@ -648,23 +668,28 @@ mod tests {
     }
 
     #[test]
-    fn a_spool_past_its_limit_writes_runs_and_merges_them() {
+    fn a_spool_past_its_limit_writes_runs_and_merges_them_by_level() {
         let mut spool = LineSpool::new(LineLimit::bytes(1));
-        for i in 0..(MAX_RUNS as u32 * 2 + 3) {
+        let count = FAN_IN * FAN_IN + 2 * FAN_IN + 3;
+        for i in 0..count as u32 {
             let key = Key::Str(Arc::from(format!("q{}", 100 - i)));
             spool.push(Some(key), i, u64::from(i), "\"x\":1".into());
         }
-        // Every line was a run; each time there were MAX_RUNS, they became one.
+        // Every line was a run; every FAN_IN runs of a level became one of the
+        // next: one of 64 lines, two of 8, three of 1, as 83 counts in base 8.
         assert!(spool.lines.is_empty());
-        assert!(spool.runs.len() < MAX_RUNS, "{} runs", spool.runs.len());
+        let levels: Vec<(u32, usize)> = (spool.runs.iter())
+            .map(|run| (run.level, run.lines))
+            .collect();
+        assert_eq!(levels, [(2, 64), (1, 8), (1, 8), (0, 1), (0, 1), (0, 1)]);
         let mut lines = ItemLines::default();
         lines.add(spool, 0);
         let mut out = Vec::new();
         lines.write_sorted(&mut out).unwrap();
         let out = String::from_utf8(out).unwrap();
         let keys: Vec<&str> = out.lines().map(|l| &l[8..12]).collect();
-        assert_eq!(out.lines().count(), MAX_RUNS * 2 + 3);
-        assert_eq!(keys.first(), Some(&"q66\""));
+        assert_eq!(out.lines().count(), count);
+        assert_eq!(keys.first(), Some(&"q18\""));
         assert_eq!(keys.last(), Some(&"q100"));
     }
 
