@@ -230,6 +230,27 @@ fn every_join_gives_the_tables_bytes_under_every_policy_without_the_items_report
 }
 
 #[test]
+fn a_template_that_reads_items_lists_them_in_file_order_every_way() {
+    let dir = tempfile::tempdir().unwrap();
+    data(dir.path(), 800);
+    let template = "{% for item in items %}{{ item.line }} {{ item.key }} {{ item.fields.answer }}\n{% endfor %}";
+    write(dir.path(), "listed.txt.j2", template);
+    let reports = "reports: [json, items, { template: listed.txt.j2, path: listed.txt }]";
+    let spec =
+        spec("last", "left", "error").replace("reports: [json, markdown, items, junit]", reports);
+    write(dir.path(), "spec.yaml", &spec);
+    let (table, streamed_stderr) = assert_same_every_way(dir.path());
+    assert!(table.code <= 1, "{}", table.stderr);
+    assert!(!streamed_stderr.contains("falls back"), "{streamed_stderr}");
+    // Every item, in the gold file's order (the traces are out of order).
+    let listed = std::fs::read_to_string(dir.path().join("out-table-false-1/listed.txt")).unwrap();
+    let lines: Vec<u32> = (listed.lines())
+        .map(|l| l.split(' ').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(lines, (1..=800).collect::<Vec<u32>>());
+}
+
+#[test]
 fn items_repeated_in_the_gold_set_each_take_the_trace_of_their_key() {
     let dir = tempfile::tempdir().unwrap();
     data(dir.path(), 400);
