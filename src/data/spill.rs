@@ -2,12 +2,14 @@
 //! partitions its inputs to disk (`eval/spilled.rs`). Only the projected slots
 //! are written, with the record's line and a number the caller gives it, in a
 //! compact binary form read back exactly: every value, float bits and big
-//! integers included, comes back equal.
+//! integers included, comes back equal. The same pieces (a key, a text, a
+//! fixed-size number) write the items report's lines past its memory bound
+//! (`eval/item_lines.rs`).
 
 use std::io::{self, BufRead, Write};
 use std::sync::Arc;
 
-use crate::base::value::{BigInt, Value};
+use crate::base::value::{BigInt, Key, Value};
 use crate::ir::Record;
 
 const NULL: u8 = 0;
@@ -64,12 +66,30 @@ fn write_value(out: &mut impl Write, value: &Value) -> io::Result<()> {
     }
 }
 
+/// Writes a record's key (`None`: it has none) as the value it came from.
+pub fn write_key(out: &mut impl Write, key: Option<&Key>) -> io::Result<()> {
+    let value = match key {
+        None => Value::Null,
+        Some(Key::Str(text)) => Value::String(text.clone()),
+        Some(Key::Num(bits)) => Value::Number(f64::from_bits(*bits)),
+        Some(Key::Big(n)) => Value::BigInt(*n),
+    };
+    write_value(out, &value)
+}
+
+/// Reads back a key written by [`write_key`].
+pub fn read_key(input: &mut impl BufRead) -> io::Result<Option<Key>> {
+    Key::of(&read_value(input)?)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))
+}
+
 fn write_len(out: &mut impl Write, len: usize) -> io::Result<()> {
     let len = u32::try_from(len).map_err(|_| io::Error::other("a value over 4 GiB"))?;
     out.write_all(&len.to_le_bytes())
 }
 
-fn write_text(out: &mut impl Write, text: &str) -> io::Result<()> {
+/// Writes `text`, its length first (at most 4 GiB).
+pub fn write_text(out: &mut impl Write, text: &str) -> io::Result<()> {
     write_len(out, text.len())?;
     out.write_all(text.as_bytes())
 }
@@ -99,7 +119,7 @@ fn read_value(input: &mut impl BufRead) -> io::Result<Value> {
             let magnitude = u64::from_le_bytes(read_array(input)?);
             Value::BigInt(BigInt::from_parts(tag == BIG_NEGATIVE, magnitude))
         }
-        STRING => Value::String(read_text(input)?),
+        STRING => Value::String(Arc::from(read_text(input)?)),
         LIST => {
             let len = read_len(input)?;
             let items = (0..len).map(|_| read_value(input));
@@ -107,7 +127,7 @@ fn read_value(input: &mut impl BufRead) -> io::Result<Value> {
         }
         OBJECT => {
             let len = read_len(input)?;
-            let fields = (0..len).map(|_| Ok((read_text(input)?, read_value(input)?)));
+            let fields = (0..len).map(|_| Ok((Arc::from(read_text(input)?), read_value(input)?)));
             Value::Object(fields.collect::<io::Result<Arc<[_]>>>()?)
         }
         other => {
@@ -117,7 +137,8 @@ fn read_value(input: &mut impl BufRead) -> io::Result<Value> {
     })
 }
 
-fn read_array<const N: usize>(input: &mut impl BufRead) -> io::Result<[u8; N]> {
+/// Reads `N` bytes: a number written with `to_le_bytes`.
+pub fn read_array<const N: usize>(input: &mut impl BufRead) -> io::Result<[u8; N]> {
     let mut bytes = [0u8; N];
     input.read_exact(&mut bytes)?;
     Ok(bytes)
@@ -127,12 +148,11 @@ fn read_len(input: &mut impl BufRead) -> io::Result<usize> {
     Ok(u32::from_le_bytes(read_array(input)?) as usize)
 }
 
-fn read_text(input: &mut impl BufRead) -> io::Result<Arc<str>> {
+/// Reads back a text written by [`write_text`].
+pub fn read_text(input: &mut impl BufRead) -> io::Result<String> {
     let mut bytes = vec![0u8; read_len(input)?];
     input.read_exact(&mut bytes)?;
-    let text =
-        String::from_utf8(bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-    Ok(Arc::from(text))
+    String::from_utf8(bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
 #[cfg(test)]

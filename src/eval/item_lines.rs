@@ -25,9 +25,9 @@ use std::io::{self, BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
 use std::sync::Arc;
 
 use crate::base::diagnostic::Diagnostic;
-use crate::base::natural::key_order;
 use crate::base::typed_json::push_key_json;
-use crate::base::value::{BigInt, Key};
+use crate::base::value::Key;
+use crate::data::spill::{read_array, read_key, read_text, write_key, write_text};
 use crate::eval::error::EvalError;
 use crate::eval::outcome::report_order;
 use crate::report_model::push_item_line;
@@ -89,11 +89,14 @@ impl ItemLine {
         push_item_line(out, &key, self.line, run, &self.body);
     }
 
-    /// The order within one spool: key, line, place in file order.
+    /// Report order within one spool (its run is every line's): key, line,
+    /// place in file order.
     fn spool_order(&self, other: &Self) -> Ordering {
-        key_order(self.key.as_ref(), other.key.as_ref())
-            .then(self.line.cmp(&other.line))
-            .then(self.ordinal.cmp(&other.ordinal))
+        report_order(
+            (self.key.as_ref(), None, self.line),
+            (other.key.as_ref(), None, other.line),
+        )
+        .then(self.ordinal.cmp(&other.ordinal))
     }
 
     fn cost(&self) -> usize {
@@ -122,8 +125,9 @@ pub struct LineSpool {
     bytes: usize,
     runs: Vec<Run>,
     pushed: u32,
-    /// The first temporary file that could not be written or read; reported
-    /// when the pass ends (`take_error`), never a line silently lost.
+    /// The first temporary file that could not be written or read: the pass
+    /// reports it (`ItemLines::spill_error`), and items.jsonl is then never
+    /// written short.
     failed: Option<io::Error>,
     /// Per score (in the order pushed): whether its line is kept. `None`: all.
     kept: Option<Vec<bool>>,
@@ -185,11 +189,6 @@ impl LineSpool {
         }
     }
 
-    /// The first temporary file that failed, if any.
-    fn take_error(&mut self) -> Option<io::Error> {
-        self.failed.take()
-    }
-
     fn spill(&mut self) {
         let mut lines = std::mem::take(&mut self.lines);
         self.bytes = 0;
@@ -217,7 +216,7 @@ impl LineSpool {
             }
             let runs = self.runs.split_off(tail);
             let cursors = (runs.iter())
-                .map(|run| Cursor::of_run(run, None))
+                .map(|run| Cursor::of_run(run, Place::default()))
                 .collect::<io::Result<Vec<_>>>()?;
             let file = tempfile::tempfile()?;
             let mut out = BufWriter::with_capacity(64 << 10, &file);
@@ -266,8 +265,8 @@ impl ItemLines {
     }
 
     /// The error of the first spool whose temporary file failed.
-    pub fn spill_error(&mut self) -> Option<Diagnostic> {
-        let error = self.spools.iter_mut().find_map(LineSpool::take_error)?;
+    pub fn spill_error(&self) -> Option<Diagnostic> {
+        let error = self.spools.iter().find_map(|spool| spool.failed.as_ref())?;
         Some(Diagnostic::of(&EvalError::ItemLinesNotSpilled {
             dir: std::env::temp_dir().display().to_string(),
             error: error.to_string(),
@@ -281,18 +280,19 @@ impl ItemLines {
             if let Some(error) = &spool.failed {
                 return Err(io::Error::new(error.kind(), error.to_string()));
             }
-            let kept = spool.kept.as_deref();
+            let place = Place::of(spool);
             for run in &spool.runs {
-                cursors.push(Cursor::of_run(run, kept)?.of_spool(spool));
+                cursors.push(Cursor::of_run(run, place)?);
             }
             let mut lines: Vec<&ItemLine> = spool.lines.iter().collect();
             lines.sort_unstable_by(|a, b| a.spool_order(b));
-            cursors.push(Cursor::of_lines(lines, kept).of_spool(spool));
+            let source = Source::Lines(lines.into_iter());
+            cursors.push(Cursor { source, place });
         }
         let mut text = String::new();
         merge(cursors, |head| {
             text.clear();
-            head.line().push_json(head.run, &mut text);
+            head.line().push_json(head.place.run, &mut text);
             text.push('\n');
             out.write_all(text.as_bytes())
         })
@@ -305,12 +305,11 @@ impl ItemLines {
     pub fn in_file_order(&self) -> Vec<(&ItemLine, Option<&str>)> {
         let mut lines: Vec<(u32, u64, &ItemLine, Option<&str>)> = Vec::new();
         for spool in &self.spools {
-            let kept = |line: &&ItemLine| {
-                (spool.kept.as_deref()).is_none_or(|kept| kept[line.score as usize])
-            };
-            lines.extend(spool.lines.iter().filter(kept).map(|line| {
-                let at = spool.base + line.ordinal;
-                (spool.run_index, at, line, spool.run.as_deref())
+            let place = Place::of(spool);
+            let kept = spool.lines.iter().filter(|line| place.keeps(line));
+            lines.extend(kept.map(|line| {
+                let at = place.base + line.ordinal;
+                (place.run_index, at, line, place.run)
             }));
         }
         lines.sort_by_key(|&(run, at, _, _)| (run, at));
@@ -322,13 +321,36 @@ impl ItemLines {
 }
 
 /// Where a merge reads lines from: a spool's sorted lines in memory, or one of
-/// its runs; with what orders them across spools.
+/// its runs; with the spool's place among the others.
 struct Cursor<'a> {
     source: Source<'a>,
+    place: Place<'a>,
+}
+
+/// What a spool's lines share: which are kept, and what orders them among
+/// other spools' (their run, its place, the spool's base). Merging one
+/// spool's own runs needs only the default: every line kept, one run.
+#[derive(Clone, Copy, Default)]
+struct Place<'a> {
     kept: Option<&'a [bool]>,
     run: Option<&'a str>,
     run_index: u32,
     base: u64,
+}
+
+impl<'a> Place<'a> {
+    fn of(spool: &'a LineSpool) -> Self {
+        Place {
+            kept: spool.kept.as_deref(),
+            run: spool.run.as_deref(),
+            run_index: spool.run_index,
+            base: spool.base,
+        }
+    }
+
+    fn keeps(&self, line: &ItemLine) -> bool {
+        self.kept.is_none_or(|kept| kept[line.score as usize])
+    }
 }
 
 enum Source<'a> {
@@ -337,32 +359,12 @@ enum Source<'a> {
 }
 
 impl<'a> Cursor<'a> {
-    fn of_run(run: &'a Run, kept: Option<&'a [bool]>) -> io::Result<Self> {
+    fn of_run(run: &'a Run, place: Place<'a>) -> io::Result<Self> {
         let mut file = &run.file;
         file.seek(SeekFrom::Start(0))?;
         let reader = BufReader::with_capacity(64 << 10, file);
-        Ok(Cursor::new(Source::Run(reader, run.lines), kept))
-    }
-
-    fn of_lines(lines: Vec<&'a ItemLine>, kept: Option<&'a [bool]>) -> Self {
-        Cursor::new(Source::Lines(lines.into_iter()), kept)
-    }
-
-    fn new(source: Source<'a>, kept: Option<&'a [bool]>) -> Self {
-        Cursor {
-            source,
-            kept,
-            run: None,
-            run_index: 0,
-            base: 0,
-        }
-    }
-
-    fn of_spool(mut self, spool: &'a LineSpool) -> Self {
-        self.run = spool.run.as_deref();
-        self.run_index = spool.run_index;
-        self.base = spool.base;
-        self
+        let source = Source::Run(reader, run.lines);
+        Ok(Cursor { source, place })
     }
 
     /// The next line kept, if any.
@@ -377,14 +379,10 @@ impl<'a> Cursor<'a> {
                 }
             };
             match line {
-                Some(line) if !self.keeps(line.get()) => continue,
+                Some(line) if !self.place.keeps(line.get()) => continue,
                 line => return Ok(line),
             }
         }
-    }
-
-    fn keeps(&self, line: &ItemLine) -> bool {
-        self.kept.is_none_or(|kept| kept[line.score as usize])
     }
 }
 
@@ -406,9 +404,7 @@ impl Held<'_> {
 struct Head<'a> {
     line: Held<'a>,
     cursor: usize,
-    run: Option<&'a str>,
-    run_index: u32,
-    at: u64,
+    place: Place<'a>,
 }
 
 impl Head<'_> {
@@ -419,12 +415,13 @@ impl Head<'_> {
     /// Report order (module comment).
     fn order(&self, other: &Self) -> Ordering {
         let (a, b) = (self.line(), other.line());
+        let (p, q) = (self.place, other.place);
         report_order(
-            (a.key.as_ref(), self.run, a.line),
-            (b.key.as_ref(), other.run, b.line),
+            (a.key.as_ref(), p.run, a.line),
+            (b.key.as_ref(), q.run, b.line),
         )
-        .then(self.run_index.cmp(&other.run_index))
-        .then(self.at.cmp(&other.at))
+        .then(p.run_index.cmp(&q.run_index))
+        .then((p.base + a.ordinal).cmp(&(q.base + b.ordinal)))
     }
 }
 
@@ -458,11 +455,9 @@ fn merge<'a>(
     let head = |cursors: &mut Vec<Cursor<'a>>, i: usize| -> io::Result<Option<Head<'a>>> {
         let cursor = &mut cursors[i];
         Ok(cursor.next()?.map(|line| Head {
-            at: cursor.base + line.get().ordinal,
             line,
             cursor: i,
-            run: cursor.run,
-            run_index: cursor.run_index,
+            place: cursor.place,
         }))
     };
     let mut heap = BinaryHeap::with_capacity(cursors.len());
@@ -475,11 +470,6 @@ fn merge<'a>(
     }
     Ok(())
 }
-
-const NO_KEY: u8 = 0;
-const TEXT: u8 = 1;
-const NUMBER: u8 = 2;
-const BIG: u8 = 3;
 
 fn write_run<'a>(lines: impl ExactSizeIterator<Item = &'a ItemLine>) -> io::Result<Run> {
     let count = lines.len();
@@ -496,53 +486,19 @@ fn write_run<'a>(lines: impl ExactSizeIterator<Item = &'a ItemLine>) -> io::Resu
     })
 }
 
+/// A line in a run: its key, line, ordinal and score, then its body (the
+/// pieces of `data::spill`'s records).
 fn write_line(out: &mut impl Write, line: &ItemLine) -> io::Result<()> {
-    match &line.key {
-        None => out.write_all(&[NO_KEY])?,
-        Some(Key::Str(text)) => {
-            out.write_all(&[TEXT])?;
-            write_text(out, text)?;
-        }
-        Some(Key::Num(bits)) => {
-            out.write_all(&[NUMBER])?;
-            out.write_all(&bits.to_le_bytes())?;
-        }
-        Some(Key::Big(n)) => {
-            let (negative, magnitude) = n.parts();
-            out.write_all(&[BIG, u8::from(negative)])?;
-            out.write_all(&magnitude.to_le_bytes())?;
-        }
-    }
+    write_key(out, line.key.as_ref())?;
     out.write_all(&line.line.to_le_bytes())?;
     out.write_all(&line.ordinal.to_le_bytes())?;
     out.write_all(&line.score.to_le_bytes())?;
     write_text(out, &line.body)
 }
 
-fn write_text(out: &mut impl Write, text: &str) -> io::Result<()> {
-    let len = u32::try_from(text.len()).map_err(|_| io::Error::other("a line over 4 GiB"))?;
-    out.write_all(&len.to_le_bytes())?;
-    out.write_all(text.as_bytes())
-}
-
 fn read_line(input: &mut impl BufRead) -> io::Result<ItemLine> {
-    let [tag] = read_array(input)?;
-    let key = match tag {
-        NO_KEY => None,
-        TEXT => Some(Key::Str(Arc::from(read_text(input)?))),
-        NUMBER => Some(Key::Num(u64::from_le_bytes(read_array(input)?))),
-        BIG => {
-            let [negative] = read_array(input)?;
-            let magnitude = u64::from_le_bytes(read_array(input)?);
-            Some(Key::Big(BigInt::from_parts(negative == 1, magnitude)))
-        }
-        other => {
-            let message = format!("a spilled item line has an unknown tag {other}");
-            return Err(io::Error::new(io::ErrorKind::InvalidData, message));
-        }
-    };
     Ok(ItemLine {
-        key,
+        key: read_key(input)?,
         line: u32::from_le_bytes(read_array(input)?),
         ordinal: u64::from_le_bytes(read_array(input)?),
         score: u32::from_le_bytes(read_array(input)?),
@@ -550,22 +506,10 @@ fn read_line(input: &mut impl BufRead) -> io::Result<ItemLine> {
     })
 }
 
-fn read_array<const N: usize>(input: &mut impl BufRead) -> io::Result<[u8; N]> {
-    let mut bytes = [0u8; N];
-    input.read_exact(&mut bytes)?;
-    Ok(bytes)
-}
-
-fn read_text(input: &mut impl BufRead) -> io::Result<String> {
-    let len = u32::from_le_bytes(read_array(input)?) as usize;
-    let mut bytes = vec![0u8; len];
-    input.read_exact(&mut bytes)?;
-    String::from_utf8(bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::value::BigInt;
     use proptest::prelude::*;
 
     /// A line as a test builds it: key choice, line, ordinal, body.
