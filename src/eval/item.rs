@@ -195,7 +195,10 @@ impl<'p> ItemChunk<'p> {
         }
         if self.defer || dataset.duplicates == Duplicates::Last {
             self.buffered.push((key, record));
-            self.numbered += u64::from(!self.defer);
+            // A deferred read's items are numbered by the fold that scores them.
+            if !self.defer {
+                self.numbered += 1;
+            }
             return Ok(ControlFlow::Continue(()));
         }
         self.ordinal = self.numbered;
