@@ -90,14 +90,14 @@ pub(super) fn run_stats(
             return None;
         }
         let name = &plan.metrics[m].name;
-        let values: Vec<Option<f64>> = table.column(c).collect();
-        let found = interval(column.kind, &values, level, &label(name));
+        let found = interval(column.kind, table.column(c), level, &label(name));
         let tested = paired.as_ref().and_then(|(prior, rows, pairing)| {
             let old_column = prior.column(name)?;
             if prior.metrics[old_column].kind != column.kind {
                 return None;
             }
             let old: Vec<Option<f64>> = rows.iter().map(|row| row.values[old_column]).collect();
+            let values: Vec<Option<f64>> = table.column(c).collect();
             Some(change(
                 column.kind,
                 pairing,
@@ -299,9 +299,8 @@ pub(super) fn slice_intervals(
                 let name = format!("{metric}[{slice}={}]", value.value);
                 value.intervals[m] = match plan.value_column(MetricId::new(m)) {
                     Some((c, column)) => {
-                        let values: Vec<Option<f64>> =
-                            members.iter().map(|&i| table.value(i, c)).collect();
-                        interval(column.kind, &values, level, &name)
+                        let values = members.iter().map(|&i| table.value(i, c));
+                        interval(column.kind, values, level, &name)
                     }
                     None => {
                         let Some(j) = plan.stats.tested_formula(MetricId::new(m)) else {
