@@ -64,32 +64,30 @@ fn a_formula_over_one_mean_is_the_mean_bootstrap() {
 fn weighted_ranks_equal_the_expanded_sorted_values() {
     let mut rng = SplitMix64::new(7);
     let groups: Vec<Vec<f64>> = (0..9)
-        .map(|g| {
-            let mut v: Vec<f64> = (0..g * 3).map(|_| (rng.below(20) as f64) / 2.0).collect();
-            v.sort_by(f64::total_cmp);
-            v
-        })
+        .map(|g| (0..g * 3).map(|_| (rng.below(20) as f64) / 2.0).collect())
         .collect();
-    let mut all: Vec<f64> = groups.iter().flatten().copied().collect();
-    all.sort_by(f64::total_cmp);
-    all.dedup();
-    for round in 0..20 {
-        let weights: Vec<u64> = (0..groups.len()).map(|_| rng.below(4)).collect();
-        let mut expanded: Vec<f64> = groups
-            .iter()
-            .zip(&weights)
-            .flat_map(|(g, w)| {
-                g.iter()
-                    .flat_map(move |x| std::iter::repeat_n(*x, *w as usize))
-            })
-            .collect();
-        expanded.sort_by(f64::total_cmp);
-        for (rank, x) in expanded.iter().enumerate() {
-            assert_eq!(
-                weighted_nth(&groups, &all, &weights, rank as u64),
-                *x,
-                "round {round}"
-            );
+    // A mark for every distinct value, for every few, and for the first only.
+    for max_marks in [usize::MAX, 9 * 4, 9 * 3, 1] {
+        let ranks = Ranks::new(groups.clone(), max_marks);
+        for round in 0..20 {
+            let weights: Vec<u64> = (0..groups.len()).map(|_| rng.below(4)).collect();
+            let mut expanded: Vec<f64> = groups
+                .iter()
+                .zip(&weights)
+                .flat_map(|(g, w)| {
+                    g.iter()
+                        .flat_map(move |x| std::iter::repeat_n(*x, *w as usize))
+                })
+                .collect();
+            expanded.sort_by(f64::total_cmp);
+            for (rank, x) in expanded.iter().enumerate() {
+                assert_eq!(
+                    ranks.weighted_nth(&weights, rank as u64),
+                    *x,
+                    "marks {max_marks}, stride {}, round {round}",
+                    ranks.stride
+                );
+            }
         }
     }
 }
