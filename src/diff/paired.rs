@@ -118,10 +118,10 @@ impl<'v> Paired<'v> {
         }
         let old_observed =
             ObservedRows::new(old_rows.iter().map(|&i| old.row(i).observed), &columns);
-        let new_side = Units::paired(pairing.units, pairing.new_units(), |i| {
-            new.row(new_rows[i]).observed
-        });
-        let old_side = Units::paired(pairing.units, pairing.old_units(), |i| old_observed.row(i));
+        let same: Vec<Option<usize>> = (0..new.aggregates.len()).map(Some).collect();
+        let new_observed = ObservedRows::new(new_rows.iter().map(|&i| new.row(i).observed), &same);
+        let new_side = Units::paired(pairing.units, pairing.new_units(), &new_observed);
+        let old_side = Units::paired(pairing.units, pairing.old_units(), &old_observed);
         let label = format!("change:{name}");
         let found = resample::change(
             &recipe,

@@ -20,6 +20,8 @@
 //! `change:METRIC`, seed `stats::SEED`), so the result depends only on the
 //! items in file order.
 
+use std::borrow::Cow;
+
 use crate::base::stats::bootstrap::{
     self, paired_result, percentile_interval, replicate_generators, valid_level, Method,
     PairedResult, BOOTSTRAP_MAX_DRAWS,
@@ -43,38 +45,49 @@ pub struct Recipe<'a> {
     pub formulas: &'a [Formula],
 }
 
-/// One side's units: `count` of them, and each item's unit and observation row
-/// (one observation per aggregate of the recipe). Flat, so that a million items
-/// are one allocation, not a million.
-#[derive(Debug, Default)]
+/// Where resampling reads each item's observation of each aggregate of the
+/// recipe: a run's value table, or a prior run's rows read back.
+pub trait Observed: Sync {
+    fn observation(&self, item: usize, k: usize) -> Cow<'_, Observation>;
+}
+
+/// One side's units: `count` of them, and each counted item's unit and its
+/// place in `source`. Flat, so that a million items are one allocation, not
+/// a million.
 pub struct Units<'o> {
     pub count: usize,
-    pub rows: Vec<(u32, &'o [Observation])>,
+    pub rows: Vec<(u32, usize)>,
+    pub source: &'o dyn Observed,
 }
 
 impl<'o> Units<'o> {
-    /// Every item its own unit.
-    pub fn items(rows: impl Iterator<Item = &'o [Observation]>) -> Self {
-        let rows: Vec<(u32, &[Observation])> =
-            rows.enumerate().map(|(i, row)| (i as u32, row)).collect();
+    /// Each of `items` (places in `source`) its own unit.
+    pub fn items(source: &'o dyn Observed, items: impl Iterator<Item = usize>) -> Self {
+        let rows: Vec<(u32, usize)> = (0..).zip(items).collect();
         Units {
             count: rows.len(),
             rows,
+            source,
         }
     }
 
     /// Items of `count` units: `units[i]` is item i's unit (`None`: left out).
-    pub fn paired(
-        count: usize,
-        units: &[Option<u32>],
-        row: impl Fn(usize) -> &'o [Observation],
-    ) -> Self {
+    pub fn paired(count: usize, units: &[Option<u32>], source: &'o dyn Observed) -> Self {
         let rows = units
             .iter()
             .enumerate()
-            .filter_map(|(i, unit)| unit.map(|u| (u, row(i))))
+            .filter_map(|(i, unit)| unit.map(|u| (u, i)))
             .collect();
-        Units { count, rows }
+        Units {
+            count,
+            rows,
+            source,
+        }
+    }
+
+    /// Each counted item's unit and observation of aggregate `k`.
+    fn observations(&self, k: usize) -> impl Iterator<Item = (u32, Cow<'o, Observation>)> + '_ {
+        (self.rows.iter()).map(move |&(unit, item)| (unit, self.source.observation(item, k)))
     }
 }
 
@@ -177,6 +190,12 @@ impl<'o> ObservedRows<'o> {
             ObservedRows::Same(rows) => rows[i],
             ObservedRows::Mapped(rows) => &rows[i],
         }
+    }
+}
+
+impl Observed for ObservedRows<'_> {
+    fn observation(&self, item: usize, k: usize) -> Cow<'_, Observation> {
+        Cow::Borrowed(&self.row(item)[k])
     }
 }
 
@@ -288,9 +307,9 @@ pub fn value(recipe: &Recipe<'_>, target: usize, units: &Units<'_>) -> Option<f6
                 return Value::Null;
             }
             let mut accumulator = Accumulator::new(*function);
-            for (_, row) in &units.rows {
+            for (_, observation) in units.observations(k) {
                 // The run accepted these observations already.
-                let _ = accumulator.observe(&row[k], 1);
+                let _ = accumulator.observe(&observation, 1);
             }
             accumulator.finish(*function)
         })
@@ -428,16 +447,14 @@ impl Fold {
         groups: usize,
     ) -> Fold {
         let observations = || {
-            units
-                .rows
-                .iter()
-                .map(move |(unit, row)| (group_of[*unit as usize] as usize, &row[k]))
+            (units.observations(k))
+                .map(|(unit, observation)| (group_of[unit as usize] as usize, observation))
         };
         if let AggregateFn::Percentile(q) = function {
             let mut sorted = vec![Vec::new(); groups];
             for (g, observation) in observations() {
-                if let Observation::Number(x) = observation {
-                    sorted[g].push(*x);
+                if let Observation::Number(x) = *observation {
+                    sorted[g].push(x);
                 }
             }
             let ranks = Ranks::new(sorted, MAX_MARKS);
@@ -447,7 +464,7 @@ impl Fold {
         for (g, observation) in observations() {
             // The run accepted these observations already; adding them again
             // cannot fail.
-            let _ = accumulators[g].observe(observation, 1);
+            let _ = accumulators[g].observe(&observation, 1);
         }
         Fold::Accumulators(accumulators)
     }

@@ -29,8 +29,15 @@ fn numbers(values: &[f64]) -> Vec<Vec<Observation>> {
         .collect()
 }
 
-fn units(rows: &[Vec<Observation>]) -> Units<'_> {
-    Units::items(rows.iter().map(Vec::as_slice))
+impl Observed for Vec<Vec<Observation>> {
+    fn observation(&self, item: usize, k: usize) -> Cow<'_, Observation> {
+        Cow::Borrowed(&self[item][k])
+    }
+}
+
+#[allow(clippy::ptr_arg)] // the Vec is what reads as `Observed`
+fn units(rows: &Vec<Vec<Observation>>) -> Units<'_> {
+    Units::items(rows, 0..rows.len())
 }
 
 #[test]

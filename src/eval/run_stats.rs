@@ -8,7 +8,6 @@ use foldhash::fast::FixedState;
 
 use crate::base::typed_json::push_key_json;
 use crate::base::value::{Key, Value};
-use crate::eval::aggregate::Observation;
 use crate::eval::in_parallel::map_in_parallel;
 use crate::eval::item_values::ValueTable;
 use crate::eval::resample::{self, ObservedRows, Recipe, Units};
@@ -119,7 +118,7 @@ pub(super) fn run_stats(
         return stats;
     }
     let recipe = Recipe::of(plan);
-    let units = Units::items((0..table.len()).map(|i| table.observed_row(i)));
+    let units = Units::items(table, 0..table.len());
     // The baseline's observations in this plan's order of aggregates (matched
     // by their text and function), paired with this run's items by key.
     let prior_observed = paired.as_ref().map(|(prior, rows, pairing)| {
@@ -128,10 +127,8 @@ pub(super) fn run_stats(
         (columns, old_rows, pairing)
     });
     let shared = prior_observed.as_ref().map(|(_, old_rows, pairing)| {
-        let new = Units::paired(pairing.units, pairing.new_units(), |i| {
-            table.observed_row(i)
-        });
-        let old = Units::paired(pairing.units, pairing.old_units(), |i| old_rows.row(i));
+        let new = Units::paired(pairing.units, pairing.new_units(), table);
+        let old = Units::paired(pairing.units, pairing.old_units(), old_rows);
         (new, old)
     });
     // Per formula: its metric, interval and (`None` when not tested) change.
@@ -185,7 +182,7 @@ pub(super) fn across_stats(plan: &Plan, tables: &[ValueTable], metrics: &[Value]
         return stats;
     }
     let mut unit_of: HashMap<&Key, u32, FixedState> = HashMap::default();
-    let rows: Vec<Vec<(u32, &[Observation])>> = tables
+    let rows: Vec<Vec<(u32, usize)>> = tables
         .iter()
         .map(|table| {
             let keyed = table.keys.iter().enumerate();
@@ -193,13 +190,19 @@ pub(super) fn across_stats(plan: &Plan, tables: &[ValueTable], metrics: &[Value]
                 .filter_map(|(i, key)| {
                     let next = unit_of.len() as u32;
                     let unit = *unit_of.entry(key.as_ref()?).or_insert(next);
-                    Some((unit, table.observed_row(i)))
+                    Some((unit, i))
                 })
                 .collect()
         })
         .collect();
     let count = unit_of.len();
-    let runs: Vec<Units<'_>> = rows.into_iter().map(|rows| Units { count, rows }).collect();
+    let runs: Vec<Units<'_>> = (rows.into_iter().zip(tables))
+        .map(|(rows, table)| Units {
+            count,
+            rows,
+            source: table,
+        })
+        .collect();
     let recipe = Recipe::of(plan);
     for (metric, op) in &plan.stats.across {
         let Value::Number(point) = metrics[metric.index()] else {
@@ -230,7 +233,7 @@ pub fn detectable_by_formula(plan: &Plan, shape: &ShapePlan, alpha: f64) -> Opti
         return None;
     }
     let rows = ObservedRows::new(prior.rows().map(|row| row.observed), &columns);
-    let units = Units::items((0..prior.len()).map(|i| rows.row(i)));
+    let units = Units::items(&rows, 0..prior.len());
     let point = resample::value(&recipe, target, &units)?;
     let label = format!("interval:{}", shape.metric_name);
     let found = resample::interval(&recipe, target, &units, point, 1.0 - 2.0 * alpha, &label)?;
@@ -306,7 +309,7 @@ pub(super) fn slice_intervals(
                         let Some(j) = plan.stats.tested_formula(MetricId::new(m)) else {
                             continue;
                         };
-                        let units = Units::items(members.iter().map(|&i| table.observed_row(i)));
+                        let units = Units::items(table, members.iter().copied());
                         let label = format!("interval:{name}");
                         resample::interval(&recipe, j, &units, point, level, &label)
                             .map(|found| Interval::of(&found, level))

@@ -135,7 +135,8 @@ fn render_rows(table: &ValueTable, run: Option<&str>, rows: Range<usize>, out: &
         push_key_json(&mut key, table.keys[i].as_ref());
         row.clear();
         row.extend(table.row(i));
-        push_row(out, &key, run, &row, table.observed_row(i));
+        let observed = (0..table.observed_width()).map(|k| table.observation(i, k));
+        push_row(out, &key, run, &row, observed);
     }
 }
 

@@ -237,7 +237,7 @@ pub fn push_row(
     key: &str,
     run: Option<&str>,
     values: &[Option<f64>],
-    observed: &[Observation],
+    observed: impl IntoIterator<Item = impl std::ops::Deref<Target = Observation>>,
 ) {
     out.push(b'[');
     out.extend_from_slice(key.as_bytes());
