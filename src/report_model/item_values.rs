@@ -28,6 +28,7 @@
 use std::io::BufRead;
 use std::sync::Arc;
 
+use serde::de::{Deserializer as _, IgnoredAny, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
@@ -155,6 +156,22 @@ impl Observation {
             },
             other => return Err(format!("has an observation that is not a number or a pair: {other}")),
         })
+    }
+}
+
+/// Reads one item line into an [`ItemValues`]: `Ok(Err(..))` for a list
+/// whose entries are not what the header names.
+struct RowVisitor<'v>(&'v mut ItemValues);
+
+impl<'de> Visitor<'de> for RowVisitor<'_> {
+    type Value = Result<(), String>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a sequence")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        self.0.push_entries(seq)
     }
 }
 
@@ -299,9 +316,12 @@ impl ItemValues {
                 header_seen = true;
                 continue;
             }
-            let row: Vec<Json> =
-                serde_json::from_str(line).map_err(|e| bad(format!("is not a JSON list: {e}")))?;
-            values.push(row).map_err(bad)?;
+            let mut parser = serde_json::Deserializer::from_str(line);
+            let row = parser
+                .deserialize_seq(RowVisitor(&mut values))
+                .and_then(|row| parser.end().map(|()| row))
+                .map_err(|e| bad(format!("is not a JSON list: {e}")))?;
+            row.map_err(bad)?;
         }
         Ok(values)
     }
@@ -334,59 +354,77 @@ impl ItemValues {
         (0..self.len()).map(|i| self.row(i))
     }
 
-    /// Checks and appends one line's values.
-    fn push(&mut self, row: Vec<Json>) -> Result<(), String> {
+    /// Checks and appends one line's entries as they are parsed (a line's
+    /// JSON list is not built: a million lines of a dozen numbers each were
+    /// most of the time it took to read a baseline). The first bad entry is
+    /// the error, unless the line has the wrong number of entries.
+    fn push_entries<'de, A: SeqAccess<'de>>(
+        &mut self,
+        mut seq: A,
+    ) -> Result<Result<(), String>, A::Error> {
         let lead = 1 + usize::from(self.runs);
-        if row.len() != lead + self.metrics.len() + self.aggregates.len() {
+        let expected = lead + self.metrics.len() + self.aggregates.len();
+        let mut first_error: Option<String> = None;
+        let (mut key, mut run) = (None, None);
+        let mut entries = 0;
+        loop {
+            let at = entries;
+            if at >= expected || first_error.is_some() {
+                match seq.next_element::<IgnoredAny>()? {
+                    Some(_) => entries += 1,
+                    None => break,
+                }
+                continue;
+            }
+            let Some(entry) = seq.next_element::<Json>()? else {
+                break;
+            };
+            entries += 1;
+            let checked = if at == 0 {
+                match entry {
+                    key_entry @ (Json::String(_) | Json::Number(_) | Json::Null) => {
+                        key = Some(key_entry.to_string());
+                        Ok(())
+                    }
+                    other => Err(format!("has a key that is not a string or number: {other}")),
+                }
+            } else if at < lead {
+                match entry {
+                    Json::String(name) => {
+                        run = Some(name);
+                        Ok(())
+                    }
+                    other => Err(format!("has a run that is not a string: {other}")),
+                }
+            } else if at < lead + self.metrics.len() {
+                let value = match entry {
+                    Json::Null => Ok(None),
+                    Json::Number(n) => Ok(n.as_f64()),
+                    other => Err(format!("has a value that is not a number: {other}")),
+                };
+                value.map(|value| self.values.push(value))
+            } else {
+                Observation::from_json(entry).map(|o| self.observed.push(o))
+            };
+            first_error = checked.err();
+        }
+        if entries != expected {
             let observed = match self.aggregates.len() {
                 0 => String::new(),
                 n => format!(" and {n} aggregates"),
             };
-            return Err(format!(
-                "has {} values; the header names {} metrics{observed}{}",
-                row.len(),
+            return Ok(Err(format!(
+                "has {entries} values; the header names {} metrics{observed}{}",
                 self.metrics.len(),
                 if self.runs {
                     " after a key and a run"
                 } else {
                     " after a key"
                 }
-            ));
+            )));
         }
-        let mut row = row.into_iter();
-        let key = match row.next().expect("checked length") {
-            key @ (Json::String(_) | Json::Number(_) | Json::Null) => key.to_string(),
-            other => return Err(format!("has a key that is not a string or number: {other}")),
-        };
-        let run = match self.runs {
-            false => None,
-            true => match row.next().expect("checked length") {
-                Json::String(run) => Some(run),
-                other => return Err(format!("has a run that is not a string: {other}")),
-            },
-        };
-        let values_start = self.values.len();
-        for value in row.by_ref().take(self.metrics.len()) {
-            let value = match value {
-                Json::Null => None,
-                Json::Number(n) => n.as_f64(),
-                other => {
-                    self.values.truncate(values_start);
-                    return Err(format!("has a value that is not a number: {other}"));
-                }
-            };
-            self.values.push(value);
-        }
-        let observed_start = self.observed.len();
-        for value in row {
-            match Observation::from_json(value) {
-                Ok(observation) => self.observed.push(observation),
-                Err(error) => {
-                    self.values.truncate(values_start);
-                    self.observed.truncate(observed_start);
-                    return Err(error);
-                }
-            }
+        if let Some(error) = first_error {
+            return Ok(Err(error));
         }
         if let Some(run) = run {
             let index = match self.run_names.iter().position(|r| *r == run) {
@@ -398,9 +436,10 @@ impl ItemValues {
             };
             self.run_of.push(index as u32);
         }
-        self.keys.push_str(&key);
+        self.keys
+            .push_str(&key.expect("a line of the right length has a key"));
         self.key_ends.push(self.keys.len());
-        Ok(())
+        Ok(Ok(()))
     }
 
     /// The index of a metric's column.
@@ -493,6 +532,53 @@ mod tests {
             .unwrap_err()
             .render();
         assert!(error.contains("v.jsonl:2"), "{error}");
+    }
+
+    #[test]
+    fn a_bad_entry_is_named_unless_the_line_has_the_wrong_length() {
+        let header = header_line(&[("p", ValueKind::Ratio)], true, &[], &[]);
+        let error = |line: &str| {
+            let text = format!("{header}{line}\n");
+            ItemValues::read(text.as_bytes(), "v.jsonl")
+                .unwrap_err()
+                .render()
+        };
+        for (line, says) in [
+            (
+                r#"["q1","a","x"]"#,
+                "has a value that is not a number: \"x\"",
+            ),
+            (r#"["q1",7,1]"#, "has a run that is not a string: 7"),
+            (
+                r#"[[1],"a",1]"#,
+                "has a key that is not a string or number: [1]",
+            ),
+            (
+                r#"["q1","a","x",2]"#,
+                "has 4 values; the header names 1 metrics after a key and a run",
+            ),
+            (r#"["q1","a",1] x"#, "is not a JSON list"),
+            (r#"["q1","a",1,{"#, "is not a JSON list"),
+            (
+                r#"{"q1":1}"#,
+                "is not a JSON list: invalid type: map, expected a sequence",
+            ),
+        ] {
+            let rendered = error(line);
+            assert!(rendered.contains(says), "{line}: {rendered}");
+            assert!(rendered.contains("v.jsonl:2"), "{rendered}");
+        }
+        let text = format!("{header}[\"q1\",\"a\",1]\n[2,\"b\",null]\n[\"q3\",\"a\",0]\n");
+        let read = ItemValues::read(text.as_bytes(), "v.jsonl").unwrap();
+        let expected = [
+            ("\"q1\"", Some("a"), Some(1.0)),
+            ("2", Some("b"), None),
+            ("\"q3\"", Some("a"), Some(0.0)),
+        ];
+        assert_eq!(read.len(), expected.len());
+        for (row, (key, run, value)) in read.rows().zip(expected) {
+            assert_eq!((row.key, row.run, row.values), (key, run, &[value][..]));
+        }
     }
 
     #[test]
