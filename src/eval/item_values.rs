@@ -265,7 +265,9 @@ mod tests {
     use super::*;
 
     fn read_back(column: &Observations) -> Vec<Observation> {
-        (0..column.len()).map(|i| column.get(i).into_owned()).collect()
+        (0..column.len())
+            .map(|i| column.get(i).into_owned())
+            .collect()
     }
 
     #[test]
@@ -290,10 +292,15 @@ mod tests {
             }
         }
         let mut flags = Observations::of(AggregateFn::Count);
-        [1.0, 0.0].iter().for_each(|x| flags.push(&Observation::Number(*x)));
+        [1.0, 0.0]
+            .iter()
+            .for_each(|x| flags.push(&Observation::Number(*x)));
         assert!(matches!(flags, Observations::Flags(_)));
         flags.push(&Observation::Number(-0.0));
-        assert!(matches!(flags, Observations::Any(_)), "-0.0 is kept exactly");
+        assert!(
+            matches!(flags, Observations::Any(_)),
+            "-0.0 is kept exactly"
+        );
     }
 
     #[test]
