@@ -59,6 +59,9 @@ pub fn evaluate_constant(op: &Op) -> Result<Value, RuntimeError> {
 /// Evaluates `op` as an operand that is only read: a constant or a slot is
 /// borrowed from the plan or the frame, not cloned (a string's clone is an
 /// atomic count up and down), anything else evaluated.
+// Inlined into its callers: a comparison's two operands otherwise came back
+// through a call each, as a `Result<Cow<Value>>` in memory.
+#[inline(always)]
 fn operand<'f>(op: &'f Op, frame: &'f Frame<'_>) -> Result<Cow<'f, Value>, RuntimeError> {
     Ok(Cow::Borrowed(match op {
         Op::Const(value) => value,
@@ -131,8 +134,13 @@ pub fn evaluate(op: &Op, frame: &Frame<'_>) -> Result<Value, RuntimeError> {
             value => value,
         },
         Op::Binary(op, l, r, at) if op.compares() => {
-            compare(*op, &*operand(l, frame)?, &*operand(r, frame)?)
-                .map_err(|e| RuntimeError::located(e, *at))?
+            let (l, r) = (operand(l, frame)?, operand(r, frame)?);
+            // Equality cannot fail: answered here, without `compare`'s result.
+            match op {
+                BinaryOp::Eq => Value::Bool(*l == *r),
+                BinaryOp::Ne => Value::Bool(*l != *r),
+                _ => compare(*op, &l, &r).map_err(|e| RuntimeError::located(e, *at))?,
+            }
         }
         Op::Binary(op, l, r, at) => binary(*op, evaluate(l, frame)?, evaluate(r, frame)?)
             .map_err(|e| RuntimeError::located(e, *at))?,
