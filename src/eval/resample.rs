@@ -507,8 +507,8 @@ const MAX_MARKS: usize = 1 << 20;
 /// every group; `marks` keeps those counts for every `stride`-th distinct value
 /// (every one when they fit), so the bisection first narrows to two marks by
 /// sums of counts, then searches each group only between its two marks. At 1M
-/// items in 200 groups with 1,001 distinct values this is 14 times faster
-/// than searching every group at every step, with the same answers.
+/// items in 200 groups with 1,001 distinct values, a percentile's interval
+/// took 85 ms instead of 427, with the same answers.
 struct Ranks {
     /// Each group's values, sorted.
     groups: Vec<Vec<f64>>,
@@ -573,23 +573,23 @@ impl Ranks {
                 .map(|(&c, &w)| u64::from(c) * w)
                 .sum()
         };
-        // The first mark with more than `rank` values at or below it; the
-        // answer is at it or after the mark before it.
-        let marks = self.marks.len() / width.max(1);
-        let (mut lo, mut hi) = (0, marks);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
+        // The first mark with more than `rank` values at or below it
+        // (`mark_count` when none has): the answer is at it, or after the
+        // mark before it.
+        let mark_count = self.marks.len() / width.max(1);
+        let (mut next_mark, mut hi) = (0, mark_count);
+        while next_mark < hi {
+            let mid = next_mark + (hi - next_mark) / 2;
             if at_mark(mid) > rank {
                 hi = mid;
             } else {
-                lo = mid + 1;
+                next_mark = mid + 1;
             }
         }
-        let first = match lo {
-            0 => return self.all[0],
-            m => m - 1,
+        let Some(before) = next_mark.checked_sub(1) else {
+            return self.all[0];
         };
-        // Between two marks, each group's values lie between its two counts.
+        // Between the two marks, each group's values lie between its two counts.
         let at_or_below = |x: f64| -> u64 {
             self.groups
                 .iter()
@@ -597,9 +597,9 @@ impl Ranks {
                 .zip(weights)
                 .filter(|(_, w)| **w > 0)
                 .map(|((g, values), w)| {
-                    let from = self.marks[first * width + g] as usize;
-                    let to = match lo < marks {
-                        true => self.marks[lo * width + g] as usize,
+                    let from = self.marks[before * width + g] as usize;
+                    let to = match next_mark < mark_count {
+                        true => self.marks[next_mark * width + g] as usize,
                         false => values.len(),
                     };
                     let within = values[from..to].partition_point(|v| *v <= x);
@@ -607,9 +607,12 @@ impl Ranks {
                 })
                 .sum()
         };
+        // Clamped, as the plain bisection was: a rank past the last value
+        // (never asked for) gets the greatest value, not a panic.
+        let last = self.all.len() - 1;
         let (mut lo, mut hi) = (
-            first * self.stride + 1,
-            (lo * self.stride).min(self.all.len() - 1),
+            (before * self.stride + 1).min(last),
+            (next_mark * self.stride).min(last),
         );
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
