@@ -28,7 +28,7 @@
 use std::io::BufRead;
 use std::sync::Arc;
 
-use serde::de::{Deserializer as _, IgnoredAny, SeqAccess, Visitor};
+use serde::de::{Deserializer as _, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
@@ -367,10 +367,13 @@ impl ItemValues {
         let mut first_error: Option<String> = None;
         let (mut key, mut run) = (None, None);
         let mut entries = 0;
+        let (values_start, observed_start) = (self.values.len(), self.observed.len());
         loop {
             let at = entries;
+            // Still parsed whole, so that a number out of range or a bad escape
+            // anywhere in the line is the JSON error it always was.
             if at >= expected || first_error.is_some() {
-                match seq.next_element::<IgnoredAny>()? {
+                match seq.next_element::<Json>()? {
                     Some(_) => entries += 1,
                     None => break,
                 }
@@ -407,6 +410,11 @@ impl ItemValues {
                 Observation::from_json(entry).map(|o| self.observed.push(o))
             };
             first_error = checked.err();
+        }
+        // A bad line leaves nothing behind (`read` stops at it anyway).
+        if entries != expected || first_error.is_some() {
+            self.values.truncate(values_start);
+            self.observed.truncate(observed_start);
         }
         if entries != expected {
             let observed = match self.aggregates.len() {
@@ -562,6 +570,16 @@ mod tests {
             (
                 r#"{"q1":1}"#,
                 "is not a JSON list: invalid type: map, expected a sequence",
+            ),
+            // Past the expected count, or after a bad entry, entries are still
+            // parsed whole: a JSON error wins, as it did.
+            (
+                r#"["q1","a",1,1e400]"#,
+                "is not a JSON list: number out of range",
+            ),
+            (
+                r#"["q1","a","x",1e400]"#,
+                "is not a JSON list: number out of range",
             ),
         ] {
             let rendered = error(line);
