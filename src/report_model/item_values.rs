@@ -368,21 +368,15 @@ impl ItemValues {
         let (mut key, mut run) = (None, None);
         let mut entries = 0;
         let (values_start, observed_start) = (self.values.len(), self.observed.len());
-        loop {
+        // Every entry is parsed whole, so that a number out of range or a bad
+        // escape anywhere in the line is the JSON error it always was; past
+        // the expected count, or after a bad entry, it is only counted.
+        while let Some(entry) = seq.next_element::<Json>()? {
             let at = entries;
-            // Still parsed whole, so that a number out of range or a bad escape
-            // anywhere in the line is the JSON error it always was.
+            entries += 1;
             if at >= expected || first_error.is_some() {
-                match seq.next_element::<Json>()? {
-                    Some(_) => entries += 1,
-                    None => break,
-                }
                 continue;
             }
-            let Some(entry) = seq.next_element::<Json>()? else {
-                break;
-            };
-            entries += 1;
             let checked = if at == 0 {
                 match entry {
                     key_entry @ (Json::String(_) | Json::Number(_) | Json::Null) => {
