@@ -22,6 +22,7 @@ mod keys;
 mod lookup;
 mod outcome;
 mod pass;
+mod percentile_ranks;
 pub mod resample;
 mod run_stats;
 mod scored;

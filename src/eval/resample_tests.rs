@@ -68,45 +68,6 @@ fn a_formula_over_one_mean_is_the_mean_bootstrap() {
 }
 
 #[test]
-fn weighted_ranks_equal_the_expanded_sorted_values() {
-    let mut rng = SplitMix64::new(7);
-    // Values from -4.5 to 5 by halves; zero is -0.0, which must come back
-    // with its sign (bits are compared).
-    let groups: Vec<Vec<f64>> = (0..9)
-        .map(|g| {
-            (0..g * 3)
-                .map(|_| (rng.below(20) as f64) / 2.0 - 4.5)
-                .map(|x| if x == 0.0 { -0.0 } else { x })
-                .collect()
-        })
-        .collect();
-    // A mark for every distinct value, for every few, and for the first only.
-    for max_marks in [usize::MAX, 9 * 4, 9 * 3, 1] {
-        let ranks = Ranks::new(groups.clone(), max_marks);
-        for round in 0..20 {
-            let weights: Vec<u64> = (0..groups.len()).map(|_| rng.below(4)).collect();
-            let mut expanded: Vec<f64> = groups
-                .iter()
-                .zip(&weights)
-                .flat_map(|(g, w)| {
-                    g.iter()
-                        .flat_map(move |x| std::iter::repeat_n(*x, *w as usize))
-                })
-                .collect();
-            expanded.sort_by(f64::total_cmp);
-            for (rank, x) in expanded.iter().enumerate() {
-                assert_eq!(
-                    ranks.weighted_nth(&weights, rank as u64).to_bits(),
-                    x.to_bits(),
-                    "marks {max_marks}, stride {}, round {round}",
-                    ranks.stride
-                );
-            }
-        }
-    }
-}
-
-#[test]
 fn many_items_are_drawn_in_groups_and_keep_the_intervals_width() {
     // 5,000 items of a 0/1 outcome at 30%: the grouped interval of
     // 100·ratio is close to Wilson's (n large, both near ±1.27 points).
