@@ -22,8 +22,9 @@ pub struct ValueTable {
     pub run: Option<Arc<str>>,
     pub keys: Vec<Option<Key>>,
     /// Per column (`plan.stats.columns`), every item's contribution in item
-    /// order; `None` where the item does not count (see `report_model::item_values`).
-    columns: Vec<Contributions>,
+    /// order: its observation's number, `None` where the item does not count
+    /// (see `report_model::item_values`).
+    columns: Vec<Observations>,
     /// Per observed aggregate (`plan.stats.observed`), every item's
     /// observation of it, in item order.
     observed: Vec<Observations>,
@@ -31,53 +32,14 @@ pub struct ValueTable {
     pub slices: Vec<Arc<str>>,
 }
 
-/// One column's contributions: a `ratio` or `count` contributes 1, 0 or
-/// nothing, kept in a byte (a sixteenth of an `Option<f64>`: at 1M items and
-/// 47 such metrics, 47 MB instead of 750 MB); a `mean` or `sum` its number.
-#[derive(Debug, Clone)]
-enum Contributions {
-    Flags(Vec<u8>),
-    Numbers(Vec<Option<f64>>),
-}
-
 /// A flag that is not 0 or 1: the item does not count.
 const NOT_COUNTED: u8 = 2;
 
-impl Contributions {
-    fn push(&mut self, value: Option<f64>) {
-        match self {
-            Contributions::Flags(flags) => flags.push(match value {
-                Some(x) => u8::from(x != 0.0),
-                None => NOT_COUNTED,
-            }),
-            Contributions::Numbers(numbers) => numbers.push(value),
-        }
-    }
-
-    fn get(&self, item: usize) -> Option<f64> {
-        match self {
-            Contributions::Flags(flags) => match flags[item] {
-                NOT_COUNTED => None,
-                flag => Some(f64::from(flag)),
-            },
-            Contributions::Numbers(numbers) => numbers[item],
-        }
-    }
-
-    fn extend(&mut self, other: Contributions) {
-        match (self, other) {
-            (Contributions::Flags(a), Contributions::Flags(b)) => a.extend(b),
-            (Contributions::Numbers(a), Contributions::Numbers(b)) => a.extend(b),
-            _ => unreachable!("a column keeps one kind"),
-        }
-    }
-}
-
-/// One observed aggregate's observations. A `count` or `ratio` observes 1, 0
-/// or nothing: a byte each, as its column does (at 1M items and 20 observed
-/// aggregates, 20 MB instead of 320 MB, which a formula such as an F1 per
-/// class reads). A number or nothing otherwise; anything else (two labels, a
-/// confidence) as it is. An observation a kind cannot hold turns the column
+/// One aggregate's observations, for a metric's column or an observed
+/// aggregate. A `count` or `ratio` observes 1, 0 or nothing: a byte each (at
+/// 1M items, 1 MB instead of 16 MB per column or aggregate; 47 columns and
+/// the 20 aggregates an F1 per class reads). A number or nothing otherwise;
+/// anything else (two labels, a confidence) as it is. An observation a kind cannot hold turns the column
 /// into the general one, so what is read back is always what was pushed.
 #[derive(Debug, Clone)]
 enum Observations {
@@ -96,6 +58,14 @@ impl Observations {
             | AggregateFn::Max
             | AggregateFn::Percentile(_) => Observations::Numbers(Vec::new()),
             _ => Observations::Any(Vec::new()),
+        }
+    }
+
+    /// A metric column's: a byte for a ratio or count, a number otherwise.
+    fn of_kind(kind: ValueKind) -> Self {
+        match kind {
+            ValueKind::Ratio | ValueKind::Count => Observations::Flags(Vec::new()),
+            ValueKind::Mean | ValueKind::Sum => Observations::Numbers(Vec::new()),
         }
     }
 
@@ -138,6 +108,18 @@ impl Observations {
         }
     }
 
+    /// Item `item`'s number (a condition's 1 or 0), if it has one.
+    fn number(&self, item: usize) -> Option<f64> {
+        match self {
+            Observations::Flags(flags) => match flags[item] {
+                NOT_COUNTED => None,
+                flag => Some(f64::from(flag)),
+            },
+            Observations::Numbers(numbers) => numbers[item],
+            Observations::Any(all) => all[item].number(),
+        }
+    }
+
     /// The general column, with every observation kept so far.
     fn make_any(&mut self) -> &mut Vec<Observation> {
         if !matches!(self, Observations::Any(_)) {
@@ -169,10 +151,7 @@ impl ValueTable {
             .stats
             .columns
             .iter()
-            .map(|c| match c.kind {
-                ValueKind::Ratio | ValueKind::Count => Contributions::Flags(Vec::new()),
-                ValueKind::Mean | ValueKind::Sum => Contributions::Numbers(Vec::new()),
-            })
+            .map(|c| Observations::of_kind(c.kind))
             .collect();
         let observed = plan.stats.observed.iter();
         ValueTable {
@@ -194,12 +173,12 @@ impl ValueTable {
 
     /// Item `item`'s contribution to column `c`.
     pub fn value(&self, item: usize, c: usize) -> Option<f64> {
-        self.columns[c].get(item)
+        self.columns[c].number(item)
     }
 
     /// Item `item`'s contributions, column by column.
     pub fn row(&self, item: usize) -> impl Iterator<Item = Option<f64>> + '_ {
-        self.columns.iter().map(move |column| column.get(item))
+        self.columns.iter().map(move |column| column.number(item))
     }
 
     /// How many aggregates each item observes (`plan.stats.observed`).
@@ -214,7 +193,7 @@ impl ValueTable {
 
     /// Every item's contribution to column `c`, in item order.
     pub fn column(&self, c: usize) -> impl Iterator<Item = Option<f64>> + '_ {
-        (0..self.len()).map(move |item| self.columns[c].get(item))
+        (0..self.len()).map(move |item| self.columns[c].number(item))
     }
 
     pub(super) fn merge(&mut self, other: ValueTable) {
@@ -253,7 +232,7 @@ pub(super) fn push(
 ) {
     table.keys.push(key.cloned());
     for (column, plan_column) in table.columns.iter_mut().zip(&plan.stats.columns) {
-        column.push(contributions[plan_column.aggregate.index()].number());
+        column.push(&contributions[plan_column.aggregate.index()]);
     }
     for (observed, a) in table.observed.iter_mut().zip(&plan.stats.observed) {
         observed.push(&contributions[a.index()]);
@@ -289,6 +268,14 @@ mod tests {
                 pushed[..n].iter().for_each(|o| column.push(o));
                 let back = read_back(&column);
                 assert_eq!(format!("{back:?}"), format!("{:?}", &pushed[..n]));
+                // A metric column reads the numbers alone.
+                let numbers: Vec<Option<u64>> =
+                    (0..n).map(|i| column.number(i).map(f64::to_bits)).collect();
+                let expected: Vec<Option<u64>> = pushed[..n]
+                    .iter()
+                    .map(|o| o.number().map(f64::to_bits))
+                    .collect();
+                assert_eq!(numbers, expected);
             }
         }
         let mut flags = Observations::of(AggregateFn::Count);
