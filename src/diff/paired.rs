@@ -118,8 +118,9 @@ impl<'v> Paired<'v> {
         }
         let old_observed =
             ObservedRows::new(old_rows.iter().map(|&i| old.row(i).observed), &columns);
-        let same: Vec<Option<usize>> = (0..new.aggregates.len()).map(Some).collect();
-        let new_observed = ObservedRows::new(new_rows.iter().map(|&i| new.row(i).observed), &same);
+        // The recipe is the new file's: its rows are in the recipe's order.
+        let new_observed =
+            ObservedRows::Same(new_rows.iter().map(|&i| new.row(i).observed).collect());
         let new_side = Units::paired(pairing.units, pairing.new_units(), &new_observed);
         let old_side = Units::paired(pairing.units, pairing.old_units(), &old_observed);
         let label = format!("change:{name}");
