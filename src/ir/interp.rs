@@ -150,30 +150,42 @@ pub fn evaluate(op: &Op, frame: &Frame<'_>) -> Result<Value, RuntimeError> {
                 .map(|op| evaluate(op, frame))
                 .collect::<Result<_, _>>()?,
         ),
-        Op::Call(builtin, args, at) => {
-            let args: Vec<Value> = args
-                .iter()
-                .map(|op| evaluate(op, frame))
-                .collect::<Result<_, _>>()?;
-            builtin
-                .call(&args)
-                .map_err(|e| RuntimeError::located(e, *at))?
-        }
+        Op::Call(builtin, args, at) => with_arguments(args, frame, |args| builtin.call(args))?
+            .map_err(|e| RuntimeError::located(e, *at))?,
         Op::If(condition, then, otherwise, at) => match evaluate(condition, frame)? {
             Value::Bool(true) => evaluate(then, frame)?,
             Value::Bool(false) | Value::Null => evaluate(otherwise, frame)?,
             found => return Err(RuntimeError::located(K::IfConditionNotBool { found }, *at)),
         },
         Op::Matcher(matcher, inputs, at) => {
-            let inputs: Vec<Value> = inputs
-                .iter()
-                .map(|op| evaluate(op, frame))
-                .collect::<Result<_, _>>()?;
-            matcher
-                .apply(&inputs)
+            with_arguments(inputs, frame, |inputs| matcher.apply(inputs))?
                 .map_err(|e| RuntimeError::located(e, *at))?
         }
     })
+}
+
+/// Evaluates `ops` in order and calls `f` with their values. A call of up to
+/// `INLINE` arguments (all built-ins and matchers but a long `concat`) keeps
+/// them on the stack: a `Vec` per call was an allocation and a free for every
+/// call of every item.
+fn with_arguments<R>(
+    ops: &[Op],
+    frame: &Frame<'_>,
+    f: impl FnOnce(&[Value]) -> R,
+) -> Result<R, RuntimeError> {
+    const INLINE: usize = 4;
+    if ops.len() <= INLINE {
+        let mut values: [Value; INLINE] = Default::default();
+        for (value, op) in values.iter_mut().zip(ops) {
+            *value = evaluate(op, frame)?;
+        }
+        return Ok(f(&values[..ops.len()]));
+    }
+    let values: Vec<Value> = ops
+        .iter()
+        .map(|op| evaluate(op, frame))
+        .collect::<Result<_, _>>()?;
+    Ok(f(&values))
 }
 
 /// `and` / `or` with short-circuit and SQL's three-valued logic for null.
