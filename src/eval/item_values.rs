@@ -25,11 +25,23 @@ pub struct ValueTable {
     /// order: its observation's number, `None` where the item does not count
     /// (see `report_model::item_values`).
     columns: Vec<Observations>,
-    /// Per observed aggregate (`plan.stats.observed`), every item's
-    /// observation of it, in item order.
-    observed: Vec<Observations>,
+    /// Per observed aggregate (`plan.stats.observed`), where its observations
+    /// are kept.
+    observed: Vec<Kept>,
+    /// The observations of the observed aggregates that are no metric's
+    /// column, every item's in item order.
+    own: Vec<Observations>,
     /// Row by row: item `i`'s value of slice `s` is `slices[i * plan.slices.len() + s]`.
     pub slices: Vec<Arc<str>>,
+}
+
+/// Where an observed aggregate's observations are kept. A metric's column
+/// pushes the same contribution of the same aggregate (`precision_c0` is
+/// both a column and an aggregate an F1 formula reads), so it serves both.
+#[derive(Debug, Clone, Copy)]
+enum Kept {
+    Column(usize),
+    Own(usize),
 }
 
 /// A flag that is not 0 or 1: the item does not count.
@@ -153,12 +165,23 @@ impl ValueTable {
             .iter()
             .map(|c| Observations::of_kind(c.kind))
             .collect();
-        let observed = plan.stats.observed.iter();
+        let mut own = Vec::new();
+        let observed = (plan.stats.observed.iter())
+            .map(|a| {
+                let column = plan.stats.columns.iter().position(|c| c.aggregate == *a);
+                column.map_or_else(
+                    || {
+                        own.push(Observations::of(plan.aggregates[a.index()].function));
+                        Kept::Own(own.len() - 1)
+                    },
+                    Kept::Column,
+                )
+            })
+            .collect();
         ValueTable {
             columns,
-            observed: observed
-                .map(|a| Observations::of(plan.aggregates[a.index()].function))
-                .collect(),
+            observed,
+            own,
             ..ValueTable::default()
         }
     }
@@ -188,7 +211,10 @@ impl ValueTable {
 
     /// Item `item`'s observation of the `k`-th observed aggregate.
     pub fn observation(&self, item: usize, k: usize) -> Cow<'_, Observation> {
-        self.observed[k].get(item)
+        match self.observed[k] {
+            Kept::Column(c) => self.columns[c].get(item),
+            Kept::Own(j) => self.own[j].get(item),
+        }
     }
 
     /// Every item's contribution to column `c`, in item order.
@@ -201,8 +227,8 @@ impl ValueTable {
         for (column, theirs) in self.columns.iter_mut().zip(other.columns) {
             column.extend(theirs);
         }
-        for (observed, theirs) in self.observed.iter_mut().zip(other.observed) {
-            observed.extend(theirs);
+        for (own, theirs) in self.own.iter_mut().zip(other.own) {
+            own.extend(theirs);
         }
         self.slices.extend(other.slices);
     }
@@ -234,8 +260,10 @@ pub(super) fn push(
     for (column, plan_column) in table.columns.iter_mut().zip(&plan.stats.columns) {
         column.push(&contributions[plan_column.aggregate.index()]);
     }
-    for (observed, a) in table.observed.iter_mut().zip(&plan.stats.observed) {
-        observed.push(&contributions[a.index()]);
+    for (kept, a) in table.observed.iter().zip(&plan.stats.observed) {
+        if let Kept::Own(j) = *kept {
+            table.own[j].push(&contributions[a.index()]);
+        }
     }
 }
 
