@@ -109,10 +109,11 @@ impl Observations {
 
     fn get(&self, item: usize) -> Cow<'_, Observation> {
         match self {
-            Observations::Flags(flags) => Cow::Owned(match flags[item] {
-                NOT_COUNTED => Observation::Out,
-                flag => Observation::Number(f64::from(flag)),
-            }),
+            Observations::Flags(flags) => Cow::Owned(
+                Flags(flags)
+                    .number(item)
+                    .map_or(Observation::Out, Observation::Number),
+            ),
             Observations::Numbers(numbers) => {
                 Cow::Owned(numbers[item].map_or(Observation::Out, Observation::Number))
             }
@@ -123,10 +124,7 @@ impl Observations {
     /// Item `item`'s number (a condition's 1 or 0), if it has one.
     fn number(&self, item: usize) -> Option<f64> {
         match self {
-            Observations::Flags(flags) => match flags[item] {
-                NOT_COUNTED => None,
-                flag => Some(f64::from(flag)),
-            },
+            Observations::Flags(flags) => Flags(flags).number(item),
             Observations::Numbers(numbers) => numbers[item],
             Observations::Any(all) => all[item].number(),
         }
@@ -211,9 +209,13 @@ impl ValueTable {
 
     /// Item `item`'s observation of the `k`-th observed aggregate.
     pub fn observation(&self, item: usize, k: usize) -> Cow<'_, Observation> {
+        self.observed_column(k).get(item)
+    }
+
+    fn observed_column(&self, k: usize) -> &Observations {
         match self.observed[k] {
-            Kept::Column(c) => self.columns[c].get(item),
-            Kept::Own(j) => self.own[j].get(item),
+            Kept::Column(c) => &self.columns[c],
+            Kept::Own(j) => &self.own[j],
         }
     }
 
@@ -237,6 +239,46 @@ impl ValueTable {
 impl Observed for ValueTable {
     fn observation(&self, item: usize, k: usize) -> Cow<'_, Observation> {
         ValueTable::observation(self, item, k)
+    }
+
+    fn flags(&self, k: usize) -> Option<Flags<'_>> {
+        match self.observed_column(k) {
+            Observations::Flags(flags) => Some(Flags(flags)),
+            _ => None,
+        }
+    }
+}
+
+/// A `count`'s or `ratio`'s observations read in place: per item 1, 0, or
+/// `NOT_COUNTED`.
+#[derive(Clone, Copy)]
+pub struct Flags<'t>(&'t [u8]);
+
+impl<'t> Flags<'t> {
+    /// `observations` as a column keeps them: the bytes [`Flags`] reads.
+    #[cfg(test)]
+    pub fn encode<'o>(observations: impl Iterator<Item = &'o Observation>) -> Vec<u8> {
+        let mut column = Observations::Flags(Vec::new());
+        observations.for_each(|o| column.push(o));
+        match column {
+            Observations::Flags(bytes) => bytes,
+            _ => panic!("not a count's or ratio's observations"),
+        }
+    }
+
+    #[cfg(test)]
+    pub fn of(bytes: &'t [u8]) -> Self {
+        Flags(bytes)
+    }
+
+    /// Item `item`'s 1 or 0, or none where it does not count (`Out`): what
+    /// its observation holds.
+    #[inline]
+    pub fn number(self, item: usize) -> Option<f64> {
+        match self.0[item] {
+            NOT_COUNTED => None,
+            flag => Some(f64::from(flag)),
+        }
     }
 }
 

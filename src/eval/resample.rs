@@ -29,6 +29,7 @@ use crate::base::stats::bootstrap::{
 use crate::base::stats::rng::SplitMix64;
 use crate::base::value::Value;
 use crate::eval::aggregate::{percentile_of, Accumulator, Observation};
+use crate::eval::item_values::Flags;
 use crate::eval::percentile_ranks::{Ranks, MAX_MARKS};
 use crate::ir::formula::Formula;
 use crate::ir::{evaluate, Frame, Op};
@@ -50,6 +51,13 @@ pub struct Recipe<'a> {
 /// recipe: a run's value table, or a prior run's rows read back.
 pub trait Observed: Sync {
     fn observation(&self, item: usize, k: usize) -> Cow<'_, Observation>;
+
+    /// Aggregate `k`'s observations as a `count`'s or `ratio`'s flags read
+    /// in place, when the source keeps them so: a fold then reads a byte per
+    /// item instead of a call and an observation.
+    fn flags(&self, _k: usize) -> Option<Flags<'_>> {
+        None
+    }
 }
 
 /// One side's units: `count` of them, and each counted item's unit and its
@@ -462,6 +470,15 @@ impl Fold {
             return Fold::Sorted { q, ranks };
         }
         let mut accumulators = vec![Accumulator::new(function); groups];
+        if let Some(flags) = units.source.flags(k) {
+            for &(unit, item) in &units.rows {
+                if let Some(flag) = flags.number(item) {
+                    let g = group_of[unit as usize] as usize;
+                    let _ = accumulators[g].observe(&Observation::Number(flag), 1);
+                }
+            }
+            return Fold::Accumulators(accumulators);
+        }
         for (g, observation) in observations() {
             // The run accepted these observations already; adding them again
             // cannot fail.

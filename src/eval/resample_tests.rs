@@ -91,6 +91,60 @@ fn many_items_are_drawn_in_groups_and_keep_the_intervals_width() {
     assert!(found.low < 30.0 && 30.0 < found.high);
 }
 
+/// Rows that also offer their first aggregate's observations as flags.
+struct WithFlags {
+    rows: Vec<Vec<Observation>>,
+    flags: Vec<u8>,
+}
+
+impl Observed for WithFlags {
+    fn observation(&self, item: usize, k: usize) -> Cow<'_, Observation> {
+        Cow::Borrowed(&self.rows[item][k])
+    }
+
+    fn flags(&self, k: usize) -> Option<Flags<'_>> {
+        (k == 0).then(|| Flags::of(&self.flags))
+    }
+}
+
+#[test]
+fn a_fold_over_flags_read_in_place_is_the_fold_over_observations() {
+    // A ratio with items left out (`Out`) and a count, drawn one by one and
+    // in groups: reading the flags in place must give the same intervals,
+    // bit for bit, as reading each observation.
+    for n in [150, 5000] {
+        let rows: Vec<Vec<Observation>> = (0..n)
+            .map(|i| match i % 7 {
+                0 | 3 => Observation::Out,
+                r => Observation::Number(f64::from(u8::from(r % 2 == 1))),
+            })
+            .map(|o| vec![o])
+            .collect();
+        let flags = Flags::encode(rows.iter().map(|row| &row[0]));
+        let with_flags = WithFlags {
+            rows: rows.clone(),
+            flags,
+        };
+        for function in [AggregateFn::Ratio, AggregateFn::Count] {
+            let formulas = [formula(times(aggregate(0), 100.0), true)];
+            let recipe = Recipe {
+                functions: vec![function],
+                formulas: &formulas,
+            };
+            let read = |source: &dyn Observed| {
+                let units = Units::items(source, 0..n);
+                interval(&recipe, 0, &units, 50.0, 0.95, "interval:m").unwrap()
+            };
+            let (each, in_place) = (read(&rows), read(&with_flags));
+            assert_eq!(
+                (each.low.to_bits(), each.high.to_bits()),
+                (in_place.low.to_bits(), in_place.high.to_bits()),
+                "{function:?} over {n}: {each:?} {in_place:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn the_same_run_twice_has_no_change_and_a_real_shift_is_found() {
     let values: Vec<f64> = (0..120).map(|i| ((i * 7) % 13) as f64).collect();
