@@ -89,6 +89,9 @@ impl Observations {
         }
     }
 
+    // Inlined into the item's loop over its columns; the general column is
+    // out of line.
+    #[inline]
     fn push(&mut self, observation: &Observation) {
         match (&mut *self, observation) {
             (Observations::Flags(flags), Observation::Out) => flags.push(NOT_COUNTED),
@@ -100,11 +103,14 @@ impl Observations {
             }
             (Observations::Numbers(numbers), Observation::Out) => numbers.push(None),
             (Observations::Numbers(numbers), Observation::Number(x)) => numbers.push(Some(*x)),
-            (Observations::Any(all), observation) => all.push(observation.clone()),
-            (_, observation) => {
-                self.make_any().push(observation.clone());
-            }
+            (_, observation) => self.push_any(observation),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn push_any(&mut self, observation: &Observation) {
+        self.make_any().push(observation.clone());
     }
 
     fn get(&self, item: usize) -> Cow<'_, Observation> {
