@@ -165,7 +165,8 @@ pub fn evaluate(op: &Op, frame: &Frame<'_>) -> Result<Value, RuntimeError> {
 }
 
 /// Evaluates `ops` in order and calls `f` with their values. A call of up to
-/// `INLINE` arguments (all built-ins and matchers but a long `concat`) keeps
+/// `INLINE` arguments (every matcher, every built-in but `least` and
+/// `greatest` given more) keeps
 /// them on the stack: a `Vec` per call was an allocation and a free for every
 /// call of every item.
 fn with_arguments<R>(
@@ -414,6 +415,34 @@ mod tests {
             Value::Bool(true)
         );
         assert!(binary(B::Add, "a".into(), 1.0.into()).is_err());
+    }
+
+    #[test]
+    fn a_call_sees_its_arguments_in_order_however_many_and_stops_at_the_first_error() {
+        let frame = Frame::default();
+        let least = crate::library::builtins::lookup("least").unwrap();
+        let call = |args: Vec<Op>| evaluate(&Op::Call(least, args, at()), &frame);
+        let numbers = |xs: &[f64]| xs.iter().map(|x| Op::Const((*x).into())).collect();
+        // Two, four (on the stack) and six (in a Vec) arguments.
+        assert_eq!(call(numbers(&[2.0, 1.0])).unwrap(), Value::Number(1.0));
+        assert_eq!(
+            call(numbers(&[4.0, 3.0, 0.5, 2.0])).unwrap(),
+            Value::Number(0.5)
+        );
+        let six = numbers(&[6.0, 5.0, 4.0, 3.0, 2.0, -1.0]);
+        assert_eq!(call(six).unwrap(), Value::Number(-1.0));
+        // The last argument fails too: the first one's error is the one
+        // returned, on either path.
+        let len = crate::library::builtins::lookup("len").unwrap();
+        let mut located = ExprLocations::default();
+        let [first, second] = [1, 2].map(|line| located.add(Location::in_data("t", line, None)));
+        let failing = |place| Op::Call(len, vec![Op::Const(3.0.into())], place);
+        for count in [2, 6] {
+            let mut args: Vec<Op> = numbers(&vec![1.0; count]);
+            args[0] = failing(first);
+            args[count - 1] = failing(second);
+            assert_eq!(call(args).unwrap_err().at, Some(first), "{count} arguments");
+        }
     }
 
     #[test]
