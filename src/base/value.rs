@@ -551,6 +551,11 @@ mod tests {
             24,
             "a value stays three words"
         );
+        assert_eq!(
+            std::mem::size_of::<Option<Value>>(),
+            24,
+            "and so does one that may be none"
+        );
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Items: what one chunk of the items dataset contributes, item by item.
 
+use std::cmp::Ordering;
 use std::collections::hash_map::Entry;
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -13,7 +14,7 @@ use crate::eval::item_lines::{LineLimit, LineSpool};
 use crate::eval::item_values::{self, ValueTable};
 use crate::eval::keys::{duplicate_error, key_of, FastMap};
 use crate::eval::lookup::Lookup;
-use crate::eval::outcome::{item_body, ItemRow, OffenderRow};
+use crate::eval::outcome::{item_body, report_order, ItemRow, OffenderRow};
 use crate::eval::slices::{self, SliceFold};
 use crate::ir::{evaluate, Frame, Record, RuntimeError};
 use crate::library::aggregates::AggregateFn;
@@ -50,6 +51,9 @@ pub(super) struct ItemChunk<'p> {
     /// Each item's line of items.jsonl, when the plan keeps items.
     pub(super) lines: LineSpool,
     pub(super) offenders: Vec<OffenderRow>,
+    /// The offenders have been trimmed to the plan's limit at least once
+    /// (see [`ItemChunk::offender_is_cut`]).
+    offenders_trimmed: bool,
     /// Per slice: its values so far, and the current item's entry in each.
     pub(super) slices: Vec<SliceFold>,
     places: Vec<usize>,
@@ -133,6 +137,7 @@ impl<'p> ItemChunk<'p> {
             label_counts: vec![0; plan.labels.len()],
             lines: LineSpool::new(limit),
             offenders: Vec::new(),
+            offenders_trimmed: false,
             slices: plan.slices.iter().map(|_| SliceFold::default()).collect(),
             places: vec![0; plan.slices.len()],
             routes: slices::routes(plan),
@@ -402,6 +407,29 @@ impl<'p> ItemChunk<'p> {
 
     /// What the reports keep of an evaluated item: its label's count, its row,
     /// and whether it is an offender.
+    /// Whether an offender at `key` and `line` cannot be among the first the
+    /// chunk lists. Once trimmed, the chunk's first `limit` rows are its first
+    /// in report order so far, and a row after the last of them (or level
+    /// with it: it came later) is cut at the next trim, so it is not built: no
+    /// shown values cloned, no sort. Items in key order (a gold set's usual
+    /// order) are then all cut at one comparison each.
+    pub(super) fn offender_is_cut(&self, key: Option<&Key>, line: u32) -> bool {
+        let Some(offenders) = &self.plan.offenders else {
+            return true;
+        };
+        if !self.offenders_trimmed {
+            return false;
+        }
+        match offenders.limit.checked_sub(1) {
+            None => true,
+            Some(last) => {
+                let last = &self.offenders[last];
+                let last = (last.key.as_ref(), last.run.as_deref(), last.line);
+                report_order((key, None, line), last) != Ordering::Less
+            }
+        }
+    }
+
     pub(super) fn keep(&mut self, offender: bool, key: Option<&Key>, line: u32) {
         let plan = self.plan;
         let label = self.label();
@@ -410,7 +438,10 @@ impl<'p> ItemChunk<'p> {
                 self.label_counts[i] += 1;
             }
         }
-        if let (Some(offenders), true) = (&plan.offenders, offender) {
+        if let (Some(offenders), true) = (
+            &plan.offenders,
+            offender && !self.offender_is_cut(key, line),
+        ) {
             self.offenders.push(ItemRow {
                 line,
                 key: key.cloned(),
@@ -426,6 +457,7 @@ impl<'p> ItemChunk<'p> {
             if self.offenders.len() >= 2 * offenders.limit.max(8) {
                 self.offenders.sort_by(ItemRow::report_order);
                 self.offenders.truncate(offenders.limit);
+                self.offenders_trimmed = true;
             }
         }
         if plan.keep_items && !std::mem::take(&mut self.line_kept) {

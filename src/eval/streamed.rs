@@ -524,7 +524,8 @@ impl Folding<'_> {
                 let kept = &self.kept[p as usize];
                 kept.arena.restore(self.layout, saved, state);
                 state.line_kept = true;
-                if state.offender {
+                // An offender the chunk would not list needs no shown values.
+                if state.offender && !state.offender_is_cut(key, record.line) {
                     let rank = Rank {
                         key: key.cloned(),
                         line: record.line,
