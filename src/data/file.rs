@@ -91,7 +91,7 @@ fn count_universal_breaks(bytes: &[u8], previous_cr: bool) -> (usize, bool) {
     };
     let lone_cr_before = usize::from(previous_cr && bytes[0] != b'\n');
     // Files written on Unix have no `\r` at all: count the `\n`s at memory speed.
-    if !bytes.contains(&b'\r') {
+    if memchr::memchr(b'\r', bytes).is_none() {
         return (lone_cr_before + count_newlines(bytes), false);
     }
     let mut lines = lone_cr_before;

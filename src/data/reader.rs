@@ -272,28 +272,22 @@ fn read_jsonl_range<S>(
 ) -> Result<(usize, Option<Diagnostic>), Diagnostic> {
     let mut reader = open_range(dataset, range)?;
     let mut interner = project::Interner::default();
-    let mut buffer = Vec::new();
     let (mut line, mut records, mut unreported) = (first_line, 0usize, 0u64);
-    loop {
-        buffer.clear();
-        let n = reader
-            .read_until(b'\n', &mut buffer)
-            .map_err(|e| open_error(dataset, &e))?;
-        if n == 0 {
-            break;
-        }
+    // One line's bytes (with its `\n`): its records are parsed and handed on;
+    // `Some` says the chunk stops.
+    let mut read_line = |bytes: &[u8]| -> Option<Option<Diagnostic>> {
         if let Some(hasher) = hasher.as_deref_mut() {
-            hasher.update(&buffer);
+            hasher.update(bytes);
         }
-        unreported += n as u64;
+        unreported += bytes.len() as u64;
         if line % 4096 == 0 {
             progress.add(std::mem::take(&mut unreported), 4096);
         }
         line += 1;
-        let text = match std::str::from_utf8(&buffer) {
+        let text = match std::str::from_utf8(bytes) {
             Ok(text) => text,
             Err(e) => {
-                let column = String::from_utf8_lossy(&buffer[..e.valid_up_to()])
+                let column = String::from_utf8_lossy(&bytes[..e.valid_up_to()])
                     .chars()
                     .count()
                     + 1;
@@ -305,7 +299,7 @@ fn read_jsonl_range<S>(
                     line,
                     Some(column),
                 ));
-                return Ok((records, Some(d)));
+                return Some(Some(d));
             }
         };
         // A byte-order mark opens the file, not its first record (editors on Windows
@@ -317,7 +311,11 @@ fn read_jsonl_range<S>(
         // Python's universal newlines also end a line at a lone `\r`.
         let text = text.strip_suffix('\n').unwrap_or(text);
         let text = text.strip_suffix('\r').unwrap_or(text);
-        for (i, piece) in text.split('\r').enumerate() {
+        let pieces = match memchr::memchr(b'\r', text.as_bytes()) {
+            None => Pieces::One(Some(text)),
+            Some(_) => Pieces::Split(text.split('\r')),
+        };
+        for (i, piece) in pieces.enumerate() {
             line += usize::from(i > 0);
             let trimmed = python_strip(piece);
             if trimmed.is_empty() {
@@ -328,17 +326,68 @@ fn read_jsonl_range<S>(
                 .count();
             let record = match parse_record(dataset, &mut interner, trimmed, line, leading) {
                 Ok(record) => record,
-                Err(d) => return Ok((records, Some(d))),
+                Err(d) => return Some(Some(d)),
             };
             records += 1;
             match sink(state, record) {
                 Ok(ControlFlow::Continue(())) => {}
-                Ok(ControlFlow::Break(())) => return Ok((records, None)),
-                Err(d) => return Ok((records, Some(d))),
+                Ok(ControlFlow::Break(())) => return Some(None),
+                Err(d) => return Some(Some(d)),
             }
+        }
+        None
+    };
+    // Lines are read where they lie in the reader's buffer, found with a
+    // vectorised search; only a line that straddles two fills is gathered.
+    let mut straddling = Vec::new();
+    loop {
+        let available = reader.fill_buf().map_err(|e| open_error(dataset, &e))?;
+        if available.is_empty() {
+            if !straddling.is_empty() {
+                if let Some(stop) = read_line(&straddling) {
+                    return Ok((records, stop));
+                }
+            }
+            break;
+        }
+        let Some(end) = memchr::memchr(b'\n', available).map(|i| i + 1) else {
+            straddling.extend_from_slice(available);
+            let n = available.len();
+            reader.consume(n);
+            continue;
+        };
+        let stop = if straddling.is_empty() {
+            read_line(&available[..end])
+        } else {
+            straddling.extend_from_slice(&available[..end]);
+            let stop = read_line(&straddling);
+            straddling.clear();
+            stop
+        };
+        reader.consume(end);
+        if let Some(stop) = stop {
+            return Ok((records, stop));
         }
     }
     Ok((records, None))
+}
+
+/// A line's pieces between lone `\r`s: the line itself when it has none (no
+/// search of its own), else split.
+enum Pieces<'t> {
+    One(Option<&'t str>),
+    Split(std::str::Split<'t, char>),
+}
+
+impl<'t> Iterator for Pieces<'t> {
+    type Item = &'t str;
+
+    fn next(&mut self) -> Option<&'t str> {
+        match self {
+            Pieces::One(text) => text.take(),
+            Pieces::Split(pieces) => pieces.next(),
+        }
+    }
 }
 
 fn read_whole(dataset: &DatasetPlan) -> Result<(Vec<u8>, ReadStats), Diagnostic> {

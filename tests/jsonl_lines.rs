@@ -1,0 +1,135 @@
+//! JSONL records are found wherever their lines fall in the reader's 1 MiB
+//! buffer: across a refill, longer than the buffer, at the end of a file
+//! without a final break; with Python's universal line breaks (`\n`, `\r\n`,
+//! a lone `\r`), a byte-order mark, blank and indented lines; and every record
+//! and error keeps its true line, read by one thread or several.
+
+mod support;
+
+use std::path::Path;
+
+use support::{evalspec_with_env, write};
+
+const SPEC: &str = r#"name: lines
+version: 1.0.0
+datasets:
+  items: { path: items.jsonl, key: id }
+fields:
+  width: len(items.pad)
+metrics:
+  n: count()
+reports: [json, items]
+"#;
+
+/// The file's records as Python's universal newlines read it: each record's
+/// key and 1-based line, blank lines skipped.
+fn expected(text: &str) -> Vec<(String, usize)> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut records = Vec::new();
+    let (mut line, mut rest) = (1, text);
+    while !rest.is_empty() {
+        let end = rest.find(['\n', '\r']).unwrap_or(rest.len());
+        let piece = rest[..end].trim();
+        if !piece.is_empty() {
+            let value: serde_json::Value = serde_json::from_str(piece).unwrap();
+            records.push((value["id"].as_str().unwrap().to_string(), line));
+        }
+        let skip = match &rest.as_bytes()[end..] {
+            [b'\r', b'\n', ..] => 2,
+            [] => 0,
+            _ => 1,
+        };
+        rest = &rest[end + skip..];
+        line += 1;
+    }
+    records
+}
+
+/// The records the run listed in items.jsonl: key and line.
+fn listed(dir: &Path, out: &str) -> Vec<(String, usize)> {
+    let items = std::fs::read_to_string(dir.join(out).join("items.jsonl")).unwrap();
+    let mut records: Vec<(String, usize)> = items
+        .lines()
+        .map(|line| {
+            let item: serde_json::Value = serde_json::from_str(line).unwrap();
+            let key = item["key"].as_str().unwrap().to_string();
+            (key, item["line"].as_u64().unwrap() as usize)
+        })
+        .collect();
+    records.sort_by_key(|(_, line)| *line);
+    records
+}
+
+/// Runs the spec on one thread and on three (ranges of 64 KiB at least).
+fn run(dir: &Path, threads: &str) -> support::Output {
+    let out = format!("out-{threads}");
+    let env = [("EVALSPEC_MIN_CHUNK_BYTES", "65536")];
+    let args = ["run", "spec.yaml", "--out", &out, "--threads", threads];
+    evalspec_with_env(dir, &env, &args)
+}
+
+#[test]
+fn records_keep_their_lines_wherever_the_buffer_cuts_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let record =
+        |i: usize, pad: usize| format!(r#"{{"id": "r{i}", "pad": "{}"}}"#, "x".repeat(pad));
+    // A byte-order mark, then lines of many lengths (so that refills fall
+    // inside lines), every kind of break, blank and indented lines, a lone
+    // `\r` between two records, a line longer than the buffer, and no final
+    // break.
+    let mut text = String::from("\u{feff}");
+    for i in 0..3000 {
+        let pad = (i * 7919) % 2000;
+        let brk = match i % 5 {
+            0 => "\r\n",
+            1 => "\r",
+            2 => "\n\n",
+            _ => "\n",
+        };
+        let indent = if i % 11 == 0 { "  \t" } else { "" };
+        text.push_str(&format!("{indent}{}{brk}", record(i, pad)));
+        if i == 1500 {
+            text.push_str(&format!("{}\n", record(100_000, 1_500_000)));
+        }
+    }
+    text.push_str(&record(3000, 10));
+    write(dir.path(), "items.jsonl", &text);
+    write(dir.path(), "spec.yaml", SPEC);
+    let want = expected(&text);
+    assert_eq!(want.len(), 3002);
+    for threads in ["1", "3"] {
+        let output = run(dir.path(), threads);
+        assert_eq!(output.code, 0, "{threads} threads: {}", output.stderr);
+        assert_eq!(
+            listed(dir.path(), &format!("out-{threads}")),
+            want,
+            "{threads} threads"
+        );
+    }
+}
+
+#[test]
+fn a_bad_byte_past_a_refill_is_placed_at_its_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = Vec::new();
+    for i in 0..2000 {
+        let line = format!(r#"{{"id": "r{i}", "pad": "{}"}}"#, "y".repeat(1000));
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.push(b'\n');
+    }
+    // Line 2001, column 10 (after `{"id": "é`): a byte that is not UTF-8.
+    bytes.extend_from_slice("{\"id\": \"é".as_bytes());
+    bytes.push(0xff);
+    bytes.extend_from_slice(b"\", \"pad\": \"\"}\n");
+    std::fs::write(dir.path().join("items.jsonl"), bytes).unwrap();
+    write(dir.path(), "spec.yaml", SPEC);
+    for threads in ["1", "3"] {
+        let output = run(dir.path(), threads);
+        assert_eq!(output.code, 2, "{threads} threads: {}", output.stderr);
+        assert!(
+            output.stderr.contains("items.jsonl:2001:10"),
+            "{threads} threads: {}",
+            output.stderr
+        );
+    }
+}
