@@ -117,19 +117,66 @@ fn a_bad_byte_past_a_refill_is_placed_at_its_line_and_column() {
         bytes.extend_from_slice(line.as_bytes());
         bytes.push(b'\n');
     }
-    // Line 2001, column 10 (after `{"id": "é`): a byte that is not UTF-8.
-    bytes.extend_from_slice("{\"id\": \"é".as_bytes());
+    // Line 2001: a byte that is not UTF-8, on a line longer than the buffer
+    // (so that a refill falls inside it), its column counted in characters.
+    let before = format!("{{\"pad\": \"{}\", \"id\": \"é", "z".repeat(1_100_000));
+    bytes.extend_from_slice(before.as_bytes());
     bytes.push(0xff);
-    bytes.extend_from_slice(b"\", \"pad\": \"\"}\n");
+    bytes.extend_from_slice(b"\"}\n");
     std::fs::write(dir.path().join("items.jsonl"), bytes).unwrap();
     write(dir.path(), "spec.yaml", SPEC);
+    let at = format!("items.jsonl:2001:{}", before.chars().count() + 1);
     for threads in ["1", "3"] {
         let output = run(dir.path(), threads);
         assert_eq!(output.code, 2, "{threads} threads: {}", output.stderr);
         assert!(
-            output.stderr.contains("items.jsonl:2001:10"),
-            "{threads} threads: {}",
+            output.stderr.contains(&at),
+            "{threads} threads, {at}: {}",
             output.stderr
+        );
+    }
+}
+
+#[test]
+fn a_break_cut_by_a_refill_is_one_break() {
+    // On one thread the buffer is refilled at every MiB of the file: a `\r\n`
+    // whose `\r` ends the first fill is one break, and a lone `\r` that ends
+    // the second is a break before the record that opens the third.
+    const FILL: usize = 1 << 20;
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    let mut i = 0;
+    let mut record_ending_at = |text: &mut String, end: usize, brk: &str| {
+        while text.len() + 2000 < end {
+            text.push_str(&format!(
+                "{{\"id\": \"r{i}\", \"pad\": \"{}\"}}\n",
+                "x".repeat(900)
+            ));
+            i += 1;
+        }
+        let empty = format!("{{\"id\": \"r{i}\", \"pad\": \"\"}}");
+        let pad = end - text.len() - empty.len();
+        text.push_str(&format!(
+            "{{\"id\": \"r{i}\", \"pad\": \"{}\"}}{brk}",
+            "x".repeat(pad)
+        ));
+        i += 1;
+    };
+    record_ending_at(&mut text, FILL - 1, "\r\n");
+    assert_eq!(&text.as_bytes()[FILL - 1..FILL + 1], b"\r\n");
+    record_ending_at(&mut text, 2 * FILL - 1, "\r");
+    assert_eq!(text.as_bytes()[2 * FILL - 1], b'\r');
+    text.push_str("{\"id\": \"last\", \"pad\": \"\"}\n");
+    write(dir.path(), "items.jsonl", &text);
+    write(dir.path(), "spec.yaml", SPEC);
+    let want = expected(&text);
+    for threads in ["1", "3"] {
+        let output = run(dir.path(), threads);
+        assert_eq!(output.code, 0, "{threads} threads: {}", output.stderr);
+        assert_eq!(
+            listed(dir.path(), &format!("out-{threads}")),
+            want,
+            "{threads} threads"
         );
     }
 }

@@ -341,7 +341,12 @@ fn read_jsonl_range<S>(
     // vectorised search; only a line that straddles two fills is gathered.
     let mut straddling = Vec::new();
     loop {
-        let available = reader.fill_buf().map_err(|e| open_error(dataset, &e))?;
+        let available = match reader.fill_buf() {
+            Ok(available) => available,
+            // As `read_until` did: a read a signal interrupted is tried again.
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(open_error(dataset, &e)),
+        };
         if available.is_empty() {
             if !straddling.is_empty() {
                 if let Some(stop) = read_line(&straddling) {

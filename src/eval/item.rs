@@ -405,8 +405,6 @@ impl<'p> ItemChunk<'p> {
         item_body(self.plan, self.label().as_ref(), &self.derived)
     }
 
-    /// What the reports keep of an evaluated item: its label's count, its row,
-    /// and whether it is an offender.
     /// Whether an offender at `key` and `line` cannot be among the first the
     /// chunk lists. Once trimmed, the chunk's first `limit` rows are its first
     /// in report order so far, and a row after the last of them (or level
@@ -430,6 +428,8 @@ impl<'p> ItemChunk<'p> {
         }
     }
 
+    /// What the reports keep of an evaluated item: its label's count, its row,
+    /// and whether it is an offender.
     pub(super) fn keep(&mut self, offender: bool, key: Option<&Key>, line: u32) {
         let plan = self.plan;
         let label = self.label();
