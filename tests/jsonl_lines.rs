@@ -68,6 +68,20 @@ fn run(dir: &Path, threads: &str) -> support::Output {
     evalspec_with_env(dir, &env, &args)
 }
 
+/// Writes `text` as the items and checks that one thread and three list its
+/// records at the lines Python's universal newlines give them.
+fn assert_read_as_python_reads(dir: &Path, text: &str) {
+    write(dir, "items.jsonl", text);
+    write(dir, "spec.yaml", SPEC);
+    let want = expected(text);
+    for threads in ["1", "3"] {
+        let output = run(dir, threads);
+        assert_eq!(output.code, 0, "{threads} threads: {}", output.stderr);
+        let found = listed(dir, &format!("out-{threads}"));
+        assert_eq!(found, want, "{threads} threads");
+    }
+}
+
 #[test]
 fn records_keep_their_lines_wherever_the_buffer_cuts_them() {
     let dir = tempfile::tempdir().unwrap();
@@ -93,19 +107,8 @@ fn records_keep_their_lines_wherever_the_buffer_cuts_them() {
         }
     }
     text.push_str(&record(3000, 10));
-    write(dir.path(), "items.jsonl", &text);
-    write(dir.path(), "spec.yaml", SPEC);
-    let want = expected(&text);
-    assert_eq!(want.len(), 3002);
-    for threads in ["1", "3"] {
-        let output = run(dir.path(), threads);
-        assert_eq!(output.code, 0, "{threads} threads: {}", output.stderr);
-        assert_eq!(
-            listed(dir.path(), &format!("out-{threads}")),
-            want,
-            "{threads} threads"
-        );
-    }
+    assert_eq!(expected(&text).len(), 3002);
+    assert_read_as_python_reads(dir.path(), &text);
 }
 
 #[test]
@@ -167,16 +170,5 @@ fn a_break_cut_by_a_refill_is_one_break() {
     record_ending_at(&mut text, 2 * FILL - 1, "\r");
     assert_eq!(text.as_bytes()[2 * FILL - 1], b'\r');
     text.push_str("{\"id\": \"last\", \"pad\": \"\"}\n");
-    write(dir.path(), "items.jsonl", &text);
-    write(dir.path(), "spec.yaml", SPEC);
-    let want = expected(&text);
-    for threads in ["1", "3"] {
-        let output = run(dir.path(), threads);
-        assert_eq!(output.code, 0, "{threads} threads: {}", output.stderr);
-        assert_eq!(
-            listed(dir.path(), &format!("out-{threads}")),
-            want,
-            "{threads} threads"
-        );
-    }
+    assert_read_as_python_reads(dir.path(), &text);
 }
