@@ -50,9 +50,10 @@ const NOT_COUNTED: u8 = 2;
 /// One aggregate's observations, for a metric's column or an observed
 /// aggregate. A `count` or `ratio` observes 1, 0 or nothing: a byte each (at
 /// 1M items, 1 MB instead of 16 MB per column; the 46-aggregate benchmark
-/// keeps 44 columns). A number or nothing otherwise;
-/// anything else (two labels, a confidence) as it is. An observation a kind cannot hold turns the column
-/// into the general one, so what is read back is always what was pushed.
+/// keeps 44 columns). A number or nothing otherwise; anything else (two
+/// labels, a confidence) as it is. An observation a kind cannot hold turns
+/// the column into the general one, so what is read back is always what was
+/// pushed.
 #[derive(Debug, Clone)]
 enum Observations {
     Flags(Vec<u8>),
