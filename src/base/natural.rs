@@ -8,7 +8,31 @@ use crate::base::value::{BigInt, Key};
 /// (`q2` < `q10`); equal runs with fewer leading zeros first; then bytewise, so
 /// that the order is total.
 pub fn natural_cmp(a: &str, b: &str) -> Ordering {
-    let (mut x, mut y) = (a.as_bytes(), b.as_bytes());
+    let (a_bytes, b_bytes) = (a.as_bytes(), b.as_bytes());
+    // Equal bytes compare equal, digit runs included, up to the digit run the
+    // first difference falls in (keys such as `q0000123` share most of theirs).
+    let same = (a_bytes.iter().zip(b_bytes))
+        .take_while(|(p, q)| p == q)
+        .count();
+    let run_start = a_bytes[..same]
+        .iter()
+        .rposition(|c| !c.is_ascii_digit())
+        .map_or(0, |i| i + 1);
+    let (p, q) = (a_bytes.get(same), b_bytes.get(same));
+    let digit = |c: Option<&u8>| c.is_some_and(u8::is_ascii_digit);
+    match (digit(p), digit(q)) {
+        // Runs through the difference, of one length: the differing digits order them.
+        (true, true)
+            if digit_run(&a_bytes[same..]).0.len() == digit_run(&b_bytes[same..]).0.len() =>
+        {
+            return p.cmp(&q);
+        }
+        // Any run before the difference ends in both: the differing bytes (or
+        // the end of one string) order them; equal strings are equal.
+        (false, false) => return p.cmp(&q),
+        _ => {}
+    }
+    let (mut x, mut y) = (&a_bytes[run_start..], &b_bytes[run_start..]);
     loop {
         match (x.first(), y.first()) {
             (None, None) => return a.cmp(b),
@@ -17,12 +41,15 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
             (Some(p), Some(q)) if p.is_ascii_digit() && q.is_ascii_digit() => {
                 let (run_x, rest_x) = digit_run(x);
                 let (run_y, rest_y) = digit_run(y);
-                let (trim_x, trim_y) = (trim_zeros(run_x), trim_zeros(run_y));
-                let order = trim_x
-                    .len()
-                    .cmp(&trim_y.len())
-                    .then_with(|| trim_x.cmp(trim_y))
-                    .then_with(|| run_x.len().cmp(&run_y.len()));
+                let order = if run_x.len() == run_y.len() {
+                    // Of one length, digits order as their values.
+                    run_x.cmp(run_y)
+                } else {
+                    let (trim_x, trim_y) = (trim_zeros(run_x), trim_zeros(run_y));
+                    (trim_x.len().cmp(&trim_y.len()))
+                        .then_with(|| trim_x.cmp(trim_y))
+                        .then_with(|| run_x.len().cmp(&run_y.len()))
+                };
                 if order != Ordering::Equal {
                     return order;
                 }
@@ -135,6 +162,54 @@ mod tests {
             key(Value::Number((1u64 << 60) as f64)),
             "the float first"
         );
+    }
+
+    /// Natural order as its definition says it: the strings cut into digit
+    /// runs and single other bytes, compared piece by piece.
+    fn by_pieces(a: &str, b: &str) -> Ordering {
+        fn pieces(s: &str) -> Vec<&[u8]> {
+            let mut rest = s.as_bytes();
+            let mut out = Vec::new();
+            while let Some(first) = rest.first() {
+                let end = match first.is_ascii_digit() {
+                    true => rest.iter().take_while(|c| c.is_ascii_digit()).count(),
+                    false => 1,
+                };
+                out.push(&rest[..end]);
+                rest = &rest[end..];
+            }
+            out
+        }
+        let (x, y) = (pieces(a), pieces(b));
+        for (p, q) in x.iter().zip(&y) {
+            let order = if p[0].is_ascii_digit() && q[0].is_ascii_digit() {
+                let (tp, tq) = (trim_zeros(p), trim_zeros(q));
+                (tp.len().cmp(&tq.len()))
+                    .then(tp.cmp(tq))
+                    .then(p.len().cmp(&q.len()))
+            } else {
+                p[0].cmp(&q[0])
+            };
+            if order != Ordering::Equal {
+                return order;
+            }
+        }
+        x.len().cmp(&y.len()).then(a.cmp(b))
+    }
+
+    proptest::proptest! {
+        /// The shortcuts (a shared prefix skipped, runs of one length compared
+        /// as bytes) give the definition's order.
+        #[test]
+        fn natural_order_is_the_pieces_order(
+            a in "[q0-9xé]{0,12}",
+            b in "[q0-9xé]{0,12}",
+            prefix in "[q0-9]{0,6}",
+        ) {
+            let (a, b) = (format!("{prefix}{a}"), format!("{prefix}{b}"));
+            proptest::prop_assert_eq!(natural_cmp(&a, &b), by_pieces(&a, &b), "{} {}", a, b);
+            proptest::prop_assert_eq!(natural_cmp(&b, &a), natural_cmp(&a, &b).reverse());
+        }
     }
 
     #[test]
