@@ -50,6 +50,8 @@ pub(super) struct ItemChunk<'p> {
     pub(super) label_counts: Vec<usize>,
     /// Each item's line of items.jsonl, when the plan keeps items.
     pub(super) lines: LineSpool,
+    /// Where an item's line of items.jsonl is built (see `item_body`).
+    body: String,
     pub(super) offenders: Vec<OffenderRow>,
     /// The offenders have been trimmed to the plan's limit at least once
     /// (see [`ItemChunk::offender_is_cut`]).
@@ -136,6 +138,7 @@ impl<'p> ItemChunk<'p> {
             duplicates: 0,
             label_counts: vec![0; plan.labels.len()],
             lines: LineSpool::new(limit),
+            body: String::new(),
             offenders: Vec::new(),
             offenders_trimmed: false,
             slices: plan.slices.iter().map(|_| SliceFold::default()).collect(),
@@ -401,8 +404,9 @@ impl<'p> ItemChunk<'p> {
     }
 
     /// The scored item's rest of its line in the items report.
-    pub(super) fn item_body(&self) -> Box<str> {
-        item_body(self.plan, self.label().as_ref(), &self.derived)
+    pub(super) fn item_body(&mut self) -> Box<str> {
+        let label = self.label();
+        item_body(self.plan, label.as_ref(), &self.derived, &mut self.body)
     }
 
     /// Whether an offender at `key` and `line` cannot be among the first the

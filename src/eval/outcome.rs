@@ -169,12 +169,19 @@ impl ItemRow {
 /// values (after its key, line and run): the members `report_model::ItemBody`
 /// serialises, written directly. Rendered when the item is scored, so that an
 /// item kept until the items are sorted is a line of text, not its values.
-pub(super) fn item_body(plan: &Plan, label: Option<&Arc<str>>, derived: &[Value]) -> Box<str> {
-    let mut body = String::new();
+/// `body` is a buffer kept between items: the line is built in it and then
+/// copied out once, at its length, instead of growing a new string each time.
+pub(super) fn item_body(
+    plan: &Plan,
+    label: Option<&Arc<str>>,
+    derived: &[Value],
+    body: &mut String,
+) -> Box<str> {
+    body.clear();
     if !plan.labels.is_empty() {
         body.push_str("\"label\":");
         match label {
-            Some(label) => push_string(&mut body, label),
+            Some(label) => push_string(body, label),
             None => body.push_str("null"),
         }
         body.push(',');
@@ -195,11 +202,11 @@ pub(super) fn item_body(plan: &Plan, label: Option<&Arc<str>>, derived: &[Value]
             if i > 0 {
                 body.push(',');
             }
-            push_string(&mut body, &column.name);
+            push_string(body, &column.name);
             body.push(':');
-            push_typed(&mut body, &derived[column.slot.index()], &column.ty);
+            push_typed(body, &derived[column.slot.index()], &column.ty);
         }
         body.push('}');
     }
-    body.into_boxed_str()
+    Box::from(body.as_str())
 }
