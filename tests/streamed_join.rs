@@ -117,6 +117,10 @@ enum Way {
     /// The table under a tiny budget: not partitioned (`EVALSPEC_JOIN=table`),
     /// but items.jsonl's lines spilled to sorted runs on disk and merged.
     TableSpilled,
+    /// Streamed under a budget the items fit (not partitioned) but items.jsonl's
+    /// lines do not: spilled to sorted runs, ordered by item number when the
+    /// gold set is in key order.
+    StreamSpilled,
 }
 
 /// Runs `spec.yaml` joined the `way` with `threads`; its output and files.
@@ -127,8 +131,9 @@ fn run(dir: &Path, way: Way, threads: usize) -> (Output, Vec<(String, Vec<u8>)>)
         // One byte: as many partitions as there can be.
         Way::Partition => ("stream", Some("1")),
         Way::TableSpilled => ("table", Some("1")),
+        Way::StreamSpilled => ("stream", Some("512K")),
     };
-    let out = format!("out-{mode}-{}-{threads}", budget.is_some());
+    let out = format!("out-{mode}-{}-{threads}", budget.unwrap_or("none"));
     let _ = std::fs::remove_dir_all(dir.join(&out));
     let threads = threads.to_string();
     let env = [
@@ -152,7 +157,12 @@ fn run(dir: &Path, way: Way, threads: usize) -> (Output, Vec<(String, Vec<u8>)>)
 fn assert_same_every_way(dir: &Path) -> (Output, String) {
     let (table, table_files) = run(dir, Way::Table, 1);
     let mut streamed_stderr = String::new();
-    for way in [Way::Stream, Way::Partition, Way::TableSpilled] {
+    for way in [
+        Way::Stream,
+        Way::Partition,
+        Way::TableSpilled,
+        Way::StreamSpilled,
+    ] {
         for threads in [1, 3] {
             let (streamed, files) = run(dir, way, threads);
             let how = format!("{way:?} on {threads} threads");
@@ -211,7 +221,7 @@ fn assert_same_under_every_policy(edit: impl Fn(String) -> String) {
             );
             assert!(table.stderr.contains("repeat an earlier key"), "{what}");
             let report =
-                std::fs::read_to_string(dir.path().join("out-table-false-1/report.json")).unwrap();
+                std::fs::read_to_string(dir.path().join("out-table-none-1/report.json")).unwrap();
             assert!(report.contains("\"offenders\""), "{what}");
         }
     }
@@ -243,7 +253,7 @@ fn a_template_that_reads_items_lists_them_in_file_order_every_way() {
     assert!(table.code <= 1, "{}", table.stderr);
     assert!(!streamed_stderr.contains("falls back"), "{streamed_stderr}");
     // Every item, in the gold file's order (the traces are out of order).
-    let listed = std::fs::read_to_string(dir.path().join("out-table-false-1/listed.txt")).unwrap();
+    let listed = std::fs::read_to_string(dir.path().join("out-table-none-1/listed.txt")).unwrap();
     let lines: Vec<u32> = (listed.lines())
         .map(|l| l.split(' ').next().unwrap().parse().unwrap())
         .collect();
@@ -345,7 +355,7 @@ fn offenders_cleared_by_a_later_record_leave_the_right_offenders_listed() {
     let (table, streamed_stderr) = assert_same_every_way(dir.path());
     assert!(table.code <= 1, "{}", table.stderr);
     assert!(streamed_stderr.contains("falls back"), "{streamed_stderr}");
-    let report = std::fs::read_to_string(dir.path().join("out-table-false-1/report.json")).unwrap();
+    let report = std::fs::read_to_string(dir.path().join("out-table-none-1/report.json")).unwrap();
     assert!(report.contains("q00200"), "{report}");
 
     // With the first record kept, the first offenders are the ones listed.
@@ -386,7 +396,7 @@ fn the_offenders_listed_are_the_first_in_key_order_whatever_order_the_items_come
             !streamed_stderr.contains("falls back"),
             "{name}: {streamed_stderr}"
         );
-        let report = dir.path().join("out-table-false-1/report.json");
+        let report = dir.path().join("out-table-none-1/report.json");
         let report: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
         let listed: Vec<&str> = report["offenders"]["items"]

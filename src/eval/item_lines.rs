@@ -5,7 +5,7 @@
 //! temporary file (a *run*), which the system removes once it is closed. Runs
 //! are merged as they pile up, [`FAN_IN`] runs of one level into one of the
 //! next, so the files open at once stay few and each line is rewritten only a
-//! few times (a level's runs hold eight times the lines of the one below).
+//! few times (a level's runs hold [`FAN_IN`] times the lines of the one below).
 //! Writing the report merges every spool's runs and lines in report order
 //! (an external merge sort): a million lines cost the spools' limits in memory,
 //! not their text.
@@ -16,7 +16,10 @@
 //!
 //! Report order is the key (natural order), the run, the line, then the item's
 //! place in file order: the order a stable sort of every line in file order
-//! gives, whatever was spilled.
+//! gives, whatever was spilled. When the items' file is in report order already
+//! (a gold set sorted by key), a streamed join says so
+//! ([`LineSpool::order_by_ordinal`]) and lines are ordered by their place alone:
+//! an integer compared in place of two keys read through their pointers.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -37,8 +40,11 @@ use crate::report_model::push_item_line;
 const DEFAULT_LIMIT: usize = 32 << 20;
 /// The least a budget lowers the limit to (a tiny `--max-memory` in tests).
 const LEAST_LIMIT: usize = 16 << 10;
-/// Runs of one level a spool merges into one run of the next level.
-const FAN_IN: usize = 8;
+/// Runs of one level a spool merges into one run of the next level. Sixteen:
+/// a million items' lines (about 600 MB, some twenty runs over two threads)
+/// are written once and merged once, as items.jsonl is written; at eight each
+/// thread merged its first eight runs first, rewriting most of the lines.
+const FAN_IN: usize = 16;
 /// What a line costs in memory besides its text: the struct and allocations.
 const LINE_OVERHEAD: usize = 64;
 
@@ -136,6 +142,8 @@ pub struct LineSpool {
     /// The run the lines were scored in (with several runs), and its place.
     run: Option<Arc<str>>,
     run_index: u32,
+    /// The lines' ordinals (with the base) follow report order.
+    by_ordinal: bool,
 }
 
 impl LineSpool {
@@ -151,6 +159,23 @@ impl LineSpool {
             base: 0,
             run: None,
             run_index: 0,
+            by_ordinal: false,
+        }
+    }
+
+    /// Orders the lines by their ordinals alone: the caller numbers the items
+    /// in one file order that is report order (every spool marked so shares
+    /// that numbering, and its run).
+    pub fn order_by_ordinal(&mut self) {
+        self.by_ordinal = true;
+    }
+
+    /// Sorts `lines` (this spool's) in report order.
+    fn sort<L: std::borrow::Borrow<ItemLine>>(&self, lines: &mut [L]) {
+        if self.by_ordinal {
+            lines.sort_unstable_by_key(|line| line.borrow().ordinal);
+        } else {
+            lines.sort_unstable_by(|a, b| a.borrow().spool_order(b.borrow()));
         }
     }
 
@@ -195,7 +220,7 @@ impl LineSpool {
         if self.failed.is_some() {
             return;
         }
-        lines.sort_unstable_by(ItemLine::spool_order);
+        self.sort(&mut lines);
         let written = write_run(lines.iter()).and_then(|run| {
             self.runs.push(run);
             self.merge_runs()
@@ -215,8 +240,12 @@ impl LineSpool {
                 return Ok(());
             }
             let runs = self.runs.split_off(tail);
+            let place = Place {
+                by_ordinal: self.by_ordinal,
+                ..Place::default()
+            };
             let cursors = (runs.iter())
-                .map(|run| Cursor::of_run(run, Place::default()))
+                .map(|run| Cursor::of_run(run, place))
                 .collect::<io::Result<Vec<_>>>()?;
             let file = tempfile::tempfile()?;
             let mut out = BufWriter::with_capacity(64 << 10, &file);
@@ -285,7 +314,7 @@ impl ItemLines {
                 cursors.push(Cursor::of_run(run, place)?);
             }
             let mut lines: Vec<&ItemLine> = spool.lines.iter().collect();
-            lines.sort_unstable_by(|a, b| a.spool_order(b));
+            spool.sort(&mut lines);
             let source = Source::Lines(lines.into_iter());
             cursors.push(Cursor { source, place });
         }
@@ -328,14 +357,16 @@ struct Cursor<'a> {
 }
 
 /// What a spool's lines share: which are kept, and what orders them among
-/// other spools' (their run, its place, the spool's base). Merging one
-/// spool's own runs needs only the default: every line kept, one run.
+/// other spools' (their run, its place, the spool's base, whether ordinals
+/// follow report order). Merging one spool's own runs needs only the default
+/// and the last: every line kept, one run.
 #[derive(Clone, Copy, Default)]
 struct Place<'a> {
     kept: Option<&'a [bool]>,
     run: Option<&'a str>,
     run_index: u32,
     base: u64,
+    by_ordinal: bool,
 }
 
 impl<'a> Place<'a> {
@@ -345,6 +376,7 @@ impl<'a> Place<'a> {
             run: spool.run.as_deref(),
             run_index: spool.run_index,
             base: spool.base,
+            by_ordinal: spool.by_ordinal,
         }
     }
 
@@ -416,6 +448,9 @@ impl Head<'_> {
     fn order(&self, other: &Self) -> Ordering {
         let (a, b) = (self.line(), other.line());
         let (p, q) = (self.place, other.place);
+        if p.by_ordinal && q.by_ordinal && p.run_index == q.run_index {
+            return (p.base + a.ordinal).cmp(&(q.base + b.ordinal));
+        }
         report_order(
             (a.key.as_ref(), p.run, a.line),
             (b.key.as_ref(), q.run, b.line),
@@ -611,30 +646,104 @@ mod tests {
         }
     }
 
+    /// Lines numbered in report order, each pushed to one of three spools in
+    /// any order, some spools ordered by ordinal: items.jsonl is the lines in
+    /// report order, whichever spools are marked (a mix compares marked lines
+    /// by ordinal and others by key: the same order).
+    fn numbered_in_report_order(
+        specs: &[Spec],
+        spool_of: &[(usize, u32)],
+        marked: [bool; 3],
+        limit: usize,
+    ) -> (String, String) {
+        let mut numbered: Vec<(Option<Key>, u32, &str)> = (specs.iter())
+            .map(|(choice, line, body)| (key(*choice), *line, body.as_str()))
+            .collect();
+        numbered.sort_by(|a, b| report_order((a.0.as_ref(), None, a.1), (b.0.as_ref(), None, b.1)));
+        let mut pushes: Vec<(usize, u32, usize)> = (spool_of.iter().enumerate())
+            .map(|(ordinal, &(spool, priority))| (spool % 3, priority, ordinal))
+            .collect();
+        pushes.sort();
+        let mut spools: Vec<LineSpool> = (0..3)
+            .map(|_| LineSpool::new(LineLimit::bytes(limit)))
+            .collect();
+        for (spool, marked) in spools.iter_mut().zip(marked) {
+            if marked {
+                spool.order_by_ordinal();
+            }
+        }
+        for (spool, _, ordinal) in pushes {
+            let (key, line, body) = &numbered[ordinal];
+            spools[spool].push(key.clone(), *line, ordinal as u64, Box::from(*body));
+        }
+        let mut lines = ItemLines::default();
+        for spool in spools {
+            lines.add(spool, 0);
+        }
+        let mut written = Vec::new();
+        lines.write_sorted(&mut written).unwrap();
+        let mut expected = String::new();
+        for (ordinal, (key, line, body)) in numbered.iter().enumerate() {
+            let line = ItemLine {
+                key: key.clone(),
+                line: *line,
+                ordinal: ordinal as u64,
+                score: 0,
+                body: Box::from(*body),
+            };
+            line.push_json(None, &mut expected);
+            expected.push('\n');
+        }
+        (String::from_utf8(written).unwrap(), expected)
+    }
+
+    proptest! {
+        #[test]
+        fn lines_ordered_by_ordinal_come_out_in_report_order(
+            (specs, spool_of) in specs(80).prop_flat_map(|specs| {
+                let n = specs.len();
+                (Just(specs), proptest::collection::vec((0usize..3, any::<u32>()), n))
+            }),
+            marked in any::<[bool; 3]>(),
+            limit in prop_oneof![Just(1usize), Just(300), Just(usize::MAX)],
+        ) {
+            let (written, expected) = numbered_in_report_order(&specs, &spool_of, marked, limit);
+            prop_assert_eq!(written, expected);
+        }
+    }
+
     #[test]
     fn a_spool_past_its_limit_writes_runs_and_merges_them_by_level() {
         let mut spool = LineSpool::new(LineLimit::bytes(1));
         let count = FAN_IN * FAN_IN + 2 * FAN_IN + 3;
         for i in 0..count as u32 {
-            let key = Key::Str(Arc::from(format!("q{}", 100 - i)));
+            let key = Key::Str(Arc::from(format!("q{}", 1000 - i)));
             spool.push(Some(key), i, u64::from(i), "\"x\":1".into());
         }
         // Every line was a run; every FAN_IN runs of a level became one of the
-        // next: one of 64 lines, two of 8, three of 1, as 83 counts in base 8.
+        // next: one of FAN_IN² lines, two of FAN_IN, three of 1, as the count
+        // is written in base FAN_IN.
         assert!(spool.lines.is_empty());
         let levels: Vec<(u32, usize)> = (spool.runs.iter())
             .map(|run| (run.level, run.lines))
             .collect();
-        assert_eq!(levels, [(2, 64), (1, 8), (1, 8), (0, 1), (0, 1), (0, 1)]);
+        let (one, square) = (FAN_IN, FAN_IN * FAN_IN);
+        assert_eq!(
+            levels,
+            [(2, square), (1, one), (1, one), (0, 1), (0, 1), (0, 1)]
+        );
         let mut lines = ItemLines::default();
         lines.add(spool, 0);
         let mut out = Vec::new();
         lines.write_sorted(&mut out).unwrap();
         let out = String::from_utf8(out).unwrap();
-        let keys: Vec<&str> = out.lines().map(|l| &l[8..12]).collect();
-        assert_eq!(out.lines().count(), count);
-        assert_eq!(keys.first(), Some(&"q18\""));
-        assert_eq!(keys.last(), Some(&"q100"));
+        let keys: Vec<String> = (out.lines())
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["key"].to_string())
+            .collect();
+        assert_eq!(keys.len(), count);
+        let lowest = format!("\"q{}\"", 1000 - count + 1);
+        assert_eq!(keys.first(), Some(&lowest));
+        assert_eq!(keys.last().map(String::as_str), Some("\"q1000\""));
     }
 
     #[test]

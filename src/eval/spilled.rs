@@ -357,6 +357,8 @@ fn join_partition(
         index: &index,
         layout,
         limit,
+        // A partition's items are some of the items, numbered among all.
+        lines_by_number: false,
     };
     let slots = dataset.projection.slot_count;
     let parts: Vec<Result<Part<'_>, Unfinished>> = std::thread::scope(|scope| {

@@ -15,6 +15,7 @@
 //! cannot do itself: list an offender whose shown values it did not keep
 //! (`scored::Shown`), and hold scores past 32-bit offsets.
 
+use std::cmp::Ordering;
 use std::collections::hash_map::Entry;
 use std::ops::ControlFlow;
 
@@ -24,7 +25,7 @@ use crate::eval::item::ItemChunk;
 use crate::eval::item_lines::{LineLimit, LineSpool};
 use crate::eval::keys::{duplicate_error, key_of, FastMap};
 use crate::eval::outcome::DatasetOutcome;
-use crate::eval::outcome::ItemRow;
+use crate::eval::outcome::{report_order, ItemRow};
 use crate::eval::pass::{merge_items, Items, Pass};
 use crate::eval::scored::{Layout, Rank, Saved, ScoreArena, Shown};
 use crate::ir::{DatasetId, Record};
@@ -126,6 +127,18 @@ impl<'a> ItemIndex<'a> {
         Ok(index)
     }
 
+    /// Whether the items, numbered from 0 in file order, are in report order
+    /// (a gold set sorted by key): their lines of items.jsonl are then ordered
+    /// by number ([`LineSpool::order_by_ordinal`]).
+    fn in_report_order(&self) -> bool {
+        fn order((key, record): &(Option<Key>, Record)) -> (Option<&Key>, Option<&str>, u32) {
+            (key.as_ref(), None, record.line)
+        }
+        self.numbers.is_empty()
+            && (self.items.windows(2))
+                .all(|pair| report_order(order(pair[0]), order(pair[1])) != Ordering::Greater)
+    }
+
     /// Whether two items share a key.
     pub(super) fn repeats_a_key(&self) -> bool {
         let keyed = self.items.iter().filter(|(key, _)| key.is_some()).count();
@@ -180,6 +193,8 @@ pub(super) struct Streamed<'a, 'p> {
     pub(super) index: &'a ItemIndex<'a>,
     pub(super) layout: &'a Layout,
     pub(super) limit: LineLimit,
+    /// The items are in report order: lines are ordered by item number.
+    pub(super) lines_by_number: bool,
 }
 
 impl<'a, 'p> Streamed<'a, 'p> {
@@ -196,8 +211,16 @@ impl<'a, 'p> Streamed<'a, 'p> {
             duplicates: 0,
             scored: Vec::new(),
             failed: false,
-            lines: LineSpool::new(self.limit),
+            lines: self.spool(),
         }
+    }
+
+    fn spool(&self) -> LineSpool {
+        let mut lines = LineSpool::new(self.limit);
+        if self.lines_by_number {
+            lines.order_by_ordinal();
+        }
+        lines
     }
 
     /// One record of the streamed dataset: scores the items of its key.
@@ -302,6 +325,14 @@ pub(super) fn streamed_pass(
     if items_dataset.duplicates == Duplicates::Error && index.repeats_a_key() {
         return Err(Fallback);
     }
+    // Items fold in item order with their numbers as ordinals (`Folding`), as
+    // the parts number the items they score.
+    let lines_by_number = plan.keep_items && index.in_report_order();
+    if lines_by_number {
+        chunks
+            .iter_mut()
+            .for_each(|c| c.state.lines.order_by_ordinal());
+    }
     let layout = Layout::of(plan);
     let streamed = Streamed {
         plan,
@@ -309,6 +340,7 @@ pub(super) fn streamed_pass(
         index: &index,
         layout: &layout,
         limit,
+        lines_by_number,
     };
     let (parts, read) = read_chunked(
         dataset,
