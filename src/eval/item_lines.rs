@@ -25,7 +25,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
-use std::sync::Arc;
+use std::sync::{mpsc, Arc};
 
 use crate::base::diagnostic::Diagnostic;
 use crate::base::typed_json::push_key_json;
@@ -47,6 +47,8 @@ const LEAST_LIMIT: usize = 16 << 10;
 const FAN_IN: usize = 16;
 /// What a line costs in memory besides its text: the struct and allocations.
 const LINE_OVERHEAD: usize = 64;
+/// Bytes of items.jsonl the merge hands over to be written at a time.
+const BATCH: usize = 1 << 20;
 
 /// How many bytes of lines a spool may keep in memory: the whole report when a
 /// template reads every item (they are all in memory for it anyway); else a
@@ -302,7 +304,10 @@ impl ItemLines {
         }))
     }
 
-    /// Writes the lines of items.jsonl in report order (module comment).
+    /// Writes the lines of items.jsonl in report order (module comment). The
+    /// merge (reading runs, ordering, rendering lines) runs on a thread of its
+    /// own and hands this one batches to write: copying a large report into
+    /// its file costs about as much as merging it, and the two overlap.
     pub fn write_sorted(&self, out: &mut dyn Write) -> io::Result<()> {
         let mut cursors = Vec::new();
         for spool in &self.spools {
@@ -318,12 +323,38 @@ impl ItemLines {
             let source = Source::Lines(lines.into_iter());
             cursors.push(Cursor { source, place });
         }
-        let mut text = String::new();
-        merge(cursors, |head| {
-            text.clear();
-            head.line().push_json(head.place.run, &mut text);
-            text.push('\n');
-            out.write_all(text.as_bytes())
+        // Written batches go back to the merge to be filled again.
+        let (full, to_write) = mpsc::sync_channel::<String>(2);
+        let (emptied, to_fill) = mpsc::channel::<String>();
+        std::thread::scope(|scope| {
+            let merging = scope.spawn(move || {
+                let stopped = |_| io::Error::other("items.jsonl's writer stopped");
+                let mut batch = String::with_capacity(BATCH);
+                merge(cursors, |head| {
+                    head.line().push_json(head.place.run, &mut batch);
+                    batch.push('\n');
+                    if batch.len() >= BATCH {
+                        let next =
+                            (to_fill.try_recv()).unwrap_or_else(|_| String::with_capacity(BATCH));
+                        full.send(std::mem::replace(&mut batch, next))
+                            .map_err(stopped)?;
+                    }
+                    Ok(())
+                })?;
+                full.send(batch).map_err(stopped)
+            });
+            let mut written = Ok(());
+            // On an error the batches stop being taken, and the merge stops.
+            for mut batch in to_write {
+                written = out.write_all(batch.as_bytes());
+                if written.is_err() {
+                    break;
+                }
+                batch.clear();
+                let _ = emptied.send(batch);
+            }
+            let merged = merging.join().expect("merging does not panic");
+            written.and(merged)
         })
     }
 
@@ -710,6 +741,61 @@ mod tests {
             let (written, expected) = numbered_in_report_order(&specs, &spool_of, marked, limit);
             prop_assert_eq!(written, expected);
         }
+    }
+
+    /// A spool of `count` lines of about a KiB each, keys descending.
+    fn large_spool(count: u32) -> LineSpool {
+        let mut spool = LineSpool::new(LineLimit::bytes(256 << 10));
+        for i in 0..count {
+            let key = Key::Str(Arc::from(format!("q{}", count - i)));
+            let body = format!("\"n\":\"{}\"", "x".repeat(1000));
+            spool.push(Some(key), i, u64::from(i), body.into());
+        }
+        spool
+    }
+
+    #[test]
+    fn a_report_of_many_batches_is_written_whole_and_in_order() {
+        let count = 5_000;
+        let mut lines = ItemLines::default();
+        lines.add(large_spool(count), 0);
+        let mut out = Vec::new();
+        lines.write_sorted(&mut out).unwrap();
+        assert!(out.len() > 4 * BATCH);
+        let keys: Vec<u32> = (String::from_utf8(out).unwrap().lines())
+            .map(|l| l[9..l.find("\",").unwrap()].parse().unwrap())
+            .collect();
+        assert_eq!(keys, (1..=count).collect::<Vec<u32>>());
+    }
+
+    /// Takes `room` bytes, then fails as a full disk does.
+    struct Full {
+        room: usize,
+    }
+
+    impl Write for Full {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            if self.room == 0 {
+                return Err(io::Error::from(io::ErrorKind::StorageFull));
+            }
+            let taken = buf.len().min(self.room);
+            self.room -= taken;
+            Ok(taken)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_write_that_fails_stops_the_merge_and_is_the_error() {
+        let mut lines = ItemLines::default();
+        lines.add(large_spool(5_000), 0);
+        let error = lines
+            .write_sorted(&mut Full { room: BATCH + 7 })
+            .unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::StorageFull);
     }
 
     #[test]
