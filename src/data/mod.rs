@@ -16,5 +16,7 @@ pub mod spill;
 mod trec;
 mod validate;
 
-pub use reader::{read_chunked, Chunk, Flow, ReadStats};
+pub use reader::{
+    count_ahead, read_chunked, read_chunked_ahead, Chunk, CountedAhead, Flow, ReadStats,
+};
 pub use validate::validate;

@@ -67,16 +67,25 @@ pub fn read_chunked<S: Send>(
     make: impl Fn() -> S + Sync,
     sink: impl Fn(&mut S, Record) -> Flow + Sync,
 ) -> Result<(Vec<Chunk<S>>, ReadStats), Diagnostic> {
+    read_chunked_ahead(dataset, threads, None, make, sink)
+}
+
+/// As [`read_chunked`], with the JSONL chunks' lines counted ahead by
+/// [`count_ahead`] (ignored if the file's size has changed since).
+pub fn read_chunked_ahead<S: Send>(
+    dataset: &DatasetPlan,
+    threads: usize,
+    ahead: Option<CountedAhead>,
+    make: impl Fn() -> S + Sync,
+    sink: impl Fn(&mut S, Record) -> Flow + Sync,
+) -> Result<(Vec<Chunk<S>>, ReadStats), Diagnostic> {
     let size = std::fs::metadata(&dataset.path)
         .map_err(|e| open_error(dataset, &e))?
         .len();
-    let chunks = threads.clamp(1, 64).min(
-        usize::try_from(size / min_chunk_bytes())
-            .unwrap_or(1)
-            .max(1),
-    );
+    let chunks = chunk_count(threads, size);
+    let ahead = ahead.filter(|ahead| ahead.size == size);
     match dataset.format {
-        Format::Jsonl => read_jsonl(dataset, size, chunks, &make, &sink),
+        Format::Jsonl => read_jsonl(dataset, size, chunks, ahead, &make, &sink),
         Format::Json => {
             let mut state = make();
             let (stop, stats) = read_json_array(dataset, &mut state, &sink)?;
@@ -92,18 +101,68 @@ pub fn read_chunked<S: Send>(
     }
 }
 
+/// How many chunks a file of `size` bytes is read in on `threads` threads.
+fn chunk_count(threads: usize, size: u64) -> usize {
+    threads.clamp(1, 64).min(
+        usize::try_from(size / min_chunk_bytes())
+            .unwrap_or(1)
+            .max(1),
+    )
+}
+
+/// A JSONL file's chunks as [`read_chunked`] splits it, with the line each
+/// chunk starts on, counted before the read.
+pub struct CountedAhead {
+    size: u64,
+    ranges: Vec<Range<u64>>,
+    first_lines: Vec<usize>,
+}
+
+/// Splits a JSONL `dataset` into the chunks [`read_chunked`] reads it in on
+/// `threads` threads and counts the lines before each. A read given them
+/// ([`read_chunked_ahead`]) starts every chunk at once; otherwise the thread
+/// of each chunk after the first counts the chunk before it first, and ends
+/// that much later. For a caller with a core idle before the read (a streamed
+/// join building its key index). `None` when the file is not JSONL, is one
+/// chunk, or cannot be read: the read then counts, and reports why.
+pub fn count_ahead(dataset: &DatasetPlan, threads: usize) -> Option<CountedAhead> {
+    if dataset.format != Format::Jsonl {
+        return None;
+    }
+    let size = std::fs::metadata(&dataset.path).ok()?.len();
+    let ranges = chunk_ranges(dataset, size, chunk_count(threads, size)).ok()?;
+    if ranges.len() < 2 {
+        return None;
+    }
+    let mut first_lines = vec![0];
+    for range in &ranges[..ranges.len() - 1] {
+        let lines = count_lines(dataset, range.clone(), LineBreaks::Universal).ok()?;
+        first_lines.push(first_lines[first_lines.len() - 1] + lines);
+    }
+    Some(CountedAhead {
+        size,
+        ranges,
+        first_lines,
+    })
+}
+
 fn read_jsonl<S: Send>(
     dataset: &DatasetPlan,
     size: u64,
     chunks: usize,
+    ahead: Option<CountedAhead>,
     make: &(impl Fn() -> S + Sync),
     sink: &(impl Fn(&mut S, Record) -> Flow + Sync),
 ) -> Result<(Vec<Chunk<S>>, ReadStats), Diagnostic> {
-    let ranges = chunk_ranges(dataset, size, chunks)?;
+    let (ranges, first_lines) = match ahead {
+        Some(ahead) => (ahead.ranges, Some(ahead.first_lines)),
+        None => (chunk_ranges(dataset, size, chunks)?, None),
+    };
     let (results, sha256) = read_ranges(
         dataset,
         size,
         &ranges,
+        first_lines.as_deref(),
         LineBreaks::Universal,
         make,
         &|range, first_line, state, hasher, progress| {
@@ -129,12 +188,14 @@ fn read_jsonl<S: Send>(
 /// its true line number: each thread first counts the lines of the range before
 /// its own and adds them to the first line the previous thread passes on, so the
 /// first range is read at once, the counting overlaps the reading, and the last
-/// range is never counted.
+/// range is never counted; or each range starts on its line of `first_lines`,
+/// counted ahead.
 #[allow(clippy::type_complexity)]
 fn read_ranges<S: Send, R: Send>(
     dataset: &DatasetPlan,
     size: u64,
     ranges: &[Range<u64>],
+    first_lines: Option<&[usize]>,
     breaks: LineBreaks,
     make: &(impl Fn() -> S + Sync),
     read_range: &(impl Fn(Range<u64>, usize, &mut S, Option<&mut Sha256>, &Progress) -> R + Sync),
@@ -160,9 +221,10 @@ fn read_ranges<S: Send, R: Send>(
             .map(|((i, range), (next, previous))| {
                 let progress = &progress;
                 scope.spawn(move || {
-                    let first_line = match previous {
-                        None => Ok(0),
-                        Some(previous) => {
+                    let first_line = match (first_lines, previous) {
+                        (Some(first_lines), _) => Ok(first_lines[i]),
+                        (None, None) => Ok(0),
+                        (None, Some(previous)) => {
                             let counted = count_lines(dataset, ranges[i - 1].clone(), breaks);
                             match (counted, previous.recv()) {
                                 (Ok(lines), Ok(Some(before))) => Ok(before + lines),
@@ -433,7 +495,8 @@ fn read_trec<S: Send>(
         trec::read(dataset, lines, trec::Mode::Stream, state, sink)
             .map_err(|e| open_error(dataset, &e))
     };
-    let (results, sha256) = read_ranges(dataset, size, &ranges, LineBreaks::Newline, make, &read)?;
+    let breaks = LineBreaks::Newline;
+    let (results, sha256) = read_ranges(dataset, size, &ranges, None, breaks, make, &read)?;
     let mut stats = ReadStats {
         bytes: size,
         sha256,
@@ -521,4 +584,61 @@ fn read_json_array<S>(
         }
     }
     Ok((None, stats))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inputs::{gather, Overrides};
+
+    /// Every record's line and id, in file order, as `read` reads `dataset`.
+    fn lines_read(
+        read: impl FnOnce(&(dyn Fn() -> Vec<(u32, Value)> + Sync)) -> Vec<Chunk<Vec<(u32, Value)>>>,
+    ) -> Vec<(u32, Value)> {
+        let chunks = read(&Vec::new);
+        chunks.into_iter().flat_map(|c| c.state).collect()
+    }
+
+    #[test]
+    fn chunks_counted_ahead_read_every_record_at_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        // Past four default chunks, with every universal break and blank lines.
+        let breaks = ["\n", "\r\n", "\r", "\n\n"];
+        let text: String = (0..40_000)
+            .map(|i| {
+                format!(
+                    "{{\"id\": \"r{i}\", \"pad\": \"{}\"}}{}",
+                    "x".repeat(i % 40),
+                    breaks[i % 4]
+                )
+            })
+            .collect();
+        std::fs::write(dir.path().join("items.jsonl"), &text).unwrap();
+        let spec = dir.path().join("spec.yaml");
+        let body = "datasets:\n  items: {path: items.jsonl, key: id}\nfields:\n  width: len(items.pad)\nmetrics:\n  n: count()\n";
+        std::fs::write(&spec, format!("name: t\nversion: 1.0.0\n{body}")).unwrap();
+        let spec = crate::spec::load(&spec).unwrap();
+        let (inputs, _) = gather(&spec, &Overrides::default());
+        let plan = crate::plan::compile(&spec, &[], inputs).unwrap();
+        let dataset = &plan.datasets[0];
+        let sink = |seen: &mut Vec<(u32, Value)>, record: Record| -> Flow {
+            seen.push((record.line, record.slots[0].clone()));
+            Ok(ControlFlow::Continue(()))
+        };
+        let threads = 4;
+        let counted = lines_read(|make| read_chunked(dataset, threads, make, sink).unwrap().0);
+        let ahead = count_ahead(dataset, threads).expect("four chunks");
+        assert_eq!(ahead.ranges.len(), 4);
+        let ahead = lines_read(|make| {
+            (read_chunked_ahead(dataset, threads, Some(ahead), make, sink).unwrap()).0
+        });
+        let one = lines_read(|make| read_chunked(dataset, 1, make, sink).unwrap().0);
+        assert_eq!(one.len(), 40_000);
+        assert_eq!(
+            one[39_999].0, 49_999,
+            "a blank line after every fourth record"
+        );
+        assert_eq!(counted, one);
+        assert_eq!(ahead, one);
+    }
 }

@@ -20,7 +20,7 @@ use std::collections::hash_map::Entry;
 use std::ops::ControlFlow;
 
 use crate::base::value::Key;
-use crate::data::{read_chunked, validate, Flow};
+use crate::data::{count_ahead, read_chunked, read_chunked_ahead, validate, Flow};
 use crate::eval::item::ItemChunk;
 use crate::eval::item_lines::{LineLimit, LineSpool};
 use crate::eval::keys::{duplicate_error, key_of, FastMap};
@@ -320,7 +320,14 @@ pub(super) fn streamed_pass(
     let buffered: Vec<Vec<(Option<Key>, Record)>> = (chunks.iter_mut())
         .map(|c| std::mem::take(&mut c.state.buffered))
         .collect();
-    let index = ItemIndex::of(&buffered, Vec::new())?;
+    // The index is built on one thread: the other counts the streamed file's
+    // lines meanwhile, so that each of its chunks starts at once.
+    let (index, ahead) = std::thread::scope(|scope| {
+        let ahead = scope.spawn(|| count_ahead(dataset, threads));
+        let index = ItemIndex::of(&buffered, Vec::new());
+        (index, ahead.join().expect("counting does not panic"))
+    });
+    let index = index?;
     // A repeat under `error` is reported by the table, with its lines.
     if items_dataset.duplicates == Duplicates::Error && index.repeats_a_key() {
         return Err(Fallback);
@@ -342,9 +349,10 @@ pub(super) fn streamed_pass(
         limit,
         lines_by_number,
     };
-    let (parts, read) = read_chunked(
+    let (parts, read) = read_chunked_ahead(
         dataset,
         threads,
+        ahead,
         || streamed.part(items_dataset),
         |part, record| streamed.record(part, record),
     )
