@@ -7,7 +7,10 @@ use evalspec::library::builtins::lookup;
 use proptest::prelude::*;
 
 fn call(name: &str, args: &[Value]) -> Value {
-    lookup(name).unwrap().call(args).unwrap()
+    lookup(name)
+        .unwrap()
+        .call(&args.iter().collect::<Vec<_>>())
+        .unwrap()
 }
 
 fn ids() -> impl Strategy<Value = Value> {

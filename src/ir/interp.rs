@@ -150,15 +150,17 @@ pub fn evaluate(op: &Op, frame: &Frame<'_>) -> Result<Value, RuntimeError> {
                 .map(|op| evaluate(op, frame))
                 .collect::<Result<_, _>>()?,
         ),
-        Op::Call(builtin, args, at) => with_arguments(args, frame, |args| builtin.call(args))?
-            .map_err(|e| RuntimeError::located(e, *at))?,
+        Op::Call(builtin, args, at) => {
+            with_borrowed_arguments(args, frame, |args| builtin.call(args))?
+                .map_err(|e| RuntimeError::located(e, *at))?
+        }
         Op::If(condition, then, otherwise, at) => match evaluate(condition, frame)? {
             Value::Bool(true) => evaluate(then, frame)?,
             Value::Bool(false) | Value::Null => evaluate(otherwise, frame)?,
             found => return Err(RuntimeError::located(K::IfConditionNotBool { found }, *at)),
         },
         Op::Matcher(matcher, inputs, at) => {
-            with_arguments(inputs, frame, |inputs| matcher.apply(inputs))?
+            with_borrowed_arguments(inputs, frame, |inputs| matcher.apply(inputs))?
                 .map_err(|e| RuntimeError::located(e, *at))?
         }
     })
@@ -187,6 +189,30 @@ fn with_arguments<R>(
         .map(|op| evaluate(op, frame))
         .collect::<Result<_, _>>()?;
     Ok(f(&values))
+}
+
+/// As [`with_arguments`], for a function that only reads its arguments (a
+/// matcher): a constant or a slot is lent, not cloned ([`operand`]), and only
+/// what must be computed is owned. A matcher's inputs are mostly fields and
+/// matchers' texts and lists, each clone an atomic count up and down.
+fn with_borrowed_arguments<R>(
+    ops: &[Op],
+    frame: &Frame<'_>,
+    f: impl FnOnce(&[&Value]) -> R,
+) -> Result<R, RuntimeError> {
+    const INLINE: usize = 4;
+    if ops.len() > INLINE {
+        return with_arguments(ops, frame, |values| {
+            f(&values.iter().collect::<Vec<&Value>>())
+        });
+    }
+    let mut operands: [Option<Cow<'_, Value>>; INLINE] = Default::default();
+    for (operand_of, op) in operands.iter_mut().zip(ops) {
+        *operand_of = Some(operand(op, frame)?);
+    }
+    let values: [&Value; INLINE] =
+        std::array::from_fn(|i| operands[i].as_deref().unwrap_or(&Value::Null));
+    Ok(f(&values[..ops.len()]))
 }
 
 /// `and` / `or` with short-circuit and SQL's three-valued logic for null.

@@ -241,38 +241,31 @@ impl Matcher {
         })
     }
 
-    pub fn apply(&self, inputs: &[Value]) -> Result<Value, RuntimeErrorKind> {
+    pub fn apply(&self, inputs: &[&Value]) -> Result<Value, RuntimeErrorKind> {
         match self {
             Matcher::Containment {
                 min_chars,
                 when_empty,
                 when_missing,
-            } => containment(
-                &inputs[0],
-                &inputs[1],
-                *min_chars,
-                *when_empty,
-                *when_missing,
-            )
-            .map(Value::Bool),
+            } => containment(inputs[0], inputs[1], *min_chars, *when_empty, *when_missing)
+                .map(Value::Bool),
             Matcher::CitationScope { when_gold_empty } => {
-                citation_scope(&inputs[0], &inputs[1], &inputs[2], *when_gold_empty)
-                    .map(Value::Bool)
+                citation_scope(inputs[0], inputs[1], inputs[2], *when_gold_empty).map(Value::Bool)
             }
-            Matcher::ConstraintEcho => Ok(Value::Bool(constraint_echo(&inputs[0], &inputs[1]))),
+            Matcher::ConstraintEcho => Ok(Value::Bool(constraint_echo(inputs[0], inputs[1]))),
             Matcher::Refusal { token } => Ok(Value::Bool(match &inputs[0] {
                 Value::String(text) => is_token(python_strip(text), token),
                 _ => token.is_empty(),
             })),
             Matcher::RegexExtract { pattern, split } => {
-                Ok(regex_extract(&inputs[0], pattern, split))
+                Ok(regex_extract(inputs[0], pattern, split))
             }
             Matcher::RegexMatch { pattern } => Ok(Value::Bool(match &inputs[0] {
                 Value::String(text) => pattern.is_match(text),
                 _ => false,
             })),
             Matcher::PhraseContainment { pattern, min_chars } => Ok(Value::Bool(
-                phrase_containment(&inputs[0], &inputs[1], pattern, *min_chars),
+                phrase_containment(inputs[0], inputs[1], pattern, *min_chars),
             )),
         }
     }

@@ -79,11 +79,11 @@ fn flags(values: impl Iterator<Item = bool>) -> Value {
 
 /// `span_relevance(hits, gold, tolerance)`: per rank, 1 when the hit matches any gold
 /// span (tolerance 0: overlapping pages; n: within n pages; null: same document).
-pub fn span_relevance(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
+pub fn span_relevance(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
     let (hits, gold, tol) = (
-        spans(&a[0], "hit")?,
-        spans(&a[1], "gold span")?,
-        tolerance(&a[2])?,
+        spans(a[0], "hit")?,
+        spans(a[1], "gold span")?,
+        tolerance(a[2])?,
     );
     Ok(flags(
         hits.iter().map(|h| gold.iter().any(|g| matches(h, g, tol))),
@@ -93,11 +93,11 @@ pub fn span_relevance(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
 /// `span_credit(hits, gold, tolerance)`: per rank, 1 when the hit is credited to a gold
 /// span: walking the hits in rank order, each hit takes the first gold span, in
 /// `(doc_id, start_page, end_page)` order, that it matches and that is not yet taken.
-pub fn span_credit(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
+pub fn span_credit(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
     let (hits, mut gold, tol) = (
-        spans(&a[0], "hit")?,
-        spans(&a[1], "gold span")?,
-        tolerance(&a[2])?,
+        spans(a[0], "hit")?,
+        spans(a[1], "gold span")?,
+        tolerance(a[2])?,
     );
     gold.sort_by(|x, y| {
         x.doc
@@ -113,9 +113,9 @@ pub fn span_credit(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
 }
 
 /// `spans_ordered(spans)`: every span has `start_page <= end_page`.
-pub fn spans_ordered(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
+pub fn spans_ordered(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::Bool(
-        spans(&a[0], "span")?.iter().all(|s| s.start <= s.end),
+        spans(a[0], "span")?.iter().all(|s| s.start <= s.end),
     ))
 }
 
@@ -158,15 +158,15 @@ mod tests {
             s("A", 1.0, 2.0),
         ]);
         assert_eq!(
-            nums(span_relevance(&[hits.clone(), gold.clone(), 0.0.into()]).unwrap()),
+            nums(span_relevance(&[&hits.clone(), &gold.clone(), &0.0.into()]).unwrap()),
             [1.0, 0.0, 0.0, 0.0]
         );
         assert_eq!(
-            nums(span_relevance(&[hits.clone(), gold.clone(), 1.0.into()]).unwrap()),
+            nums(span_relevance(&[&hits.clone(), &gold.clone(), &1.0.into()]).unwrap()),
             [1.0, 1.0, 0.0, 1.0]
         );
         assert_eq!(
-            nums(span_relevance(&[hits, gold, Value::Null]).unwrap()),
+            nums(span_relevance(&[&hits, &gold, &Value::Null]).unwrap()),
             [1.0, 1.0, 0.0, 1.0]
         );
     }
@@ -184,20 +184,22 @@ mod tests {
         ]);
         // Hit 2 matches only B 1-2, already taken: no credit. Hit 3 takes B 5-6.
         assert_eq!(
-            nums(span_credit(&[hits, gold, 0.0.into()]).unwrap()),
+            nums(span_credit(&[&hits, &gold, &0.0.into()]).unwrap()),
             [1.0, 0.0, 1.0, 0.0]
         );
     }
 
     #[test]
     fn malformed_spans_are_errors() {
-        assert!(
-            span_relevance(&[Value::list(vec![Value::from("x")]), Value::Null, 0.0.into()])
-                .is_err()
-        );
-        assert!(span_relevance(&[Value::Null, Value::Null, (-1.0).into()]).is_err());
+        assert!(span_relevance(&[
+            &Value::list(vec![Value::from("x")]),
+            &Value::Null,
+            &0.0.into()
+        ])
+        .is_err());
+        assert!(span_relevance(&[&Value::Null, &Value::Null, &(-1.0).into()]).is_err());
         assert_eq!(
-            spans_ordered(&[Value::list(vec![s("A", 3.0, 2.0)])]).unwrap(),
+            spans_ordered(&[&Value::list(vec![s("A", 3.0, 2.0)])]).unwrap(),
             Value::Bool(false)
         );
     }

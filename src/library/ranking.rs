@@ -55,8 +55,8 @@ fn relevant(gain: f64) -> bool {
 
 /// `relevance(docs, judgements)`: the judged level of each ranked document; a
 /// document repeated in the ranking gains only at its first rank.
-pub fn relevance(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let mut judged = match &a[1] {
+pub fn relevance(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    let mut judged = match a[1] {
         Value::Null => Judged::new(&[]),
         Value::Object(fields) => Judged::new(fields),
         other => {
@@ -65,7 +65,7 @@ pub fn relevance(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
             })
         }
     };
-    let docs: &[Value] = match &a[0] {
+    let docs: &[Value] = match a[0] {
         Value::Null => &[],
         Value::List(docs) => docs,
         other => {
@@ -128,8 +128,8 @@ impl<'a> Judged<'a> {
 }
 
 /// `count_relevant(judgements)`: judged documents with level ≥ 1.
-pub fn count_relevant(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let count = match &a[0] {
+pub fn count_relevant(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    let count = match a[0] {
         Value::Null => 0,
         Value::Object(fields) => fields.iter().filter(|(_, v)| relevant(number(v))).count(),
         other => {
@@ -142,8 +142,8 @@ pub fn count_relevant(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
 }
 
 /// `ideal_gains(judgements)`: the positive levels, best first: the ideal ranking.
-pub fn ideal_gains(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let mut levels: Vec<f64> = match &a[0] {
+pub fn ideal_gains(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    let mut levels: Vec<f64> = match a[0] {
         Value::Null => Vec::new(),
         Value::Object(fields) => fields
             .iter()
@@ -165,14 +165,14 @@ fn hits_in_top(g: Gains, k: usize) -> usize {
 }
 
 /// `precision_at(gains, k)`: relevant in the top k, over k (even if fewer were retrieved).
-pub fn precision_at(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let (g, k) = (gains(&a[0])?, cutoff(&a[1])?);
+pub fn precision_at(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    let (g, k) = (gains(a[0])?, cutoff(a[1])?);
     Ok(Value::Number(hits_in_top(g, k) as f64 / k as f64))
 }
 
 /// `recall_at(gains, relevant, k)`: relevant in the top k over all relevant; 0 when none are.
-pub fn recall_at(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let (g, total, k) = (gains(&a[0])?, number(&a[1]), cutoff(&a[2])?);
+pub fn recall_at(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    let (g, total, k) = (gains(a[0])?, number(a[1]), cutoff(a[2])?);
     Ok(Value::Number(if total > 0.0 {
         hits_in_top(g, k) as f64 / total
     } else {
@@ -181,8 +181,8 @@ pub fn recall_at(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
 }
 
 /// `success_at(gains, k)`: 1 when any of the top k is relevant, else 0.
-pub fn success_at(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let (g, k) = (gains(&a[0])?, cutoff(&a[1])?);
+pub fn success_at(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    let (g, k) = (gains(a[0])?, cutoff(a[1])?);
     Ok(Value::Number(f64::from(u8::from(hits_in_top(g, k) > 0))))
 }
 
@@ -194,15 +194,15 @@ fn reciprocal_rank_of(g: Gains, k: usize) -> f64 {
 }
 
 /// `reciprocal_rank(gains)`: 1 / rank of the first relevant document, else 0.
-pub fn reciprocal_rank(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(Value::Number(reciprocal_rank_of(gains(&a[0])?, usize::MAX)))
+pub fn reciprocal_rank(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    Ok(Value::Number(reciprocal_rank_of(gains(a[0])?, usize::MAX)))
 }
 
 /// `reciprocal_rank_at(gains, k)`: as `reciprocal_rank`, looking at the top k only.
-pub fn reciprocal_rank_at(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
+pub fn reciprocal_rank_at(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::Number(reciprocal_rank_of(
-        gains(&a[0])?,
-        cutoff(&a[1])?,
+        gains(a[0])?,
+        cutoff(a[1])?,
     )))
 }
 
@@ -223,20 +223,20 @@ fn average_precision_of(g: Gains, total: f64, k: usize) -> f64 {
 
 /// `average_precision(gains, relevant)`: the mean of precision at each relevant
 /// document's rank, over all relevant documents (retrieved or not); 0 when none are.
-pub fn average_precision(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
+pub fn average_precision(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::Number(average_precision_of(
-        gains(&a[0])?,
-        number(&a[1]),
+        gains(a[0])?,
+        number(a[1]),
         usize::MAX,
     )))
 }
 
 /// `average_precision_at(gains, relevant, k)`: as `average_precision`, top k only.
-pub fn average_precision_at(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
+pub fn average_precision_at(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::Number(average_precision_of(
-        gains(&a[0])?,
-        number(&a[1]),
-        cutoff(&a[2])?,
+        gains(a[0])?,
+        number(a[1]),
+        cutoff(a[2])?,
     )))
 }
 
@@ -255,8 +255,8 @@ fn dcg(g: Gains, k: usize, exponential: bool) -> f64 {
         .sum()
 }
 
-fn ndcg(a: &[Value], exponential: bool) -> Result<Value, RuntimeErrorKind> {
-    let (g, ideal, k) = (gains(&a[0])?, gains(&a[1])?, cutoff(&a[2])?);
+fn ndcg(a: &[&Value], exponential: bool) -> Result<Value, RuntimeErrorKind> {
+    let (g, ideal, k) = (gains(a[0])?, gains(a[1])?, cutoff(a[2])?);
     let best = dcg(ideal, k, exponential);
     Ok(Value::Number(if best > 0.0 {
         dcg(g, k, exponential) / best
@@ -267,12 +267,12 @@ fn ndcg(a: &[Value], exponential: bool) -> Result<Value, RuntimeErrorKind> {
 
 /// `ndcg_at(gains, ideal, k)`: DCG of the top k (gain = level, discount log2(rank + 1))
 /// over the DCG of the ideal gains' top k; 0 when nothing is relevant.
-pub fn ndcg_at(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
+pub fn ndcg_at(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
     ndcg(a, false)
 }
 
 /// `ndcg_exp_at(gains, ideal, k)`: as `ndcg_at` with gain 2^level − 1.
-pub fn ndcg_exp_at(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
+pub fn ndcg_exp_at(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
     ndcg(a, true)
 }
 
@@ -293,10 +293,10 @@ mod tests {
                 .map(|(k, v)| (std::sync::Arc::from(*k), Value::Number(*v)))
                 .collect(),
         );
-        let gains = relevance(&[docs, judged.clone()]).unwrap();
+        let gains = relevance(&[&docs, &judged.clone()]).unwrap();
         assert_eq!(gains, nums(&[0.0, 1.0, 0.0]));
-        let ideal = ideal_gains(&[judged]).unwrap();
-        let ndcg = ndcg_at(&[gains, ideal, Value::Number(10.0)]).unwrap();
+        let ideal = ideal_gains(&[&judged]).unwrap();
+        let ndcg = ndcg_at(&[&gains, &ideal, &Value::Number(10.0)]).unwrap();
         // Only `b` is relevant, found at rank 2: 1/log2(3), never below zero.
         assert_eq!(ndcg, Value::Number(1.0 / 3f64.log2()));
     }
@@ -320,40 +320,49 @@ mod tests {
             .into(),
         );
         let docs = Value::list(vec!["d4".into(), "d3".into(), "d1".into()]);
-        let g = relevance(&[docs, judged.clone()]).unwrap();
+        let g = relevance(&[&docs, &judged.clone()]).unwrap();
         assert_eq!(g, nums(&[0.0, 2.0, 1.0]));
-        let total = count_relevant(std::slice::from_ref(&judged)).unwrap();
+        let total = count_relevant(&[&judged]).unwrap();
         assert_eq!(total, Value::Number(2.0));
-        let ideal = ideal_gains(&[judged]).unwrap();
+        let ideal = ideal_gains(&[&judged]).unwrap();
         assert_eq!(ideal, nums(&[2.0, 1.0]));
-        assert_eq!(n(precision_at(&[g.clone(), 5.0.into()])), 0.4);
-        assert_eq!(n(recall_at(&[g.clone(), total.clone(), 2.0.into()])), 0.5);
-        assert_eq!(n(reciprocal_rank(std::slice::from_ref(&g))), 0.5);
-        assert_eq!(n(reciprocal_rank_at(&[g.clone(), 1.0.into()])), 0.0);
-        assert_eq!(n(success_at(&[g.clone(), 2.0.into()])), 1.0);
+        assert_eq!(n(precision_at(&[&g.clone(), &5.0.into()])), 0.4);
+        assert_eq!(
+            n(recall_at(&[&g.clone(), &total.clone(), &2.0.into()])),
+            0.5
+        );
+        assert_eq!(n(reciprocal_rank(&[&g])), 0.5);
+        assert_eq!(n(reciprocal_rank_at(&[&g.clone(), &1.0.into()])), 0.0);
+        assert_eq!(n(success_at(&[&g.clone(), &2.0.into()])), 1.0);
         // AP = (1/2 + 2/3) / 2; pytrec_eval gives 0.5833333333333333.
         assert_eq!(
-            n(average_precision(&[g.clone(), total])),
+            n(average_precision(&[&g.clone(), &total])),
             0.5833333333333333
         );
         // nDCG@5 = (2/log2 3 + 1/log2 4) / (2/log2 2 + 1/log2 3); pytrec_eval: 0.66967181649423.
-        assert!((n(ndcg_at(&[g, ideal, 5.0.into()])) - 0.66967181649423).abs() < 1e-12);
+        assert!((n(ndcg_at(&[&g, &ideal, &5.0.into()])) - 0.66967181649423).abs() < 1e-12);
     }
 
     #[test]
     fn edge_rules() {
         let none = nums(&[]);
         // No relevant documents: recall, AP and nDCG are 0, not undefined.
-        assert_eq!(n(recall_at(&[nums(&[0.0]), 0.0.into(), 5.0.into()])), 0.0);
-        assert_eq!(n(average_precision(&[nums(&[0.0]), 0.0.into()])), 0.0);
-        assert_eq!(n(ndcg_at(&[nums(&[0.0]), none.clone(), 5.0.into()])), 0.0);
+        assert_eq!(
+            n(recall_at(&[&nums(&[0.0]), &0.0.into(), &5.0.into()])),
+            0.0
+        );
+        assert_eq!(n(average_precision(&[&nums(&[0.0]), &0.0.into()])), 0.0);
+        assert_eq!(
+            n(ndcg_at(&[&nums(&[0.0]), &none.clone(), &5.0.into()])),
+            0.0
+        );
         // Fewer than k retrieved: precision still divides by k.
-        assert_eq!(n(precision_at(&[nums(&[1.0]), 10.0.into()])), 0.1);
+        assert_eq!(n(precision_at(&[&nums(&[1.0]), &10.0.into()])), 0.1);
         // A repeated document gains once.
         let judged = Value::Object(vec![("a".into(), Value::Number(1.0))].into());
         let docs = Value::list(vec!["a".into(), "a".into()]);
-        assert_eq!(relevance(&[docs, judged]).unwrap(), nums(&[1.0, 0.0]));
-        assert!(precision_at(&[none, 0.0.into()]).is_err());
+        assert_eq!(relevance(&[&docs, &judged]).unwrap(), nums(&[1.0, 0.0]));
+        assert!(precision_at(&[&none, &0.0.into()]).is_err());
     }
 
     /// `relevance` as its rule reads: each id's last judged level, clamped at 0,
@@ -383,7 +392,7 @@ mod tests {
             );
             let list = Value::list(docs.iter().map(|d| Value::from(d.as_str())).collect());
             let expected = Value::list(relevance_by_rule(&docs, &judged).into_iter().map(Value::Number).collect());
-            proptest::prop_assert_eq!(relevance(&[list, object]).unwrap(), expected);
+            proptest::prop_assert_eq!(relevance(&[&list, &object]).unwrap(), expected);
         }
 
         // Read in place, a measure at a cutoff still rejects a non-number anywhere.
@@ -393,8 +402,8 @@ mod tests {
             let mut items: Vec<Value> = (0..len).map(|i| Value::Number((i % 3) as f64)).collect();
             items[at] = Value::from("x");
             let g = Value::list(items);
-            proptest::prop_assert!(precision_at(&[g.clone(), 1.0.into()]).is_err());
-            proptest::prop_assert!(ndcg_at(&[nums(&[1.0]), g, 1.0.into()]).is_err());
+            proptest::prop_assert!(precision_at(&[&g.clone(), &1.0.into()]).is_err());
+            proptest::prop_assert!(ndcg_at(&[&nums(&[1.0]), &g, &1.0.into()]).is_err());
         }
     }
 }

@@ -9,16 +9,16 @@ use crate::library::error::RuntimeErrorKind;
 
 use super::{list, number, string};
 
-pub(super) fn len(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(Value::Number(match &a[0] {
+pub(super) fn len(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    Ok(Value::Number(match a[0] {
         Value::String(s) => s.chars().count() as f64,
         other => list(other).len() as f64,
     }))
 }
 
-pub(super) fn take(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let items = list(&a[0]);
-    let n = number(&a[1]).unwrap_or(0.0);
+pub(super) fn take(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    let items = list(a[0]);
+    let n = number(a[1]).unwrap_or(0.0);
     let end = if n >= 0.0 {
         (n as usize).min(items.len())
     } else {
@@ -47,42 +47,42 @@ pub(super) fn distinct(items: impl Iterator<Item = Value>) -> Vec<Value> {
     out
 }
 
-pub(super) fn subset(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let within = member_test(list(&a[1]));
-    Ok(Value::Bool(list(&a[0]).iter().all(within)))
+pub(super) fn subset(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    let within = member_test(list(a[1]));
+    Ok(Value::Bool(list(a[0]).iter().all(within)))
 }
 
-pub(super) fn overlap(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let within = member_test(list(&a[1]));
-    Ok(Value::Bool(list(&a[0]).iter().any(within)))
+pub(super) fn overlap(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    let within = member_test(list(a[1]));
+    Ok(Value::Bool(list(a[0]).iter().any(within)))
 }
 
-pub(super) fn intersect(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let within = member_test(list(&a[1]));
+pub(super) fn intersect(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    let within = member_test(list(a[1]));
     Ok(Value::list(distinct(
-        list(&a[0]).iter().filter(|v| within(v)).cloned(),
+        list(a[0]).iter().filter(|v| within(v)).cloned(),
     )))
 }
 
-pub(super) fn union(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
+pub(super) fn union(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::list(distinct(
-        list(&a[0]).iter().chain(list(&a[1])).cloned(),
+        list(a[0]).iter().chain(list(a[1])).cloned(),
     )))
 }
 
-pub(super) fn unique(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(Value::list(distinct(list(&a[0]).iter().cloned())))
+pub(super) fn unique(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    Ok(Value::list(distinct(list(a[0]).iter().cloned())))
 }
 
-pub(super) fn set_equal(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let (x, y) = (list(&a[0]), list(&a[1]));
+pub(super) fn set_equal(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    let (x, y) = (list(a[0]), list(a[1]));
     Ok(Value::Bool(
         x.iter().all(member_test(y)) && y.iter().all(member_test(x)),
     ))
 }
 
-pub(super) fn order_by(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let keys: Vec<(bool, &str)> = list(&a[1])
+pub(super) fn order_by(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    let keys: Vec<(bool, &str)> = list(a[1])
         .iter()
         .map(|k| match k {
             Value::String(k) => Ok(k
@@ -93,7 +93,7 @@ pub(super) fn order_by(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
             }),
         })
         .collect::<Result<_, _>>()?;
-    let items = list(&a[0]);
+    let items = list(a[0]);
     let mut rows: Vec<(Vec<Value>, &Value)> = Vec::with_capacity(items.len());
     for item in items {
         let Value::Object(_) = item else {
@@ -148,10 +148,10 @@ pub(super) fn order_by(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     ))
 }
 
-pub(super) fn pluck(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let name = string(&a[1]);
+pub(super) fn pluck(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    let name = string(a[1]);
     Ok(Value::list(
-        list(&a[0])
+        list(a[0])
             .iter()
             .map(|item| item.field(name))
             .collect::<Result<_, _>>()?,
@@ -162,8 +162,8 @@ pub(super) fn pluck(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
 /// rather than mean anything for one item.
 pub const MAX_LIST: usize = 1_000_000;
 
-pub(super) fn repeat(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let n = number(&a[1]).unwrap_or(0.0).max(0.0);
+pub(super) fn repeat(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    let n = number(a[1]).unwrap_or(0.0).max(0.0);
     if n > MAX_LIST as f64 {
         return Err(RuntimeErrorKind::ListTooLong {
             function: "repeat",
@@ -173,10 +173,10 @@ pub(super) fn repeat(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::list(vec![a[0].clone(); n as usize]))
 }
 
-pub(super) fn ranks_where(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
+pub(super) fn ranks_where(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
     let hit = |v: &Value| matches!(v, Value::Bool(true)) || v.as_f64().is_some_and(|n| n >= 1.0);
     Ok(Value::list(
-        list(&a[0])
+        list(a[0])
             .iter()
             .enumerate()
             .filter(|(_, v)| hit(v))

@@ -106,7 +106,7 @@ pub struct Builtin {
     /// How many trailing params may be left out.
     pub optional: usize,
     pub returns: Returns,
-    pub eval: fn(&[Value]) -> Result<Value, RuntimeErrorKind>,
+    pub eval: fn(&[&Value]) -> Result<Value, RuntimeErrorKind>,
     pub summary: &'static str,
     pub example: &'static str,
 }
@@ -154,7 +154,7 @@ impl Builtin {
     }
 
     /// Checks the arguments' run-time types, then applies the function.
-    pub fn call(&self, args: &[Value]) -> Result<Value, RuntimeErrorKind> {
+    pub fn call(&self, args: &[&Value]) -> Result<Value, RuntimeErrorKind> {
         // A big integer is a number to a numeric parameter: as its float.
         let numeric = |i: usize| matches!(self.param(i), Param::Num | Param::Nums | Param::Int);
         if (0..args.len()).any(|i| matches!(args[i], Value::BigInt(_)) && numeric(i)) {
@@ -164,9 +164,9 @@ impl Builtin {
                     false => args[i].clone(),
                 })
                 .collect();
-            return self.call(&floats);
+            return self.call(&floats.iter().collect::<Vec<_>>());
         }
-        for (i, value) in args.iter().enumerate() {
+        for (i, &value) in args.iter().enumerate() {
             let param = self.param(i);
             if !param.check(value) {
                 return Err(RuntimeErrorKind::ArgumentType {
@@ -279,7 +279,10 @@ mod tests {
     use super::*;
 
     fn call(name: &str, args: Vec<Value>) -> Value {
-        lookup(name).unwrap().call(&args).unwrap()
+        lookup(name)
+            .unwrap()
+            .call(&args.iter().collect::<Vec<_>>())
+            .unwrap()
     }
 
     fn strs(items: &[&str]) -> Value {
@@ -314,7 +317,7 @@ mod tests {
         assert_eq!(lookup("round").unwrap().arity(), (1, Some(2)));
         // Every argument past the second is checked as a number too.
         let error = least
-            .call(&[Value::Number(1.0), Value::Number(2.0), Value::from("x")])
+            .call(&[&Value::Number(1.0), &Value::Number(2.0), &Value::from("x")])
             .unwrap_err();
         assert!(
             matches!(error, RuntimeErrorKind::ArgumentType { position: 3, .. }),
@@ -331,7 +334,7 @@ mod tests {
         let repeat = |n: f64| {
             lookup("repeat")
                 .unwrap()
-                .call(&[Value::Number(1.0), Value::Number(n)])
+                .call(&[&Value::Number(1.0), &Value::Number(n)])
         };
         assert_eq!(
             repeat(3.0).unwrap(),
@@ -421,7 +424,7 @@ mod tests {
         ]);
         assert!(lookup("order_by")
             .unwrap()
-            .call(&[mixed, strs(&["score"])])
+            .call(&[&mixed, &strs(&["score"])])
             .is_err());
     }
 
@@ -442,7 +445,7 @@ mod tests {
     fn runtime_argument_types_are_checked() {
         let err = lookup("trim")
             .unwrap()
-            .call(&[Value::Number(5.0)])
+            .call(&[&Value::Number(5.0)])
             .unwrap_err();
         assert_eq!(
             err.to_string(),

@@ -5,8 +5,8 @@ use crate::library::error::RuntimeErrorKind;
 
 use super::number;
 
-pub(super) fn to_num(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(match &a[0] {
+pub(super) fn to_num(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    Ok(match a[0] {
         Value::Null => Value::Null,
         Value::Number(_) | Value::BigInt(_) => a[0].clone(),
         Value::Bool(b) => Value::Number(f64::from(u8::from(*b))),
@@ -23,18 +23,18 @@ pub(super) fn to_num(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     })
 }
 
-pub(super) fn abs(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(number(&a[0]).map_or(Value::Null, |n| Value::Number(n.abs())))
+pub(super) fn abs(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    Ok(number(a[0]).map_or(Value::Null, |n| Value::Number(n.abs())))
 }
 
-pub(super) fn round(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
+pub(super) fn round(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
     // Past ±1100 digits every f64 rounds to itself (or to zero): the same answer.
     let digits = a
         .get(1)
-        .and_then(number)
+        .and_then(|v| number(v))
         .unwrap_or(0.0)
         .clamp(-1100.0, 1100.0) as i32;
-    Ok(number(&a[0]).map_or(Value::Null, |n| Value::Number(round_half_even(n, digits))))
+    Ok(number(a[0]).map_or(Value::Null, |n| Value::Number(round_half_even(n, digits))))
 }
 
 /// Python's `round(x, digits)`: the exact binary value rounded half to even.
@@ -54,19 +54,19 @@ pub fn round_half_even(x: f64, digits: i32) -> f64 {
     format!("{:.*}", digits as usize, x).parse().unwrap_or(x)
 }
 
-pub(super) fn least(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
+pub(super) fn least(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(extreme(a, f64::min))
 }
 
-pub(super) fn greatest(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
+pub(super) fn greatest(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(extreme(a, f64::max))
 }
 
 /// `least`/`greatest` of every argument; null when any is null (as SQL's
 /// `LEAST` is not: a missing value must not hide behind the others).
-pub(super) fn extreme(a: &[Value], pick: fn(f64, f64) -> f64) -> Value {
+pub(super) fn extreme(a: &[&Value], pick: fn(f64, f64) -> f64) -> Value {
     a.iter()
-        .map(number)
+        .map(|v| number(v))
         .try_fold(None, |best: Option<f64>, x| {
             x.map(|x| Some(best.map_or(x, |b| pick(b, x))))
         })

@@ -7,48 +7,48 @@ use crate::library::error::RuntimeErrorKind;
 
 use super::{each, list, null_or, string};
 
-pub(super) fn lower(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(null_or(&a[0], |s| Value::from(s.to_lowercase().as_str())))
+pub(super) fn lower(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    Ok(null_or(a[0], |s| Value::from(s.to_lowercase().as_str())))
 }
 
-pub(super) fn upper(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(null_or(&a[0], |s| Value::from(s.to_uppercase().as_str())))
+pub(super) fn upper(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    Ok(null_or(a[0], |s| Value::from(s.to_uppercase().as_str())))
 }
 
-pub(super) fn trim(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(match &a[0] {
+pub(super) fn trim(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    Ok(match a[0] {
         Value::String(s) if python_strip(s).len() == s.len() => a[0].clone(),
         other => null_or(other, |s| Value::from(python_strip(s))),
     })
 }
 
-pub(super) fn contains(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(Value::Bool(string(&a[0]).contains(string(&a[1]))))
+pub(super) fn contains(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    Ok(Value::Bool(string(a[0]).contains(string(a[1]))))
 }
 
-pub(super) fn starts_with(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(Value::Bool(string(&a[0]).starts_with(string(&a[1]))))
+pub(super) fn starts_with(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    Ok(Value::Bool(string(a[0]).starts_with(string(a[1]))))
 }
 
-pub(super) fn ends_with(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(Value::Bool(string(&a[0]).ends_with(string(&a[1]))))
+pub(super) fn ends_with(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    Ok(Value::Bool(string(a[0]).ends_with(string(a[1]))))
 }
 
-pub(super) fn split(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
+pub(super) fn split(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
     if a[0].is_null() {
         return Ok(Value::list(Vec::new()));
     }
-    let separator = string(&a[1]);
+    let separator = string(a[1]);
     if separator.is_empty() {
         return Err(RuntimeErrorKind::SplitEmptySeparator);
     }
     Ok(Value::list(
-        string(&a[0]).split(separator).map(Value::from).collect(),
+        string(a[0]).split(separator).map(Value::from).collect(),
     ))
 }
 
-pub(super) fn join(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    let parts: Result<Vec<&str>, RuntimeErrorKind> = list(&a[0])
+pub(super) fn join(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    let parts: Result<Vec<&str>, RuntimeErrorKind> = list(a[0])
         .iter()
         .map(|v| match v {
             Value::String(s) => Ok(&**s),
@@ -57,7 +57,7 @@ pub(super) fn join(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
             }),
         })
         .collect();
-    let (parts, separator) = (parts?, string(&a[1]));
+    let (parts, separator) = (parts?, string(a[1]));
     let length = parts.iter().map(|p| p.len()).sum::<usize>()
         + separator
             .len()
@@ -66,9 +66,9 @@ pub(super) fn join(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
     Ok(Value::from(parts.join(separator).as_str()))
 }
 
-pub(super) fn to_str(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    check_writable("str", &a[0])?;
-    Ok(match &a[0] {
+pub(super) fn to_str(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    check_writable("str", a[0])?;
+    Ok(match a[0] {
         Value::String(_) => a[0].clone(),
         other => Value::from(other.to_string().as_str()),
     })
@@ -81,18 +81,18 @@ pub(super) fn python_text(value: &Value) -> Value {
     }
 }
 
-pub(super) fn pystr(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    check_writable("pystr", &a[0])?;
-    Ok(python_text(&a[0]))
+pub(super) fn pystr(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    check_writable("pystr", a[0])?;
+    Ok(python_text(a[0]))
 }
 
-pub(super) fn pystr_each(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    check_writable("pystr_each", &a[0])?;
-    Ok(each(&a[0], python_text))
+pub(super) fn pystr_each(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    check_writable("pystr_each", a[0])?;
+    Ok(each(a[0], python_text))
 }
 
-pub(super) fn trim_each(a: &[Value]) -> Result<Value, RuntimeErrorKind> {
-    Ok(each(&a[0], |v| match v {
+pub(super) fn trim_each(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
+    Ok(each(a[0], |v| match v {
         Value::String(s) => Value::from(python_strip(s)),
         other => other.clone(),
     }))
