@@ -167,10 +167,9 @@ pub fn evaluate(op: &Op, frame: &Frame<'_>) -> Result<Value, RuntimeError> {
 }
 
 /// Evaluates `ops` in order and calls `f` with their values. A call of up to
-/// `INLINE` arguments (every matcher, every built-in but `least` and
-/// `greatest` given more) keeps
-/// them on the stack: a `Vec` per call was an allocation and a free for every
-/// call of every item.
+/// `INLINE` arguments keeps them on the stack: a `Vec` per call was an
+/// allocation and a free for every call of every item. What calls take more
+/// (`least` and `greatest`) come here through [`with_borrowed_arguments`].
 fn with_arguments<R>(
     ops: &[Op],
     frame: &Frame<'_>,
@@ -191,10 +190,11 @@ fn with_arguments<R>(
     Ok(f(&values))
 }
 
-/// As [`with_arguments`], for a function that only reads its arguments (a
-/// matcher): a constant or a slot is lent, not cloned ([`operand`]), and only
-/// what must be computed is owned. A matcher's inputs are mostly fields and
-/// matchers' texts and lists, each clone an atomic count up and down.
+/// Evaluates `ops` in order and calls `f` with them, for a function that only
+/// reads its arguments (a built-in, a matcher): a constant or a slot is lent,
+/// not cloned ([`operand`]), and only what must be computed is owned, on the
+/// stack for up to `INLINE` arguments. Arguments are mostly fields: texts and
+/// lists, whose clone is an atomic count up and down.
 fn with_borrowed_arguments<R>(
     ops: &[Op],
     frame: &Frame<'_>,
