@@ -130,7 +130,11 @@ pub fn count_ahead(dataset: &DatasetPlan, threads: usize) -> Option<CountedAhead
         return None;
     }
     let size = std::fs::metadata(&dataset.path).ok()?.len();
-    let ranges = chunk_ranges(dataset, size, chunk_count(threads, size)).ok()?;
+    let chunks = chunk_count(threads, size);
+    if chunks < 2 {
+        return None;
+    }
+    let ranges = chunk_ranges(dataset, size, chunks).ok()?;
     if ranges.len() < 2 {
         return None;
     }
