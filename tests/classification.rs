@@ -6,7 +6,7 @@
 mod support;
 
 use serde_json::Value;
-use support::{evalspec_with_env, repo_root};
+use support::{evalspec_with_env, repo_root, texts_of};
 
 fn run_case(case: &std::path::Path, out: &std::path::Path, threads: &str) -> Value {
     let spec = repo_root().join("tests/fixtures/classification/spec.yml");
@@ -111,12 +111,7 @@ fn classification_aggregates_match_scikit_learn() {
             .collect();
         want.sort();
         assert_eq!(cells, want, "{}", case.display());
-        let mut labels: Vec<&str> = table["classes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c["label"].as_str().unwrap())
-            .collect();
+        let mut labels = texts_of(&table["classes"], "label");
         labels.sort();
         let mut want_labels: Vec<&str> = expected["labels"]
             .as_array()

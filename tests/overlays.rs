@@ -7,7 +7,7 @@ mod support;
 use std::path::Path;
 
 use serde_json::Value;
-use support::{evalspec, write, Output};
+use support::{evalspec, texts_of, write, Output};
 
 const BASE: &str = r#"name: judged
 version: 1.0.0
@@ -56,12 +56,7 @@ fn an_overlay_removes_a_gate_a_metric_and_a_report_of_its_base() {
     let out = evalspec(d, &["run", "overlay.yaml", "--out", "out"]);
     code(&out, 0);
     let report = report(&d.join("out"));
-    let gates: Vec<&str> = report["gates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|g| g["name"].as_str().unwrap())
-        .collect();
+    let gates = texts_of(&report["gates"], "name");
     assert_eq!(gates, ["mean_score"]);
     assert!(report["metrics"].get("low").is_none());
     assert!(

@@ -7,7 +7,7 @@ mod support;
 use std::path::Path;
 
 use serde_json::Value;
-use support::{evalspec, write};
+use support::{evalspec, texts_of, write};
 
 const SPEC: &str = r#"name: demo
 version: 1.2.0
@@ -105,12 +105,7 @@ fn items_labels_and_offenders() {
         report["labels"],
         serde_json::json!({"OK": 1, "REFUSAL_OK": 1, "HALLUCINATION": 1, "ANS_NO_HIT": 1})
     );
-    let offenders: Vec<&str> = report["offenders"]["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|o| o["key"].as_str().unwrap())
-        .collect();
+    let offenders = texts_of(&report["offenders"]["items"], "key");
     assert_eq!(
         offenders,
         ["q2", "q3"],

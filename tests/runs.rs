@@ -6,7 +6,7 @@ mod support;
 use std::path::Path;
 
 use serde_json::Value as Json;
-use support::{evalspec, evalspec_with_env, repo_root, write};
+use support::{evalspec, evalspec_with_env, repo_root, texts_of, write};
 
 const SPEC: &str = r#"
 name: folder
@@ -87,12 +87,7 @@ fn a_folder_of_runs_is_scored_run_by_run_and_across_runs() {
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     assert!(run.stdout.contains("in 3 runs"), "{}", run.stdout);
     let r = report(dir.path());
-    let names: Vec<&str> = r["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|run| run["name"].as_str().unwrap())
-        .collect();
+    let names = texts_of(&r["runs"], "name");
     assert_eq!(names, ["a", "b", "c"]);
     assert_eq!(r["runs"][1]["files"]["trace"], "runs/b.jsonl");
     assert_eq!(r["datasets"]["trace"]["path"], "runs");
@@ -348,12 +343,7 @@ fn the_operational_preset_reports_its_shipped_runs() {
             .unwrap();
     // numpy.percentile([290, 300, 420, 515, 610, 740, 880, 1620], 95)
     assert_eq!(r["metrics"]["p95_latency_ms@seed-1"], 1360.9999999999995);
-    let points: Vec<&str> = r["tradeoff"]["points"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["run"].as_str().unwrap())
-        .collect();
+    let points = texts_of(&r["tradeoff"]["points"], "run");
     assert_eq!(points, ["seed-3", "seed-2", "seed-1"], "by latency");
     let html = std::fs::read_to_string(out.path().join("report.html")).unwrap();
     assert!(

@@ -13,7 +13,7 @@ mod support;
 
 use std::path::Path;
 
-use support::{evalspec_with_env, write, Output};
+use support::{evalspec_with_env, texts_of, write, Output};
 
 fn spec(trace_duplicates: &str, join: &str, gold_duplicates: &str) -> String {
     format!(
@@ -399,12 +399,7 @@ fn the_offenders_listed_are_the_first_in_key_order_whatever_order_the_items_come
         let report = dir.path().join("out-table-none-1/report.json");
         let report: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
-        let listed: Vec<&str> = report["offenders"]["items"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|item| item["key"].as_str().unwrap())
-            .collect();
+        let listed = texts_of(&report["offenders"]["items"], "key");
         assert_eq!(listed, ["q1", "q2", "q4"], "{name}");
     }
 }

@@ -95,3 +95,16 @@ pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     std::fs::write(&path, text).unwrap();
     path
 }
+
+/// The string `field` of each object in the JSON array `list` (a report's
+/// offenders' keys, its gates' names): what a test compares in order.
+pub fn texts_of<'a>(list: &'a serde_json::Value, field: &str) -> Vec<&'a str> {
+    let items = list
+        .as_array()
+        .unwrap_or_else(|| panic!("not a list: {list}"));
+    (items.iter())
+        .map(|item| {
+            (item[field].as_str()).unwrap_or_else(|| panic!("no string `{field}` in {item}"))
+        })
+        .collect()
+}
