@@ -3,7 +3,7 @@
 use serde_json::{json, Value as Json};
 
 use crate::base::types::Type;
-use crate::base::value::{Key, Value};
+use crate::base::value::{Key, NumberText, Value};
 
 /// An item's key as JSON: a string, a number, or null for an item without one.
 pub fn key_json(key: Option<&Key>) -> Json {
@@ -20,6 +20,7 @@ pub fn key_json(key: Option<&Key>) -> Json {
 pub fn push_key_json(out: &mut String, key: Option<&Key>) {
     match key {
         Some(Key::Str(s)) => push_string(out, s),
+        Some(Key::Num(bits)) => out.push_str(NumberText::default().format(f64::from_bits(*bits))),
         key => out.push_str(&key_json(key).to_string()),
     }
 }
@@ -168,6 +169,19 @@ mod tests {
             let mut text = String::new();
             push_key_json(&mut text, key);
             assert_eq!(text, key_json(key).to_string());
+        }
+    }
+
+    proptest! {
+        /// A number key, whole or not, huge or not finite: its JSON value's text.
+        #[test]
+        fn pushed_number_keys_are_the_keys_json_text(
+            n in prop_oneof![any::<f64>(), (-1e6..1e6f64).prop_map(f64::round), Just(-0.0)],
+        ) {
+            let key = Key::of(&Value::Number(n)).unwrap();
+            let mut text = String::new();
+            push_key_json(&mut text, key.as_ref());
+            prop_assert_eq!(text, key_json(key.as_ref()).to_string());
         }
     }
 }

@@ -284,27 +284,40 @@ impl fmt::Display for Value {
 }
 
 /// Numbers print as integers when they are whole and exactly representable,
-/// otherwise in the shortest form that reads back to the same float.
+/// otherwise in the shortest form that reads back to the same float (serde_json's
+/// text of it); a number that is not finite prints as `null`.
 pub fn format_number(n: f64) -> String {
-    if n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15 {
-        format!("{}", n as i64)
-    } else if n.is_finite() {
-        serde_json::Number::from_f64(n).map_or_else(|| n.to_string(), |x| x.to_string())
-    } else {
-        "null".into()
-    }
+    NumberText::default().format(n).to_owned()
 }
 
-/// Appends [`format_number`]'s text of `n` to `out`; an integer (what most
-/// item values are) without allocating.
+/// Appends [`format_number`]'s text of `n` to `out`, without allocating.
 pub fn push_number(out: &mut Vec<u8>, n: f64) {
     // A condition's 1 or 0, most of what item-values.jsonl holds.
     if n == 0.0 || n == 1.0 {
         out.push(if n == 0.0 { b'0' } else { b'1' });
-    } else if n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15 {
-        out.extend_from_slice(integer_text(n as i64, &mut [0; 20]).as_bytes());
     } else {
-        out.extend_from_slice(format_number(n).as_bytes());
+        out.extend_from_slice(NumberText::default().format(n).as_bytes());
+    }
+}
+
+/// Where [`format_number`]'s text is written: on the stack, not in a `String`
+/// per number (item-values.jsonl writes millions of them).
+#[derive(Default)]
+pub struct NumberText {
+    digits: [u8; 20],
+    float: zmij::Buffer,
+}
+
+impl NumberText {
+    pub fn format(&mut self, n: f64) -> &str {
+        if n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15 {
+            integer_text(n as i64, &mut self.digits)
+        } else if n.is_finite() {
+            // What serde_json writes for a float (`serde_json::Number`'s text).
+            self.float.format_finite(n)
+        } else {
+            "null"
+        }
     }
 }
 
@@ -490,7 +503,8 @@ mod tests {
 
     proptest::proptest! {
         /// The fast paths write what the plain definition does: an integer's
-        /// digits, anything else as `format_number` prints it.
+        /// digits, another finite number as serde_json writes it, `null` for
+        /// the rest; `format_number` the same.
         #[test]
         fn a_pushed_number_is_its_plain_text(
             n in proptest::prop_oneof![
@@ -504,8 +518,9 @@ mod tests {
             let plain = if n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15 {
                 (n as i64).to_string()
             } else {
-                format_number(n)
+                serde_json::Number::from_f64(n).map_or("null".to_string(), |x| x.to_string())
             };
+            proptest::prop_assert_eq!(&format_number(n), &plain);
             proptest::prop_assert_eq!(String::from_utf8(out).unwrap(), plain);
         }
     }

@@ -13,7 +13,9 @@ use crate::base::value::Key;
 use crate::eval::resample::Observed;
 use crate::library::aggregates::AggregateFn;
 use crate::plan::Plan;
-use crate::report_model::item_values::{Observation, ValueKind};
+use crate::report_model::item_values::{
+    push_observation, push_value, Observation, ValueKind, FLAG_ENTRIES,
+};
 
 /// One run's items, each with one contribution per column.
 #[derive(Debug, Clone, Default)]
@@ -46,6 +48,23 @@ enum Kept {
 
 /// A flag that is not 0 or 1: the item does not count.
 const NOT_COUNTED: u8 = 2;
+
+/// [`FLAG_ENTRIES`], each padded to five bytes, with its length.
+const PADDED_FLAG_ENTRIES: [([u8; 5], usize); 3] = {
+    let mut padded = [([0; 5], 0); 3];
+    let mut flag = 0;
+    while flag < 3 {
+        let entry = FLAG_ENTRIES[flag];
+        let mut i = 0;
+        while i < entry.len() {
+            padded[flag].0[i] = entry[i];
+            i += 1;
+        }
+        padded[flag].1 = entry.len();
+        flag += 1;
+    }
+    padded
+};
 
 /// One aggregate's observations, for a metric's column or an observed
 /// aggregate. A `count` or `ratio` observes 1, 0 or nothing: a byte each (at
@@ -138,6 +157,34 @@ impl Observations {
         }
     }
 
+    /// Appends item `item`'s contribution as an entry of item-values.jsonl.
+    // A byte of a `count` or `ratio` picks its text: most entries of a wide
+    // file are these (46 aggregates at 1M items write 264 MB).
+    #[inline]
+    fn push_value_entry(&self, item: usize, out: &mut Vec<u8>) {
+        match self {
+            Observations::Flags(flags) => {
+                // Five bytes copied whatever the entry, then cut to its length:
+                // a copy of a known size is a store, not a call to memcpy.
+                let (padded, len) = &PADDED_FLAG_ENTRIES[usize::from(flags[item].min(NOT_COUNTED))];
+                out.extend_from_slice(padded);
+                out.truncate(out.len() - (padded.len() - len));
+            }
+            Observations::Numbers(numbers) => push_value(out, numbers[item]),
+            Observations::Any(all) => push_value(out, all[item].number()),
+        }
+    }
+
+    /// Appends item `item`'s observation as an entry of item-values.jsonl.
+    #[inline]
+    fn push_observation_entry(&self, item: usize, out: &mut Vec<u8>) {
+        match self {
+            // An observation of a number, 1 or 0 is its number; none is null.
+            Observations::Flags(_) | Observations::Numbers(_) => self.push_value_entry(item, out),
+            Observations::Any(all) => push_observation(out, &all[item]),
+        }
+    }
+
     /// The general column, with every observation kept so far.
     fn make_any(&mut self) -> &mut Vec<Observation> {
         if !matches!(self, Observations::Any(_)) {
@@ -205,6 +252,19 @@ impl ValueTable {
     /// Item `item`'s contributions, column by column.
     pub fn row(&self, item: usize) -> impl Iterator<Item = Option<f64>> + '_ {
         self.columns.iter().map(move |column| column.number(item))
+    }
+
+    /// Appends item `item`'s entries of item-values.jsonl, each after a
+    /// comma: its contribution to every column, then its observation of every
+    /// observed aggregate (the bytes of `push_value` of [`ValueTable::row`] and
+    /// `push_observation` of [`ValueTable::observation`]).
+    pub fn push_entries(&self, item: usize, out: &mut Vec<u8>) {
+        for column in &self.columns {
+            column.push_value_entry(item, out);
+        }
+        for k in 0..self.observed.len() {
+            self.observed_column(k).push_observation_entry(item, out);
+        }
     }
 
     /// How many aggregates each item observes (`plan.stats.observed`).

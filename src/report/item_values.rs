@@ -129,14 +129,10 @@ fn batches(len: usize, batch: usize, threads: usize) -> impl Iterator<Item = Vec
 /// Appends the lines of `rows` of `table` to `out`.
 fn render_rows(table: &ValueTable, run: Option<&str>, rows: Range<usize>, out: &mut Vec<u8>) {
     let mut key = String::new();
-    let mut row = Vec::new();
     for i in rows {
         key.clear();
         push_key_json(&mut key, table.keys[i].as_ref());
-        row.clear();
-        row.extend(table.row(i));
-        let observed = (0..table.observed_width()).map(|k| table.observation(i, k));
-        push_row(out, &key, run, &row, observed);
+        push_row(out, &key, run, |out| table.push_entries(i, out));
     }
 }
 

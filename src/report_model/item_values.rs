@@ -248,13 +248,14 @@ pub fn header_line(
     format!("{header}\n")
 }
 
-/// Appends one item's line: `key` is the key's JSON text.
+/// Appends one item's line: `key` is the key's JSON text; `entries` appends
+/// the item's contributions and observations, each after a comma (with
+/// [`push_value`] and [`push_observation`], or bytes equal to theirs).
 pub fn push_row(
     out: &mut Vec<u8>,
     key: &str,
     run: Option<&str>,
-    values: &[Option<f64>],
-    observed: impl IntoIterator<Item = impl std::ops::Deref<Target = Observation>>,
+    entries: impl FnOnce(&mut Vec<u8>),
 ) {
     out.push(b'[');
     out.extend_from_slice(key.as_bytes());
@@ -262,18 +263,30 @@ pub fn push_row(
         out.push(b',');
         out.extend_from_slice(Json::from(run).to_string().as_bytes());
     }
-    for value in values {
-        out.push(b',');
-        match value {
-            Some(x) => push_number(out, *x),
-            None => out.extend_from_slice(b"null"),
-        }
-    }
-    for observation in observed {
-        out.push(b',');
-        observation.push_json(out);
-    }
+    entries(out);
     out.extend_from_slice(b"]\n");
+}
+
+/// Appends a contribution's entry: `,` and the number, or `,null`.
+pub fn push_value(out: &mut Vec<u8>, value: Option<f64>) {
+    match value {
+        Some(x) => {
+            out.push(b',');
+            push_number(out, x);
+        }
+        None => out.extend_from_slice(b",null"),
+    }
+}
+
+/// The entries [`push_value`] writes for a condition's 0 and 1 and for
+/// nothing, indexed by `0`, `1` and `2`: a `count`'s or `ratio`'s column
+/// writes them without going through a number.
+pub const FLAG_ENTRIES: [&[u8]; 3] = [b",0", b",1", b",null"];
+
+/// Appends an observation's entry: `,` and its JSON text.
+pub fn push_observation(out: &mut Vec<u8>, observation: &Observation) {
+    out.push(b',');
+    observation.push_json(out);
 }
 
 impl ItemValues {
@@ -462,6 +475,15 @@ mod tests {
     }
 
     #[test]
+    fn flag_entries_are_the_values_entries() {
+        for (flag, value) in [Some(0.0), Some(1.0), None].into_iter().enumerate() {
+            let mut entry = Vec::new();
+            push_value(&mut entry, value);
+            assert_eq!(FLAG_ENTRIES[flag], entry, "{value:?}");
+        }
+    }
+
+    #[test]
     fn written_lines_read_back() {
         let mut text = header_line(
             &[("p", ValueKind::Ratio), ("m", ValueKind::Mean)],
@@ -470,8 +492,11 @@ mod tests {
             &[],
         )
         .into_bytes();
-        push_row(&mut text, "\"q1\"", None, &[Some(1.0), Some(0.25)], &[]);
-        push_row(&mut text, "7", None, &[None, Some(3.0)], &[]);
+        let values = |values: [Option<f64>; 2]| {
+            move |out: &mut Vec<u8>| values.iter().for_each(|v| push_value(out, *v))
+        };
+        push_row(&mut text, "\"q1\"", None, values([Some(1.0), Some(0.25)]));
+        push_row(&mut text, "7", None, values([None, Some(3.0)]));
         assert_eq!(
             String::from_utf8(text.clone()).unwrap(),
             "{\"item_values\":1,\"metrics\":[{\"name\":\"p\",\"kind\":\"ratio\"},{\"name\":\"m\",\"kind\":\"mean\"}],\"runs\":false}\n[\"q1\",1,0.25]\n[7,null,3]\n"
@@ -513,7 +538,10 @@ mod tests {
             Observation::Calibrated(0.25, true),
             Observation::Out,
         ];
-        push_row(&mut text, "\"q1\"", None, &[Some(1.0)], &observed);
+        push_row(&mut text, "\"q1\"", None, |out| {
+            push_value(out, Some(1.0));
+            observed.iter().for_each(|o| push_observation(out, o));
+        });
         let written = String::from_utf8(text.clone()).unwrap();
         assert!(written.starts_with("{\"item_values\":2,"), "{written}");
         assert!(
