@@ -203,3 +203,88 @@ fn trec_results_do_not_depend_on_the_number_of_threads() {
         twice_out.stderr
     );
 }
+
+/// A repeated key of the items dataset (`duplicates: error`) is found, with the
+/// same error, however the file is split: in order (each chunk's keys only
+/// appended while they increase) or not, in one chunk or across two, adjacent
+/// to its first line or far from it.
+#[test]
+fn a_repeated_item_key_is_found_in_any_order_and_any_chunk() {
+    let dir = tempfile::tempdir().unwrap();
+    support::write(
+        dir.path(),
+        "spec.yaml",
+        "name: keys\nversion: 1.0.0\ndatasets:\n  items: { format: jsonl, path: items.jsonl, key: id }\nmetrics:\n  n: count()\n  right: ratio(items.ok)\n",
+    );
+    const N: usize = 3_000;
+    let line = |id: &str| format!("{{\"id\": {id}, \"ok\": true}}");
+    let numbers: Vec<String> = (0..N).map(|i| line(&i.to_string())).collect();
+    let texts: Vec<String> = (0..N).map(|i| line(&format!("\"k{i:05}\""))).collect();
+    let reversed: Vec<String> = numbers.iter().rev().cloned().collect();
+    /// Where a repeat goes and which line it repeats.
+    type Repeat = Option<(usize, usize)>;
+    let mut cases: Vec<(&[String], Repeat)> =
+        vec![(&numbers, None), (&texts, None), (&reversed, None)];
+    for at in [N / 3, N / 2, 2 * N / 3, N - 10] {
+        for lines in [&numbers, &texts, &reversed] {
+            cases.push((lines, Some((at, at - 1))));
+            cases.push((lines, Some((at, 5))));
+        }
+    }
+    for (lines, repeat) in cases {
+        let mut lines = lines.to_vec();
+        if let Some((at, of)) = repeat {
+            lines.insert(at, lines[of].clone());
+        }
+        support::write(dir.path(), "items.jsonl", &(lines.join("\n") + "\n"));
+        let outputs: Vec<Output> = [1, 2, 3]
+            .iter()
+            .map(|threads| {
+                support::evalspec_with_env(
+                    dir.path(),
+                    &[("EVALSPEC_MIN_CHUNK_BYTES", "4096")],
+                    &[
+                        "run",
+                        "spec.yaml",
+                        "--out",
+                        "out",
+                        "--threads",
+                        &threads.to_string(),
+                    ],
+                )
+            })
+            .collect();
+        let first = &outputs[0];
+        match repeat {
+            None => assert_eq!(first.code, 0, "{}", first.stderr),
+            Some((at, of)) => {
+                assert_eq!(first.code, 2, "{}", first.stderr);
+                let record: serde_json::Value = serde_json::from_str(&lines[of]).unwrap();
+                let key = match &record["id"] {
+                    serde_json::Value::String(text) => text.clone(),
+                    number => number.to_string(),
+                };
+                let expected = format!("duplicate key `{key}` (first on line {})", of + 1);
+                assert!(
+                    first.stderr.contains(&expected),
+                    "{expected}: {}",
+                    first.stderr
+                );
+                assert!(
+                    first.stderr.contains(&format!("items.jsonl:{}", at + 1)),
+                    "line {}: {}",
+                    at + 1,
+                    first.stderr
+                );
+            }
+        }
+        for (threads, other) in outputs.iter().enumerate().skip(1) {
+            assert_eq!(
+                (first.code, &first.stderr),
+                (other.code, &other.stderr),
+                "{} threads, repeat {repeat:?}",
+                threads + 1
+            );
+        }
+    }
+}

@@ -12,7 +12,7 @@ use crate::eval::aggregate::{Accumulator, Observation};
 use crate::eval::error::{EvalError, Within};
 use crate::eval::item_lines::{LineLimit, LineSpool};
 use crate::eval::item_values::{self, ValueTable};
-use crate::eval::keys::{duplicate_error, key_of, FastMap};
+use crate::eval::keys::{duplicate_error, key_of, FastMap, SeenKeys};
 use crate::eval::lookup::Lookup;
 use crate::eval::outcome::{item_body, report_order, ItemRow, OffenderRow};
 use crate::eval::slices::{self, SliceFold};
@@ -42,7 +42,7 @@ pub(super) struct ItemChunk<'p> {
     pub(super) keyless: usize,
     /// `duplicates: error`: each key's first line in this chunk, to find repeats
     /// within it (a stop) and across chunks (when merging).
-    pub(super) seen: FastMap<Key, u32>,
+    pub(super) seen: SeenKeys,
     /// `duplicates: first`/`last` need every earlier key: one chunk only.
     pub(super) first_lines: FastMap<Key, (u32, usize)>,
     pub(super) buffered: Vec<(Option<Key>, Record)>,
@@ -132,7 +132,7 @@ impl<'p> ItemChunk<'p> {
             missing: vec![0; lookups.len()],
             skipped: vec![0; lookups.len()],
             keyless: 0,
-            seen: FastMap::default(),
+            seen: SeenKeys::default(),
             first_lines: FastMap::default(),
             buffered: Vec::new(),
             duplicates: 0,
@@ -179,14 +179,11 @@ impl<'p> ItemChunk<'p> {
                 Duplicates::Keep => {}
                 // A deferred read's caller finds repeats in its index of every key.
                 Duplicates::Error if self.defer => {}
-                Duplicates::Error => match self.seen.entry(key.clone()) {
-                    Entry::Vacant(slot) => {
-                        slot.insert(record.line);
+                Duplicates::Error => {
+                    if let Some(first) = self.seen.insert(key, record.line) {
+                        return Err(duplicate_error(dataset, key, first, record.line));
                     }
-                    Entry::Occupied(slot) => {
-                        return Err(duplicate_error(dataset, key, *slot.get(), record.line))
-                    }
-                },
+                }
                 Duplicates::First | Duplicates::Last => match self.first_lines.entry(key.clone()) {
                     Entry::Vacant(slot) => {
                         slot.insert((record.line, self.buffered.len()));

@@ -7,14 +7,14 @@
 use std::sync::Arc;
 
 use crate::base::diagnostic::Diagnostic;
-use crate::base::value::{Key, Value};
+use crate::base::value::Value;
 use crate::data::{read_chunked, Chunk, ReadStats};
 use crate::eval::aggregate::Accumulator;
 use crate::eval::error::{EvalError, EvalWarning};
 use crate::eval::item::{ItemChunk, MAX_ITEM_ERRORS};
 use crate::eval::item_lines::{ItemLines, LineLimit};
 use crate::eval::item_values::ValueTable;
-use crate::eval::keys::{duplicate_error, stop_line};
+use crate::eval::keys::{duplicate_error, stop_line, SeenKeys};
 use crate::eval::lookup::Lookup;
 use crate::eval::outcome::{DatasetOutcome, ItemRow, OffenderRow};
 use crate::eval::slices::SliceFold;
@@ -246,17 +246,8 @@ pub(super) fn first_duplicate(
     chunks: &[Chunk<ItemChunk<'_>>],
 ) -> Option<Diagnostic> {
     for (k, chunk) in chunks.iter().enumerate().skip(1) {
-        let earlier = |key: &Key| {
-            chunks[..k]
-                .iter()
-                .find_map(|c| c.state.seen.get(key).copied())
-        };
-        let repeat = chunk
-            .state
-            .seen
-            .iter()
-            .filter_map(|(key, &line)| earlier(key).map(|first| (line, first, key)))
-            .min_by_key(|&(line, _, _)| line);
+        let earlier: Vec<&SeenKeys> = chunks[..k].iter().map(|c| &c.state.seen).collect();
+        let repeat = chunk.state.seen.first_repeat_of(&earlier);
         if let Some((line, first, key)) = repeat {
             return Some(duplicate_error(dataset, key, first, line));
         }
