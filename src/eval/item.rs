@@ -16,7 +16,7 @@ use crate::eval::keys::{duplicate_error, key_of, FastMap, SeenKeys};
 use crate::eval::lookup::Lookup;
 use crate::eval::outcome::{item_body, report_order, ItemRow, OffenderRow};
 use crate::eval::slices::{self, SliceFold};
-use crate::ir::{evaluate, Frame, Record, RuntimeError};
+use crate::ir::{evaluate, evaluate_into, Frame, Record, RuntimeError};
 use crate::library::aggregates::AggregateFn;
 use crate::library::error::RuntimeErrorKind;
 use crate::plan::{DatasetPlan, Plan};
@@ -65,9 +65,11 @@ pub(super) struct ItemChunk<'p> {
     pub(super) values: ValueTable,
     /// The current item's contribution to each aggregate.
     pub(super) contributions: Vec<Observation>,
-    /// The current item's value of each shared filter or argument
-    /// (`plan.shared`), once computed.
-    shared: Vec<Option<Value>>,
+    /// Each shared filter's or argument's (`plan.shared`) last value, and
+    /// the item it was computed for (a number from `scored`).
+    shared: Vec<(u64, Value)>,
+    /// Items scored by this chunk, counting from 1: the current item's number.
+    scored: u64,
     /// The current item's value of each slice.
     pub(super) slice_texts: Vec<Arc<str>>,
     /// Per aggregate, the current item's value for a `stability` aggregate.
@@ -89,19 +91,24 @@ pub(super) struct ItemChunk<'p> {
     pub(super) defer: bool,
 }
 
-/// A shared filter's or argument's value for the current item: computed into
+/// A shared filter's or argument's value for item `item`: computed into
 /// `shared[at]` the first time an aggregate asks, read in place after.
+// Numbered rather than cleared per item: an `Option<Value>` per slot, set to
+// `None` for every item and then to `Some` of the result, cost as much as
+// the comparisons it held.
 fn shared_value<'s>(
-    shared: &'s mut [Option<Value>],
+    shared: &'s mut [(u64, Value)],
     at: usize,
+    item: u64,
     plan: &Plan,
     frame: &Frame<'_>,
 ) -> Result<&'s Value, RuntimeError> {
-    let slot = &mut shared[at];
-    if slot.is_none() {
-        *slot = Some(evaluate(&plan.shared.ops[at], frame)?);
+    let (computed_for, value) = &mut shared[at];
+    if *computed_for != item {
+        evaluate_into(&plan.shared.ops[at], frame, value)?;
+        *computed_for = item;
     }
-    Ok(slot.get_or_insert(Value::Null))
+    Ok(value)
 }
 
 /// Where an item failed to evaluate, in what, and why.
@@ -146,7 +153,8 @@ impl<'p> ItemChunk<'p> {
             routes: slices::routes(plan),
             values: ValueTable::new(plan),
             contributions: vec![Observation::Out; plan.aggregates.len()],
-            shared: vec![None; plan.shared.ops.len()],
+            shared: vec![(0, Value::Null); plan.shared.ops.len()],
+            scored: 0,
             slice_texts: vec![Arc::from(""); plan.slices.len()],
             tracked: vec![None; plan.aggregates.len()],
             offender: false,
@@ -303,8 +311,8 @@ impl<'p> ItemChunk<'p> {
         })?;
         // Each shared filter or argument is computed once for this item, when
         // the first aggregate that needs it asks, and read in place after.
-        self.shared.iter_mut().for_each(|value| *value = None);
-        let shared = &mut self.shared;
+        self.scored += 1;
+        let (shared, item) = (&mut self.shared, self.scored);
         for (i, (((aggregate, accumulator), contribution), tracked)) in plan
             .aggregates
             .iter()
@@ -320,7 +328,7 @@ impl<'p> ItemChunk<'p> {
                 Box::new((aggregate.at.clone(), within, e))
             };
             if let Some(filter) = plan.shared.filter[i] {
-                match shared_value(shared, filter, plan, &frame).map_err(fail)? {
+                match shared_value(shared, filter, item, plan, &frame).map_err(fail)? {
                     Value::Bool(true) => {}
                     Value::Bool(false) | Value::Null => continue,
                     found => {
@@ -331,7 +339,7 @@ impl<'p> ItemChunk<'p> {
                 }
             }
             let value = match plan.shared.arg[i] {
-                Some(arg) => Some(shared_value(shared, arg, plan, &frame).map_err(fail)?),
+                Some(arg) => Some(shared_value(shared, arg, item, plan, &frame).map_err(fail)?),
                 None => None,
             };
             if aggregate.function == AggregateFn::Stability {

@@ -76,6 +76,25 @@ fn operand<'f>(op: &'f Op, frame: &'f Frame<'_>) -> Result<Cow<'f, Value>, Runti
     }))
 }
 
+/// Evaluates `op` into `out`. An equality (`items.gold == "c0"`, what per-item
+/// filters mostly are) writes its bool in place: returned as a `Value` it
+/// was copied through the stack in pieces the store before it could not
+/// forward, which stalled every item's every shared filter.
+pub fn evaluate_into(op: &Op, frame: &Frame<'_>, out: &mut Value) -> Result<(), RuntimeError> {
+    match op {
+        Op::Binary(BinaryOp::Eq, l, r, _) => {
+            let equal = *operand(l, frame)? == *operand(r, frame)?;
+            *out = Value::Bool(equal);
+        }
+        Op::Binary(BinaryOp::Ne, l, r, _) => {
+            let equal = *operand(l, frame)? == *operand(r, frame)?;
+            *out = Value::Bool(!equal);
+        }
+        _ => *out = evaluate(op, frame)?,
+    }
+    Ok(())
+}
+
 /// Evaluates `op`. An error names the innermost op that failed: each fallible op
 /// places the errors it makes, and passes on those of its operands as they are.
 pub fn evaluate(op: &Op, frame: &Frame<'_>) -> Result<Value, RuntimeError> {
@@ -468,6 +487,33 @@ mod tests {
             args[0] = failing(first);
             args[count - 1] = failing(second);
             assert_eq!(call(args).unwrap_err().at, Some(first), "{count} arguments");
+        }
+    }
+
+    proptest::proptest! {
+        /// What `evaluate` gives, for the comparisons written in place and the
+        /// rest alike, and the same error when an operand fails.
+        #[test]
+        fn evaluating_into_a_value_is_evaluating(
+            l in crate::base::value::strategies::value(),
+            r in crate::base::value::strategies::value(),
+            which in 0usize..4,
+            failing in proptest::prelude::any::<bool>(),
+        ) {
+            let op = [B::Eq, B::Ne, B::Lt, B::In][which];
+            let len = crate::library::builtins::lookup("len").unwrap();
+            let left = match failing {
+                true => Box::new(Op::Call(len, vec![Op::Const(3.0.into())], at())),
+                false => c(l),
+            };
+            let op = Op::Binary(op, left, c(r), at());
+            let frame = Frame::default();
+            let mut out = Value::from("held before");
+            let into = evaluate_into(&op, &frame, &mut out).map(|()| out);
+            proptest::prop_assert_eq!(
+                format!("{into:?}"),
+                format!("{:?}", evaluate(&op, &frame))
+            );
         }
     }
 
