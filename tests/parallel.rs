@@ -93,6 +93,26 @@ fn results_do_not_depend_on_the_number_of_threads() {
 
     let clean = rag(dir.path(), "gold.jsonl");
     assert!(clean.code == 0 || clean.code == 1, "{}", clean.stderr);
+    // Each file's hash, read on a thread of its own for one chunk or several,
+    // is its bytes' SHA-256.
+    let report = run(
+        dir.path(),
+        "rag-precision.yaml",
+        &["gold=gold.jsonl", "trace=trace.jsonl"],
+        1,
+    )
+    .1;
+    let report: serde_json::Value = serde_json::from_str(&report.unwrap()).unwrap();
+    for name in ["gold", "trace"] {
+        use sha2::Digest;
+        let bytes = std::fs::read(dir.path().join(format!("{name}.jsonl"))).unwrap();
+        let expected = format!("{:x}", sha2::Sha256::digest(&bytes));
+        assert_eq!(
+            report["datasets"][name]["sha256"],
+            expected.as_str(),
+            "{name}"
+        );
+    }
     assert!(
         clean.stderr.contains("record(s) repeat an earlier key"),
         "{}",

@@ -218,8 +218,12 @@ fn read_ranges<S: Send, R: Send>(
         if Progress::wanted(size) {
             scope.spawn(|| progress.show(&dataset.name, size));
         }
-        // One range hashes as it reads; several leave the hash to a thread of its own.
-        let hasher = (ranges.len() > 1).then(|| scope.spawn(|| hash_file(dataset)));
+        // Several ranges leave the hash to a thread of its own, and so does one
+        // range of a file past two chunks' size (`--threads 1` on a large
+        // file): hashing took a fifteenth of that thread's time. One small
+        // range hashes as it reads.
+        let apart = ranges.len() > 1 || size >= 2 * min_chunk_bytes();
+        let hasher = apart.then(|| scope.spawn(|| hash_file(dataset)));
         let handles: Vec<_> = (ranges.iter().enumerate())
             .zip(senders.into_iter().zip(receivers))
             .map(|((i, range), (next, previous))| {
@@ -243,7 +247,8 @@ fn read_ranges<S: Send, R: Send>(
                     }
                     let first_line = first_line?;
                     let mut state = make();
-                    let mut hasher = (first_line == 0 && range.end == size).then(Sha256::new);
+                    let inline = !apart && first_line == 0 && range.end == size;
+                    let mut hasher = inline.then(Sha256::new);
                     let result = read_range(
                         range.clone(),
                         first_line,
