@@ -249,15 +249,10 @@ impl ValueTable {
         self.columns[c].number(item)
     }
 
-    /// Item `item`'s contributions, column by column.
-    pub fn row(&self, item: usize) -> impl Iterator<Item = Option<f64>> + '_ {
-        self.columns.iter().map(move |column| column.number(item))
-    }
-
     /// Appends item `item`'s entries of item-values.jsonl, each after a
-    /// comma: its contribution to every column, then its observation of every
-    /// observed aggregate (the bytes of `push_value` of [`ValueTable::row`] and
-    /// `push_observation` of [`ValueTable::observation`]).
+    /// comma: its contribution to every column (the bytes of `push_value` of
+    /// [`ValueTable::value`]), then its observation of every observed
+    /// aggregate (those of `push_observation` of [`ValueTable::observation`]).
     pub fn push_entries(&self, item: usize, out: &mut Vec<u8>) {
         for column in &self.columns {
             column.push_value_entry(item, out);
@@ -265,11 +260,6 @@ impl ValueTable {
         for k in 0..self.observed.len() {
             self.observed_column(k).push_observation_entry(item, out);
         }
-    }
-
-    /// How many aggregates each item observes (`plan.stats.observed`).
-    pub fn observed_width(&self) -> usize {
-        self.observed.len()
     }
 
     /// Item `item`'s observation of the `k`-th observed aggregate.
@@ -423,6 +413,39 @@ mod tests {
             matches!(flags, Observations::Any(_)),
             "-0.0 is kept exactly"
         );
+    }
+
+    #[test]
+    fn entries_are_the_values_and_observations_text() {
+        let pushed = [
+            Observation::Number(1.0),
+            Observation::Out,
+            Observation::Number(0.0),
+            Observation::Number(0.25),
+            Observation::Number(-3.0),
+            Observation::labels(Arc::from("a \"b\""), Arc::from("c")),
+            Observation::Calibrated(0.5, true),
+        ];
+        for function in [AggregateFn::Ratio, AggregateFn::Mean, AggregateFn::Kappa] {
+            // Every prefix: each kind of column while it stays that kind.
+            for n in 0..=pushed.len() {
+                let mut column = Observations::of(function);
+                pushed[..n].iter().for_each(|o| column.push(o));
+                for item in 0..n {
+                    let (mut value, mut expected_value) = (Vec::new(), Vec::new());
+                    column.push_value_entry(item, &mut value);
+                    push_value(&mut expected_value, column.number(item));
+                    assert_eq!(value, expected_value, "{function:?}, item {item} of {n}");
+                    let (mut observed, mut expected_observed) = (Vec::new(), Vec::new());
+                    column.push_observation_entry(item, &mut observed);
+                    push_observation(&mut expected_observed, &column.get(item));
+                    assert_eq!(
+                        observed, expected_observed,
+                        "{function:?}, item {item} of {n}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
