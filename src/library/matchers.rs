@@ -332,10 +332,10 @@ fn containment(
     })
 }
 
-/// Writes `s.to_lowercase()` into `out`, replacing what it held. An ASCII text
-/// is lowercased in place, sixteen bytes at a time; any other char by its own
-/// mapping, except that a text with a capital sigma (lowercased by its place
-/// in a word) takes `to_lowercase` whole.
+/// Writes `s.to_lowercase()` into `out`, replacing what it held: runs of ASCII
+/// copied and lowercased in place, any other char by its own mapping, except
+/// that a text with a capital sigma (lowercased by its place in a word) takes
+/// `to_lowercase` whole.
 fn lowercase_into(s: &str, out: &mut String) {
     out.clear();
     if s.is_ascii() {
