@@ -193,6 +193,16 @@ mod tests {
                 prop_assert!(slots.iter().zip(record.slots.iter()).all(|(a, b)| same(a, b)));
             }
             prop_assert!(read_record(&mut input, 3).unwrap().is_none());
+            // Through a small buffer, texts and lists straddle its refills.
+            for capacity in [1, 3, 16] {
+                let mut input = std::io::BufReader::with_capacity(capacity, bytes.as_slice());
+                for (number, line, slots) in &records {
+                    let (n, record) = read_record(&mut input, 3).unwrap().expect("a record");
+                    prop_assert_eq!((n, record.line), (*number, *line));
+                    prop_assert!(slots.iter().zip(record.slots.iter()).all(|(a, b)| same(a, b)));
+                }
+                prop_assert!(read_record(&mut input, 3).unwrap().is_none());
+            }
         }
     }
 
@@ -206,5 +216,10 @@ mod tests {
         write_record(&mut bytes, 3, &record).unwrap();
         let mut input = &bytes[..bytes.len() - 2];
         assert!(read_record(&mut input, 2).is_err());
+        // Cut inside the text, read whole or through a small buffer.
+        let cut = &bytes[..bytes.len() - 12];
+        assert!(read_record(&mut &cut[..], 2).is_err());
+        let mut small = std::io::BufReader::with_capacity(4, cut);
+        assert!(read_record(&mut small, 2).is_err());
     }
 }
