@@ -82,13 +82,9 @@ fn operand<'f>(op: &'f Op, frame: &'f Frame<'_>) -> Result<Cow<'f, Value>, Runti
 /// forward, which stalled every item's every shared filter.
 pub fn evaluate_into(op: &Op, frame: &Frame<'_>, out: &mut Value) -> Result<(), RuntimeError> {
     match op {
-        Op::Binary(BinaryOp::Eq, l, r, _) => {
+        Op::Binary(op @ (BinaryOp::Eq | BinaryOp::Ne), l, r, _) => {
             let equal = *operand(l, frame)? == *operand(r, frame)?;
-            *out = Value::Bool(equal);
-        }
-        Op::Binary(BinaryOp::Ne, l, r, _) => {
-            let equal = *operand(l, frame)? == *operand(r, frame)?;
-            *out = Value::Bool(!equal);
+            *out = Value::Bool(equal == (*op == BinaryOp::Eq));
         }
         _ => *out = evaluate(op, frame)?,
     }
@@ -169,61 +165,39 @@ pub fn evaluate(op: &Op, frame: &Frame<'_>) -> Result<Value, RuntimeError> {
                 .map(|op| evaluate(op, frame))
                 .collect::<Result<_, _>>()?,
         ),
-        Op::Call(builtin, args, at) => {
-            with_borrowed_arguments(args, frame, |args| builtin.call(args))?
-                .map_err(|e| RuntimeError::located(e, *at))?
-        }
+        Op::Call(builtin, args, at) => with_arguments(args, frame, |args| builtin.call(args))?
+            .map_err(|e| RuntimeError::located(e, *at))?,
         Op::If(condition, then, otherwise, at) => match evaluate(condition, frame)? {
             Value::Bool(true) => evaluate(then, frame)?,
             Value::Bool(false) | Value::Null => evaluate(otherwise, frame)?,
             found => return Err(RuntimeError::located(K::IfConditionNotBool { found }, *at)),
         },
         Op::Matcher(matcher, inputs, at) => {
-            with_borrowed_arguments(inputs, frame, |inputs| matcher.apply(inputs))?
+            with_arguments(inputs, frame, |inputs| matcher.apply(inputs))?
                 .map_err(|e| RuntimeError::located(e, *at))?
         }
     })
 }
 
-/// Evaluates `ops` in order and calls `f` with their values. A call of up to
-/// `INLINE` arguments keeps them on the stack: a `Vec` per call was an
-/// allocation and a free for every call of every item. What calls take more
-/// (`least` and `greatest`) come here through [`with_borrowed_arguments`].
-fn with_arguments<R>(
-    ops: &[Op],
-    frame: &Frame<'_>,
-    f: impl FnOnce(&[Value]) -> R,
-) -> Result<R, RuntimeError> {
-    const INLINE: usize = 4;
-    if ops.len() <= INLINE {
-        let mut values: [Value; INLINE] = Default::default();
-        for (value, op) in values.iter_mut().zip(ops) {
-            *value = evaluate(op, frame)?;
-        }
-        return Ok(f(&values[..ops.len()]));
-    }
-    let values: Vec<Value> = ops
-        .iter()
-        .map(|op| evaluate(op, frame))
-        .collect::<Result<_, _>>()?;
-    Ok(f(&values))
-}
-
 /// Evaluates `ops` in order and calls `f` with them, for a function that only
 /// reads its arguments (a built-in, a matcher): a constant or a slot is lent,
-/// not cloned ([`operand`]), and only what must be computed is owned, on the
-/// stack for up to `INLINE` arguments. Arguments are mostly fields: texts and
-/// lists, whose clone is an atomic count up and down.
-fn with_borrowed_arguments<R>(
+/// not cloned ([`operand`]), and only what must be computed is owned. Up to
+/// `INLINE` arguments (every matcher, every built-in but `least` and
+/// `greatest` given more) are kept on the stack: a `Vec` per call was an
+/// allocation and a free for every call of every item. Arguments are mostly
+/// fields: texts and lists, whose clone is an atomic count up and down.
+fn with_arguments<R>(
     ops: &[Op],
     frame: &Frame<'_>,
     f: impl FnOnce(&[&Value]) -> R,
 ) -> Result<R, RuntimeError> {
     const INLINE: usize = 4;
     if ops.len() > INLINE {
-        return with_arguments(ops, frame, |values| {
-            f(&values.iter().collect::<Vec<&Value>>())
-        });
+        let operands: Vec<Cow<'_, Value>> = ops
+            .iter()
+            .map(|op| operand(op, frame))
+            .collect::<Result<_, _>>()?;
+        return Ok(f(&operands.iter().map(|v| &**v).collect::<Vec<&Value>>()));
     }
     let mut operands: [Option<Cow<'_, Value>>; INLINE] = Default::default();
     for (operand_of, op) in operands.iter_mut().zip(ops) {
