@@ -321,16 +321,23 @@ impl<'p> ItemChunk<'p> {
             .zip(&mut self.tracked)
             .enumerate()
         {
-            *contribution = item_values::untouched(aggregate.function);
-            *tracked = None;
             let fail = |e: RuntimeError| {
                 let within = Within::Aggregate(aggregate.text.clone());
                 Box::new((aggregate.at.clone(), within, e))
             };
+            // Each contribution is written once (an item filtered out, its
+            // untouched one): it is an enum with a boxed case, so every write
+            // drops the one before.
             if let Some(filter) = plan.shared.filter[i] {
                 match shared_value(shared, filter, item, plan, &frame).map_err(fail)? {
                     Value::Bool(true) => {}
-                    Value::Bool(false) | Value::Null => continue,
+                    Value::Bool(false) | Value::Null => {
+                        *contribution = item_values::untouched(aggregate.function);
+                        if tracked.is_some() {
+                            *tracked = None;
+                        }
+                        continue;
+                    }
                     found => {
                         let found = found.clone();
                         let kind = RuntimeErrorKind::WhereNeedsBool { found };
@@ -343,6 +350,7 @@ impl<'p> ItemChunk<'p> {
                 None => None,
             };
             if aggregate.function == AggregateFn::Stability {
+                *contribution = Observation::Out;
                 *tracked = Some(value.cloned().unwrap_or(Value::Null));
                 continue;
             }
@@ -388,7 +396,7 @@ impl<'p> ItemChunk<'p> {
             if !routes.is_empty() {
                 slices::add(&mut self.slices, &self.places, routes, contribution).map_err(fail)?;
             }
-            accumulator.observe(contribution, 1).map_err(fail)?;
+            accumulator.observe_one(contribution).map_err(fail)?;
         }
         if plan.stats.keeps_values() {
             item_values::push(&mut self.values, plan, key, &self.contributions);
