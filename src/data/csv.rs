@@ -27,7 +27,7 @@ use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::value::Value;
 use crate::data::columns::{self, Target};
 use crate::data::csv_scan::Scan;
-use crate::data::file::open_error;
+use crate::data::file::{count_newlines, open_error};
 use crate::data::project::{self, Interner};
 use crate::data::reader::Flow;
 use crate::data::reader::ReadStats;
@@ -149,7 +149,7 @@ impl Input {
                 .iter()
                 .take_while(|&&b| b == b'\n' || b == b'\r')
                 .count();
-            let breaks = newlines(&buffer[..n]);
+            let breaks = count_newlines(&buffer[..n]);
             self.hasher.update(&buffer[..n]);
             let more = n < buffer.len();
             self.consume(n, breaks);
@@ -181,7 +181,7 @@ impl Input {
             let at_end = buffer.is_empty();
             let (result, nin, nout, nend) =
                 core.read_record(buffer, &mut row.cells[out..], &mut row.ends[ends..]);
-            let breaks = newlines(&buffer[..nin]);
+            let breaks = count_newlines(&buffer[..nin]);
             self.hasher.update(&buffer[..nin]);
             self.consume(nin, breaks);
             out += nout;
@@ -205,10 +205,6 @@ impl Input {
             }
         }
     }
-}
-
-fn newlines(bytes: &[u8]) -> usize {
-    bytes.iter().filter(|&&b| b == b'\n').count()
 }
 
 /// Which cells of a row the plan reads, and how.
