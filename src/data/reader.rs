@@ -1,14 +1,17 @@
 //! Reading a dataset file record by record, optionally in parallel chunks.
 //!
-//! JSONL is split at line boundaries into one chunk per thread. A first pass counts
-//! each chunk's line breaks, so every record and error carries its true line number;
-//! then each chunk is parsed on its own thread into its own state, which the caller
-//! merges in file order. The file's SHA-256 is computed on a separate thread (the
+//! JSONL is split at line boundaries into a few chunks per thread, larger first,
+//! which the threads take in file order as each ends the one before. A chunk's
+//! thread first counts the line breaks of the chunk before it, so every record
+//! and error carries its true line number; then parses the chunk into a state of
+//! its own, which the caller merges in file order. The file's SHA-256 is computed on a separate thread (the
 //! ranges, the line counts and the hash: `file.rs`). A JSON array is read whole and
 //! split into elements, so that each element's errors still name a line.
 
 use std::io::{BufRead, BufReader, Read};
 use std::ops::{ControlFlow, Range};
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
+use std::sync::Mutex;
 
 use sha2::{Digest, Sha256};
 
@@ -85,13 +88,15 @@ pub fn read_chunked_ahead<S: Send>(
     let chunks = chunk_count(threads, size);
     let ahead = ahead.filter(|ahead| ahead.size == size);
     match dataset.format {
-        Format::Jsonl => read_jsonl(dataset, size, chunks, ahead, &make, &sink),
+        Format::Jsonl => read_jsonl(dataset, size, (chunks, threads), ahead, &make, &sink),
         Format::Json => {
             let mut state = make();
             let (stop, stats) = read_json_array(dataset, &mut state, &sink)?;
             Ok((vec![Chunk { state, stop }], stats))
         }
-        Format::TrecQrels | Format::TrecRun => read_trec(dataset, size, chunks, &make, &sink),
+        Format::TrecQrels | Format::TrecRun => {
+            read_trec(dataset, size, (chunks, threads), &make, &sink)
+        }
         Format::Csv | Format::Tsv => {
             let mut state = make();
             let (stop, stats) = csv::read(dataset, &mut state, &sink)?;
@@ -101,9 +106,21 @@ pub fn read_chunked_ahead<S: Send>(
     }
 }
 
+/// Chunks per thread when a file is split: a thread that ends its chunk early
+/// takes the next one left, so the threads end together. At 1M items the
+/// two threads of one chunk each ended up to a third of a second apart (one
+/// shared its core with the hash).
+const CHUNKS_PER_THREAD: usize = 4;
+
 /// How many chunks a file of `size` bytes is read in on `threads` threads.
 fn chunk_count(threads: usize, size: u64) -> usize {
-    threads.clamp(1, 64).min(
+    let threads = threads.clamp(1, 64);
+    let wanted = if threads == 1 {
+        1
+    } else {
+        threads * CHUNKS_PER_THREAD
+    };
+    wanted.min(
         usize::try_from(size / min_chunk_bytes())
             .unwrap_or(1)
             .max(1),
@@ -153,7 +170,7 @@ pub fn count_ahead(dataset: &DatasetPlan, threads: usize) -> Option<CountedAhead
 fn read_jsonl<S: Send>(
     dataset: &DatasetPlan,
     size: u64,
-    chunks: usize,
+    (chunks, threads): (usize, usize),
     ahead: Option<CountedAhead>,
     make: &(impl Fn() -> S + Sync),
     sink: &(impl Fn(&mut S, Record) -> Flow + Sync),
@@ -166,6 +183,7 @@ fn read_jsonl<S: Send>(
         dataset,
         size,
         &ranges,
+        threads,
         first_lines.as_deref(),
         LineBreaks::Universal,
         make,
@@ -187,33 +205,65 @@ fn read_jsonl<S: Send>(
     Ok((out, stats))
 }
 
-/// Reads `ranges` of the file, one thread each, into states made by `make`; chunks
-/// come back in file order with the file's SHA-256. Every record and error carries
-/// its true line number: each thread first counts the lines of the range before
-/// its own and adds them to the first line the previous thread passes on, so the
-/// first range is read at once, the counting overlaps the reading, and the last
-/// range is never counted; or each range starts on its line of `first_lines`,
-/// counted ahead.
-#[allow(clippy::type_complexity)]
+/// Reads `ranges` of the file into states made by `make`, on up to `threads`
+/// threads that take the ranges in file order, each the next one left; chunks
+/// come back in file order with the file's SHA-256. Taken so, a thread that
+/// runs slower (sharing its core with the hash, or on a busier core) reads
+/// fewer ranges instead of holding up the end. Every record and error
+/// carries its true line number: a range's thread first counts the lines of
+/// the range before it and adds them to that range's first line, which the
+/// thread reading it passes on (taken earlier, it is never waiting on a later
+/// one); so the first range is read at once, the counting overlaps the
+/// reading, and the last range is never counted. Or each range starts on its
+/// line of `first_lines`, counted ahead.
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 fn read_ranges<S: Send, R: Send>(
     dataset: &DatasetPlan,
     size: u64,
     ranges: &[Range<u64>],
+    threads: usize,
     first_lines: Option<&[usize]>,
     breaks: LineBreaks,
     make: &(impl Fn() -> S + Sync),
     read_range: &(impl Fn(Range<u64>, usize, &mut S, Option<&mut Sha256>, &Progress) -> R + Sync),
 ) -> Result<(Vec<(S, R)>, String), Diagnostic> {
     let progress = Progress::default();
-    // Range i's first line goes from thread i to thread i + 1; `None` says that
-    // a count before it failed (that thread reports why).
+    // Range i's first line goes from its reader to range i + 1's; `None`
+    // says that a count before it failed (that range's reader reports why).
     let (senders, receivers): (Vec<_>, Vec<_>) = (1..ranges.len())
         .map(|_| std::sync::mpsc::channel::<Option<usize>>())
         .unzip();
-    let mut senders: Vec<_> = senders.into_iter().map(Some).collect();
-    senders.push(None);
-    let mut receivers: Vec<_> = receivers.into_iter().map(Some).collect();
-    receivers.insert(0, None);
+    let passes: Vec<_> = (senders.into_iter().map(Some).chain([None]))
+        .zip(std::iter::once(None).chain(receivers.into_iter().map(Some)))
+        .map(Mutex::new)
+        .collect();
+    let next_range = &AtomicUsize::new(0);
+    let read_one = &|i: usize, apart: bool| {
+        let (next, previous) = std::mem::take(&mut *passes[i].lock().expect("never poisoned"));
+        let first_line = match (first_lines, previous) {
+            (Some(first_lines), _) => Ok(first_lines[i]),
+            (None, None) => Ok(0),
+            (None, Some(previous)) => {
+                let counted = count_lines(dataset, ranges[i - 1].clone(), breaks);
+                match (counted, previous.recv()) {
+                    (Ok(lines), Ok(Some(before))) => Ok(before + lines),
+                    (Err(error), _) => Err(Some(error)),
+                    (Ok(_), _) => Err(None),
+                }
+            }
+        };
+        if let Some(next) = next {
+            // The next range's reader may have stopped waiting; nothing to tell then.
+            let _ = next.send(first_line.as_ref().ok().copied());
+        }
+        let first_line = first_line?;
+        let mut state = make();
+        let range = ranges[i].clone();
+        let inline = !apart && first_line == 0 && range.end == size;
+        let mut hasher = inline.then(Sha256::new);
+        let result = read_range(range, first_line, &mut state, hasher.as_mut(), &progress);
+        Ok((state, result, hasher.map(|h| format!("{:x}", h.finalize()))))
+    };
     let (results, parallel_sha) = std::thread::scope(|scope| {
         if Progress::wanted(size) {
             scope.spawn(|| progress.show(&dataset.name, size));
@@ -224,53 +274,32 @@ fn read_ranges<S: Send, R: Send>(
         // range hashes as it reads.
         let apart = ranges.len() > 1 || size >= 2 * min_chunk_bytes();
         let hasher = apart.then(|| scope.spawn(|| hash_file(dataset)));
-        let handles: Vec<_> = (ranges.iter().enumerate())
-            .zip(senders.into_iter().zip(receivers))
-            .map(|((i, range), (next, previous))| {
-                let progress = &progress;
+        let workers: Vec<_> = (0..threads.clamp(1, ranges.len().max(1)))
+            .map(|_| {
                 scope.spawn(move || {
-                    let first_line = match (first_lines, previous) {
-                        (Some(first_lines), _) => Ok(first_lines[i]),
-                        (None, None) => Ok(0),
-                        (None, Some(previous)) => {
-                            let counted = count_lines(dataset, ranges[i - 1].clone(), breaks);
-                            match (counted, previous.recv()) {
-                                (Ok(lines), Ok(Some(before))) => Ok(before + lines),
-                                (Err(error), _) => Err(Some(error)),
-                                (Ok(_), _) => Err(None),
-                            }
+                    let mut read = Vec::new();
+                    loop {
+                        let i = next_range.fetch_add(1, AtomicOrdering::Relaxed);
+                        if i >= ranges.len() {
+                            return read;
                         }
-                    };
-                    if let Some(next) = next {
-                        // The next thread may have stopped waiting; nothing to tell then.
-                        let _ = next.send(first_line.as_ref().ok().copied());
+                        read.push((i, read_one(i, apart)));
                     }
-                    let first_line = first_line?;
-                    let mut state = make();
-                    let inline = !apart && first_line == 0 && range.end == size;
-                    let mut hasher = inline.then(Sha256::new);
-                    let result = read_range(
-                        range.clone(),
-                        first_line,
-                        &mut state,
-                        hasher.as_mut(),
-                        progress,
-                    );
-                    Ok((state, result, hasher.map(|h| format!("{:x}", h.finalize()))))
                 })
             })
             .collect();
-        let chunks: Vec<Result<_, Option<Diagnostic>>> = handles
+        let mut chunks: Vec<_> = workers
             .into_iter()
-            .map(|h| h.join().expect("chunk readers do not panic"))
+            .flat_map(|w| w.join().expect("chunk readers do not panic"))
             .collect();
+        chunks.sort_unstable_by_key(|&(i, _)| i);
         let sha = hasher.map(|h| h.join().expect("hashing does not panic"));
         progress.finish();
         (chunks, sha)
     });
     let mut out = Vec::with_capacity(results.len());
     let mut inline_sha = None;
-    for result in results {
+    for (_, result) in results {
         match result {
             Ok((state, result, sha)) => {
                 inline_sha = inline_sha.or(sha);
@@ -485,7 +514,7 @@ fn read_whole(dataset: &DatasetPlan) -> Result<(Vec<u8>, ReadStats), Diagnostic>
 fn read_trec<S: Send>(
     dataset: &DatasetPlan,
     size: u64,
-    chunks: usize,
+    (chunks, threads): (usize, usize),
     make: &(impl Fn() -> S + Sync),
     sink: &(impl Fn(&mut S, Record) -> Flow + Sync),
 ) -> Result<(Vec<Chunk<S>>, ReadStats), Diagnostic> {
@@ -505,7 +534,8 @@ fn read_trec<S: Send>(
             .map_err(|e| open_error(dataset, &e))
     };
     let breaks = LineBreaks::Newline;
-    let (results, sha256) = read_ranges(dataset, size, &ranges, None, breaks, make, &read)?;
+    let (results, sha256) =
+        read_ranges(dataset, size, &ranges, threads, None, breaks, make, &read)?;
     let mut stats = ReadStats {
         bytes: size,
         sha256,
@@ -611,7 +641,7 @@ mod tests {
     #[test]
     fn chunks_counted_ahead_read_every_record_at_its_line() {
         let dir = tempfile::tempdir().unwrap();
-        // Past four default chunks, with every universal break and blank lines.
+        // Seven default chunks, with every universal break and blank lines.
         let breaks = ["\n", "\r\n", "\r", "\n\n"];
         let text: String = (0..40_000)
             .map(|i| {
@@ -636,8 +666,9 @@ mod tests {
         };
         let threads = 4;
         let counted = lines_read(|make| read_chunked(dataset, threads, make, sink).unwrap().0);
-        let ahead = count_ahead(dataset, threads).expect("four chunks");
-        assert_eq!(ahead.ranges.len(), 4);
+        let ahead = count_ahead(dataset, threads).expect("several chunks");
+        // More chunks than threads: threads read several each, in turn.
+        assert_eq!(ahead.ranges.len(), 7, "one per 256 KiB");
         let ahead = lines_read(|make| {
             (read_chunked_ahead(dataset, threads, Some(ahead), make, sink).unwrap()).0
         });
