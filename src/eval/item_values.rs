@@ -275,7 +275,7 @@ impl ValueTable {
     }
 
     /// Every item's contribution to column `c`, in item order.
-    pub fn column(&self, c: usize) -> impl Iterator<Item = Option<f64>> + '_ {
+    pub fn column(&self, c: usize) -> impl Iterator<Item = Option<f64>> + Clone + '_ {
         (0..self.len()).map(move |item| self.columns[c].number(item))
     }
 

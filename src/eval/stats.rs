@@ -110,11 +110,12 @@ impl ChangeTest {
 }
 
 /// The interval of one metric from its items' contributions (item order),
-/// read as they are kept: a ratio needs only its counts, so a column of a
-/// million items is not copied out first.
+/// read as they are kept: a ratio needs only its counts, and the normal
+/// approximation (past the bootstrap's size) reads the items twice, so a
+/// column of a million items is not copied out first.
 pub fn interval(
     kind: ValueKind,
-    values: impl Iterator<Item = Option<f64>>,
+    values: impl Iterator<Item = Option<f64>> + Clone,
     level: f64,
     label: &str,
 ) -> Option<Interval> {
@@ -131,6 +132,20 @@ pub fn interval(
             method: "wilson",
             level,
         });
+    }
+    if !bootstrap::bootstrap_fits(values.clone().count(), REPLICATES) {
+        let (low, high) = if kind.is_total() {
+            let items = values.map(|v| (v.unwrap_or(0.0), 0.0));
+            bootstrap::normal_interval_of(items, bootstrap::Kind::Total, level)?
+        } else {
+            let items = values.map(|v| v.map_or((0.0, 0.0), |x| (x, 1.0)));
+            bootstrap::normal_interval_of(items, bootstrap::Kind::Ratio, level)?
+        };
+        let method = bootstrap::Method::Normal;
+        return Some(Interval::of(
+            &bootstrap::Interval { low, high, method },
+            level,
+        ));
     }
     let stat = statistic(kind, values);
     let found = bootstrap::interval(&stat, level, REPLICATES, &format!("interval:{label}"), SEED)?;
@@ -439,6 +454,29 @@ mod tests {
         let found = change(ValueKind::Ratio, &new, &old, 0.95, "p").unwrap();
         assert_eq!(found.test, "paired_bootstrap");
         assert_eq!(found.items, 2);
+    }
+
+    /// Past the bootstrap's size, a count's, sum's or mean's interval read in
+    /// place is the one of its items copied out; below it, the bootstrap's.
+    #[test]
+    fn intervals_read_in_place_are_those_of_the_items_copied_out() {
+        for n in [50, 5000] {
+            let values: Vec<Option<f64>> = (0..n)
+                .map(|i| (i % 7 != 3).then(|| f64::from((i * 37 % 11) as u32) / 4.0))
+                .collect();
+            for kind in [ValueKind::Mean, ValueKind::Sum, ValueKind::Count] {
+                let found = interval(kind, values.iter().copied(), 0.9, "m").unwrap();
+                let stat = statistic(kind, values.iter().copied());
+                let copied = bootstrap::interval(&stat, 0.9, REPLICATES, "interval:m", SEED);
+                assert_eq!(
+                    found,
+                    Interval::of(&copied.unwrap(), 0.9),
+                    "{kind:?} of {n}"
+                );
+                let method = if n > 200 { "normal" } else { "bootstrap" };
+                assert_eq!(found.method, method, "{kind:?} of {n}");
+            }
+        }
     }
 
     #[test]

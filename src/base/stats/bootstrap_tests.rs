@@ -300,3 +300,44 @@ fn cost_per_draw() {
             one * 1e9 / (n * b) as f64, two * 1e9 / (n * b) as f64);
     }
 }
+
+/// The normal interval as it was defined before it read items in place: the
+/// point, then each item's influence collected and its squares summed.
+fn normal_by_influence(stat: &RatioOfSums, level: f64) -> Option<(f64, f64)> {
+    let point = stat.point()?;
+    if !valid_level(level) {
+        return None;
+    }
+    let se = influence(stat, point)
+        .iter()
+        .map(|z| z * z)
+        .sum::<f64>()
+        .sqrt();
+    let half = -normal_quantile((1.0 - level) / 2.0) * se;
+    Some((point - half, point + half))
+}
+
+fn bits(interval: Option<(f64, f64)>) -> Option<(u64, u64)> {
+    interval.map(|(low, high)| (low.to_bits(), high.to_bits()))
+}
+
+proptest! {
+    /// Read in place, the normal interval has the same bits as through the
+    /// collected influences: totals and ratios, with zero, negative and
+    /// non-finite values, an empty denominator and a level out of range.
+    #[test]
+    fn the_normal_interval_read_in_place_has_the_same_bits(
+        items in prop::collection::vec(
+            (prop_oneof![-3.0..3.0f64, Just(0.0), Just(1.0), Just(f64::NAN), Just(f64::INFINITY)],
+             prop_oneof![Just(0.0), Just(1.0), 0.0..2.0f64]),
+            0..40,
+        ),
+        level in prop_oneof![Just(0.95), Just(0.5), Just(1.0)],
+    ) {
+        let (num, den): (Vec<f64>, Vec<f64>) = items.iter().copied().unzip();
+        let total = RatioOfSums::total(num.clone());
+        prop_assert_eq!(bits(normal_interval(&total, level)), bits(normal_by_influence(&total, level)));
+        let ratio = RatioOfSums::new(num, den);
+        prop_assert_eq!(bits(normal_interval(&ratio, level)), bits(normal_by_influence(&ratio, level)));
+    }
+}
