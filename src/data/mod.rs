@@ -17,6 +17,7 @@ mod trec;
 mod validate;
 
 pub use reader::{
-    count_ahead, read_chunked, read_chunked_ahead, Chunk, CountedAhead, Flow, ReadStats,
+    count_ahead, read_chunked, read_chunked_ahead, read_chunked_per_thread, Chunk, CountedAhead,
+    Flow, ReadStats,
 };
 pub use validate::validate;

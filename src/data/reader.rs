@@ -4,9 +4,10 @@
 //! which the threads take in file order as each ends the one before. A chunk's
 //! thread first counts the line breaks of the chunk before it, so every record
 //! and error carries its true line number; then parses the chunk into a state of
-//! its own, which the caller merges in file order. The file's SHA-256 is computed on a separate thread (the
-//! ranges, the line counts and the hash: `file.rs`). A JSON array is read whole and
-//! split into elements, so that each element's errors still name a line.
+//! its own, which the caller merges in file order. The file's SHA-256 is
+//! computed on a separate thread (the ranges, the line counts and the hash:
+//! `file.rs`). A JSON array is read whole and split into elements, so that each
+//! element's errors still name a line.
 
 use std::io::{BufRead, BufReader, Read};
 use std::ops::{ControlFlow, Range};
@@ -73,6 +74,18 @@ pub fn read_chunked<S: Send>(
     read_chunked_ahead(dataset, threads, None, make, sink)
 }
 
+/// As [`read_chunked`], in at most one chunk per thread: for states that
+/// hold something per chunk until the read ends (a spill's partition files,
+/// open and buffered: chunks × partitions of them).
+pub fn read_chunked_per_thread<S: Send>(
+    dataset: &DatasetPlan,
+    threads: usize,
+    make: impl Fn() -> S + Sync,
+    sink: impl Fn(&mut S, Record) -> Flow + Sync,
+) -> Result<(Vec<Chunk<S>>, ReadStats), Diagnostic> {
+    read_in_chunks(dataset, (threads, 1), None, make, sink)
+}
+
 /// As [`read_chunked`], with the JSONL chunks' lines counted ahead by
 /// [`count_ahead`] (ignored if the file's size has changed since).
 pub fn read_chunked_ahead<S: Send>(
@@ -82,10 +95,21 @@ pub fn read_chunked_ahead<S: Send>(
     make: impl Fn() -> S + Sync,
     sink: impl Fn(&mut S, Record) -> Flow + Sync,
 ) -> Result<(Vec<Chunk<S>>, ReadStats), Diagnostic> {
+    read_in_chunks(dataset, (threads, CHUNKS_PER_THREAD), ahead, make, sink)
+}
+
+/// Reads on `threads` threads, in up to `per_thread` chunks each.
+fn read_in_chunks<S: Send>(
+    dataset: &DatasetPlan,
+    (threads, per_thread): (usize, usize),
+    ahead: Option<CountedAhead>,
+    make: impl Fn() -> S + Sync,
+    sink: impl Fn(&mut S, Record) -> Flow + Sync,
+) -> Result<(Vec<Chunk<S>>, ReadStats), Diagnostic> {
     let size = std::fs::metadata(&dataset.path)
         .map_err(|e| open_error(dataset, &e))?
         .len();
-    let chunks = chunk_count(threads, size);
+    let chunks = chunk_count(threads, per_thread, size);
     let ahead = ahead.filter(|ahead| ahead.size == size);
     match dataset.format {
         Format::Jsonl => read_jsonl(dataset, size, (chunks, threads), ahead, &make, &sink),
@@ -107,18 +131,20 @@ pub fn read_chunked_ahead<S: Send>(
 }
 
 /// Chunks per thread when a file is split: a thread that ends its chunk early
-/// takes the next one left, so the threads end together. At 1M items the
-/// two threads of one chunk each ended up to a third of a second apart (one
+/// takes the next one left, so the threads end together. At 1M items two
+/// threads with a chunk each ended up to a third of a second apart (one
 /// shared its core with the hash).
 const CHUNKS_PER_THREAD: usize = 4;
 
-/// How many chunks a file of `size` bytes is read in on `threads` threads.
-fn chunk_count(threads: usize, size: u64) -> usize {
+/// How many chunks a file of `size` bytes is read in on `threads` threads,
+/// `per_thread` each (one on a thread of its own: splitting would gain
+/// nothing).
+fn chunk_count(threads: usize, per_thread: usize, size: u64) -> usize {
     let threads = threads.clamp(1, 64);
     let wanted = if threads == 1 {
         1
     } else {
-        threads * CHUNKS_PER_THREAD
+        threads * per_thread.max(1)
     };
     wanted.min(
         usize::try_from(size / min_chunk_bytes())
@@ -147,7 +173,7 @@ pub fn count_ahead(dataset: &DatasetPlan, threads: usize) -> Option<CountedAhead
         return None;
     }
     let size = std::fs::metadata(&dataset.path).ok()?.len();
-    let chunks = chunk_count(threads, size);
+    let chunks = chunk_count(threads, CHUNKS_PER_THREAD, size);
     if chunks < 2 {
         return None;
     }
@@ -636,6 +662,17 @@ mod tests {
     ) -> Vec<(u32, Value)> {
         let chunks = read(&Vec::new);
         chunks.into_iter().flat_map(|c| c.state).collect()
+    }
+
+    #[test]
+    fn a_file_is_cut_into_chunks_per_thread_as_its_size_allows() {
+        let chunk = min_chunk_bytes();
+        assert_eq!(chunk_count(2, CHUNKS_PER_THREAD, 100 * chunk), 8);
+        assert_eq!(chunk_count(2, 1, 100 * chunk), 2, "a spill's: one per thread");
+        assert_eq!(chunk_count(1, CHUNKS_PER_THREAD, 100 * chunk), 1);
+        assert_eq!(chunk_count(4, CHUNKS_PER_THREAD, 5 * chunk + 1), 5);
+        assert_eq!(chunk_count(4, CHUNKS_PER_THREAD, chunk / 2), 1);
+        assert_eq!(chunk_count(500, 1, 1000 * chunk), 64, "threads are capped");
     }
 
     #[test]

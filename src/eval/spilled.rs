@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crate::base::diagnostic::Diagnostic;
 use crate::base::value::Key;
 use crate::data::spill::{read_record, write_record};
-use crate::data::{read_chunked, validate, Chunk, Flow};
+use crate::data::{read_chunked_per_thread, validate, Chunk, Flow};
 use crate::eval::error::EvalError;
 use crate::eval::item::ItemChunk;
 use crate::eval::item_lines::LineLimit;
@@ -196,7 +196,9 @@ fn partition(
     } else {
         "joined"
     };
-    let (chunks, read) = read_chunked(
+    // A chunk's writers keep a file per partition open, with its buffer, until
+    // the read ends: one chunk per thread.
+    let (chunks, read) = read_chunked_per_thread(
         dataset,
         threads,
         || spill.writers(name),
@@ -419,33 +421,36 @@ fn refold(
         folded: Folded::default(),
         failed: false,
     };
-    let (chunks, reread) = read_chunked(items_dataset, threads, make, |chunk, record| {
-        validate(items_dataset, plan.items_dataset, &record, &plan.locations)?;
-        let key = key_of(items_dataset, plan.items_dataset, &record, &plan.locations)?;
-        let start = *chunk.start.get_or_insert_with(|| {
-            let start = numbering.by_first_line.get(&record.line);
-            start.copied().unwrap_or(u32::MAX)
-        });
-        let number = (start.checked_add(chunk.next)).filter(|&n| n < numbering.total);
-        chunk.next += 1;
-        let Some(number) = number else {
-            chunk.failed = true;
-            return Ok(ControlFlow::Break(()));
-        };
-        chunk.state.keyless += usize::from(key.is_none());
-        let item = (
-            key.as_ref(),
-            &record,
-            number,
-            joined.winners[number as usize],
-        );
-        if (folding.fold(&mut chunk.state, item, &mut chunk.folded)).is_err() {
-            chunk.failed = true;
-            return Ok(ControlFlow::Break(()));
-        }
-        Ok(ControlFlow::Continue(()))
-    })
-    .map_err(|_| Fallback)?;
+    // In the chunks the items were partitioned in: each chunk's first item's
+    // number is found by its first line.
+    let (chunks, reread) =
+        read_chunked_per_thread(items_dataset, threads, make, |chunk, record| {
+            validate(items_dataset, plan.items_dataset, &record, &plan.locations)?;
+            let key = key_of(items_dataset, plan.items_dataset, &record, &plan.locations)?;
+            let start = *chunk.start.get_or_insert_with(|| {
+                let start = numbering.by_first_line.get(&record.line);
+                start.copied().unwrap_or(u32::MAX)
+            });
+            let number = (start.checked_add(chunk.next)).filter(|&n| n < numbering.total);
+            chunk.next += 1;
+            let Some(number) = number else {
+                chunk.failed = true;
+                return Ok(ControlFlow::Break(()));
+            };
+            chunk.state.keyless += usize::from(key.is_none());
+            let item = (
+                key.as_ref(),
+                &record,
+                number,
+                joined.winners[number as usize],
+            );
+            if (folding.fold(&mut chunk.state, item, &mut chunk.folded)).is_err() {
+                chunk.failed = true;
+                return Ok(ControlFlow::Break(()));
+            }
+            Ok(ControlFlow::Continue(()))
+        })
+        .map_err(|_| Fallback)?;
     // The items' file changed between the two readings: its scores are not its own.
     if reread.sha256 != items_read.sha256
         || chunks.iter().any(|c| c.stop.is_some() || c.state.failed)
