@@ -18,9 +18,11 @@
 use std::cmp::Ordering;
 use std::collections::hash_map::Entry;
 use std::ops::ControlFlow;
+use std::sync::Mutex;
 
 use crate::base::value::Key;
 use crate::data::{count_ahead, read_chunked, read_chunked_ahead, validate, Flow};
+use crate::eval::in_parallel::map_in_parallel;
 use crate::eval::item::ItemChunk;
 use crate::eval::item_lines::{LineLimit, LineSpool};
 use crate::eval::keys::{key_of, FastMap};
@@ -390,25 +392,22 @@ pub(super) fn streamed_pass(
         starts.push(start);
         start += items.len();
     }
-    let folded: Vec<Result<Folded, Fallback>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (chunks.iter_mut().zip(&buffered).zip(starts))
-            .map(|((chunk, items), start)| {
-                let winners = &winners[start..start + items.len()];
-                let folding = &folding;
-                scope.spawn(move || {
-                    let mut folded = Folded::default();
-                    for (i, ((key, record), winner)) in items.iter().zip(winners).enumerate() {
-                        let number = (start + i) as u32;
-                        let item = (key.as_ref(), record, number, *winner);
-                        folding.fold(&mut chunk.state, item, &mut folded)?;
-                    }
-                    Ok(folded)
-                })
-            })
-            .collect();
-        (handles.into_iter())
-            .map(|h| h.join().expect("folding does not panic"))
-            .collect()
+    // On the run's threads, not one per chunk: a file is read in several
+    // chunks per thread.
+    let work: Vec<_> = (chunks.iter_mut().zip(&buffered).zip(starts))
+        .map(|work| Mutex::new(Some(work)))
+        .collect();
+    let folded: Vec<Result<Folded, Fallback>> = map_in_parallel(threads, work.len(), |c| {
+        let taken = work[c].lock().expect("never poisoned").take();
+        let ((chunk, items), start) = taken.expect("each chunk folded once");
+        let winners = &winners[start..start + items.len()];
+        let mut folded = Folded::default();
+        for (i, ((key, record), winner)) in items.iter().zip(winners).enumerate() {
+            let number = (start + i) as u32;
+            let item = (key.as_ref(), record, number, *winner);
+            folding.fold(&mut chunk.state, item, &mut folded)?;
+        }
+        Ok(folded)
     });
     let mut outcomes = vec![outcome, DatasetOutcome::default()];
     let folded = Folded::merge(folded, &mut outcomes[0])?;
