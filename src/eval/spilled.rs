@@ -26,6 +26,7 @@ use crate::base::value::Key;
 use crate::data::spill::{read_record, write_record};
 use crate::data::{read_chunked_per_thread, validate, Chunk, Flow};
 use crate::eval::error::EvalError;
+use crate::eval::in_parallel::map_in_parallel;
 use crate::eval::item::ItemChunk;
 use crate::eval::item_lines::LineLimit;
 use crate::eval::keys::{key_of, FastMap};
@@ -336,10 +337,13 @@ fn join_partition(
     joined: &mut Joined,
 ) -> Result<(), Unfinished> {
     let (dataset, items_dataset) = (&plan.datasets[0], &plan.datasets[1]);
-    let mut items = Vec::new();
-    let mut numbers = Vec::new();
-    for (path, start) in item_files {
-        let slots = items_dataset.projection.slot_count;
+    // Each chunk's file of items read back on a thread of its own, as the
+    // joined files are below: read on one, they left the other core idle for
+    // a third of the partitioned run of 10M items.
+    let slots = items_dataset.projection.slot_count;
+    let read = map_in_parallel(item_files.len(), item_files.len(), |f| {
+        let (path, start) = item_files[f];
+        let (mut items, mut numbers) = (Vec::new(), Vec::new());
         read_back(path, slots, |number, record| {
             let key = key_of(items_dataset, plan.items_dataset, &record, &plan.locations)
                 .map_err(|_| Fallback)?;
@@ -347,8 +351,14 @@ fn join_partition(
             items.push((key, record));
             Ok(())
         })?;
+        Ok::<_, Unfinished>((items, numbers))
+    });
+    let (mut items, mut numbers) = (Vec::with_capacity(read.len()), Vec::new());
+    for file in read {
+        let (file_items, file_numbers) = file?;
+        items.push(file_items);
+        numbers.extend(file_numbers);
     }
-    let items = [items];
     let index = ItemIndex::of(&items, numbers)?;
     if items_dataset.duplicates == Duplicates::Error && index.repeats_a_key() {
         return Err(Unfinished::Fallback);
