@@ -668,7 +668,11 @@ mod tests {
     fn a_file_is_cut_into_chunks_per_thread_as_its_size_allows() {
         let chunk = min_chunk_bytes();
         assert_eq!(chunk_count(2, CHUNKS_PER_THREAD, 100 * chunk), 8);
-        assert_eq!(chunk_count(2, 1, 100 * chunk), 2, "a spill's: one per thread");
+        assert_eq!(
+            chunk_count(2, 1, 100 * chunk),
+            2,
+            "a spill's: one per thread"
+        );
         assert_eq!(chunk_count(1, CHUNKS_PER_THREAD, 100 * chunk), 1);
         assert_eq!(chunk_count(4, CHUNKS_PER_THREAD, 5 * chunk + 1), 5);
         assert_eq!(chunk_count(4, CHUNKS_PER_THREAD, chunk / 2), 1);
