@@ -1,6 +1,7 @@
 //! Reading datasets: JSONL, JSON-array, CSV/TSV, Parquet and TREC files into projected
 //! records, validated against the spec's schema rules, with located errors.
 
+mod chunks;
 mod columns;
 mod csv;
 mod csv_scan;

@@ -1,27 +1,24 @@
 //! Reading a dataset file record by record, optionally in parallel chunks.
 //!
-//! JSONL is split at line boundaries into a few chunks per thread, larger first,
-//! which the threads take in file order as each ends the one before. A chunk's
-//! thread first counts the line breaks of the chunk before it, so every record
-//! and error carries its true line number; then parses the chunk into a state of
-//! its own, which the caller merges in file order. The file's SHA-256 is
-//! computed on a separate thread (the ranges, the line counts and the hash:
-//! `file.rs`). A JSON array is read whole and split into elements, so that each
-//! element's errors still name a line.
+//! JSONL and TREC files are split at line boundaries into a few chunks per
+//! thread, each parsed into a state of its own with its records' true line
+//! numbers, which the caller merges in file order (the pool and the hash:
+//! `chunks.rs`; the ranges and the line counts: `file.rs`). A JSON array is
+//! read whole and split into elements, so that each element's errors still
+//! name a line.
 
 use std::io::{BufRead, BufReader, Read};
 use std::ops::{ControlFlow, Range};
-use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
-use std::sync::Mutex;
 
 use sha2::{Digest, Sha256};
 
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::python::{is_python_space, python_strip};
 use crate::base::value::Value;
+use crate::data::chunks::{chunk_count, read_ranges, CHUNKS_PER_THREAD};
 use crate::data::error::DataError;
 use crate::data::file::{
-    chunk_ranges, count_lines, hash_file, open, open_error, open_range, trec_ranges, LineBreaks,
+    chunk_ranges, count_lines, open, open_error, open_range, trec_ranges, LineBreaks,
 };
 use crate::data::position::{char_column, line_col, utf8_error};
 use crate::data::progress::Progress;
@@ -29,18 +26,6 @@ use crate::data::{csv, json_array, parquet, project, trec};
 use crate::ir::Record;
 use crate::plan::DatasetPlan;
 use crate::spec::Format;
-
-/// Below this size a file is read by one thread: splitting would cost more than it
-/// saves. A thread costs tens of microseconds, a 256 KiB chunk about a millisecond
-/// of parsing, so even a 10k-item run splits (its wall time 0.14 -> 0.09 s against
-/// 4 MiB). `EVALSPEC_MIN_CHUNK_BYTES` changes it, so that tests can split small files.
-pub(super) fn min_chunk_bytes() -> u64 {
-    std::env::var("EVALSPEC_MIN_CHUNK_BYTES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or(256 << 10)
-}
 
 #[derive(Debug, Clone, Default)]
 pub struct ReadStats {
@@ -130,29 +115,6 @@ fn read_in_chunks<S: Send>(
     }
 }
 
-/// Chunks per thread when a file is split: a thread that ends its chunk early
-/// takes the next one left, so the threads end together. At 1M items two
-/// threads with a chunk each ended up to a third of a second apart (one
-/// shared its core with the hash).
-const CHUNKS_PER_THREAD: usize = 4;
-
-/// How many chunks a file of `size` bytes is read in on `threads` threads,
-/// `per_thread` each (one on a thread of its own: splitting would gain
-/// nothing).
-fn chunk_count(threads: usize, per_thread: usize, size: u64) -> usize {
-    let threads = threads.clamp(1, 64);
-    let wanted = if threads == 1 {
-        1
-    } else {
-        threads * per_thread.max(1)
-    };
-    wanted.min(
-        usize::try_from(size / min_chunk_bytes())
-            .unwrap_or(1)
-            .max(1),
-    )
-}
-
 /// A JSONL file's chunks as [`read_chunked`] splits it, with the line each
 /// chunk starts on, counted before the read.
 pub struct CountedAhead {
@@ -229,120 +191,6 @@ fn read_jsonl<S: Send>(
         out.push(Chunk { state, stop });
     }
     Ok((out, stats))
-}
-
-/// Reads `ranges` of the file into states made by `make`, on up to `threads`
-/// threads that take the ranges in file order, each the next one left; chunks
-/// come back in file order with the file's SHA-256. Taken so, a thread that
-/// runs slower (sharing its core with the hash, or on a busier core) reads
-/// fewer ranges instead of holding up the end. Every record and error
-/// carries its true line number: a range's thread first counts the lines of
-/// the range before it and adds them to that range's first line, which the
-/// thread reading it passes on (taken earlier, it is never waiting on a later
-/// one); so the first range is read at once, the counting overlaps the
-/// reading, and the last range is never counted. Or each range starts on its
-/// line of `first_lines`, counted ahead.
-#[allow(clippy::type_complexity, clippy::too_many_arguments)]
-fn read_ranges<S: Send, R: Send>(
-    dataset: &DatasetPlan,
-    size: u64,
-    ranges: &[Range<u64>],
-    threads: usize,
-    first_lines: Option<&[usize]>,
-    breaks: LineBreaks,
-    make: &(impl Fn() -> S + Sync),
-    read_range: &(impl Fn(Range<u64>, usize, &mut S, Option<&mut Sha256>, &Progress) -> R + Sync),
-) -> Result<(Vec<(S, R)>, String), Diagnostic> {
-    let progress = Progress::default();
-    // Range i's first line goes from its reader to range i + 1's; `None`
-    // says that a count before it failed (that range's reader reports why).
-    let (senders, receivers): (Vec<_>, Vec<_>) = (1..ranges.len())
-        .map(|_| std::sync::mpsc::channel::<Option<usize>>())
-        .unzip();
-    let passes: Vec<_> = (senders.into_iter().map(Some).chain([None]))
-        .zip(std::iter::once(None).chain(receivers.into_iter().map(Some)))
-        .map(Mutex::new)
-        .collect();
-    let next_range = &AtomicUsize::new(0);
-    let read_one = &|i: usize, apart: bool| {
-        let (next, previous) = std::mem::take(&mut *passes[i].lock().expect("never poisoned"));
-        let first_line = match (first_lines, previous) {
-            (Some(first_lines), _) => Ok(first_lines[i]),
-            (None, None) => Ok(0),
-            (None, Some(previous)) => {
-                let counted = count_lines(dataset, ranges[i - 1].clone(), breaks);
-                match (counted, previous.recv()) {
-                    (Ok(lines), Ok(Some(before))) => Ok(before + lines),
-                    (Err(error), _) => Err(Some(error)),
-                    (Ok(_), _) => Err(None),
-                }
-            }
-        };
-        if let Some(next) = next {
-            // The next range's reader may have stopped waiting; nothing to tell then.
-            let _ = next.send(first_line.as_ref().ok().copied());
-        }
-        let first_line = first_line?;
-        let mut state = make();
-        let range = ranges[i].clone();
-        let inline = !apart && first_line == 0 && range.end == size;
-        let mut hasher = inline.then(Sha256::new);
-        let result = read_range(range, first_line, &mut state, hasher.as_mut(), &progress);
-        Ok((state, result, hasher.map(|h| format!("{:x}", h.finalize()))))
-    };
-    let (results, parallel_sha) = std::thread::scope(|scope| {
-        if Progress::wanted(size) {
-            scope.spawn(|| progress.show(&dataset.name, size));
-        }
-        // Several ranges leave the hash to a thread of its own, and so does one
-        // range of a file past two chunks' size (`--threads 1` on a large
-        // file): hashing took a fifteenth of that thread's time. One small
-        // range hashes as it reads.
-        let apart = ranges.len() > 1 || size >= 2 * min_chunk_bytes();
-        let hasher = apart.then(|| scope.spawn(|| hash_file(dataset)));
-        let workers: Vec<_> = (0..threads.clamp(1, ranges.len().max(1)))
-            .map(|_| {
-                scope.spawn(move || {
-                    let mut read = Vec::new();
-                    loop {
-                        let i = next_range.fetch_add(1, AtomicOrdering::Relaxed);
-                        if i >= ranges.len() {
-                            return read;
-                        }
-                        read.push((i, read_one(i, apart)));
-                    }
-                })
-            })
-            .collect();
-        let mut chunks: Vec<_> = workers
-            .into_iter()
-            .flat_map(|w| w.join().expect("chunk readers do not panic"))
-            .collect();
-        chunks.sort_unstable_by_key(|&(i, _)| i);
-        let sha = hasher.map(|h| h.join().expect("hashing does not panic"));
-        progress.finish();
-        (chunks, sha)
-    });
-    let mut out = Vec::with_capacity(results.len());
-    let mut inline_sha = None;
-    for (_, result) in results {
-        match result {
-            Ok((state, result, sha)) => {
-                inline_sha = inline_sha.or(sha);
-                out.push((state, result));
-            }
-            // The first failed count is the one to report; the ranges after it
-            // only say that one failed before them.
-            Err(Some(error)) => return Err(error),
-            Err(None) => {}
-        }
-    }
-    let sha256 = match (parallel_sha, inline_sha) {
-        (Some(sha), _) => sha?,
-        (None, Some(sha)) => sha,
-        (None, None) => String::new(),
-    };
-    Ok((out, sha256))
 }
 
 /// Parses one record's text into a [`Record`], locating errors at `line`.
@@ -662,21 +510,6 @@ mod tests {
     ) -> Vec<(u32, Value)> {
         let chunks = read(&Vec::new);
         chunks.into_iter().flat_map(|c| c.state).collect()
-    }
-
-    #[test]
-    fn a_file_is_cut_into_chunks_per_thread_as_its_size_allows() {
-        let chunk = min_chunk_bytes();
-        assert_eq!(chunk_count(2, CHUNKS_PER_THREAD, 100 * chunk), 8);
-        assert_eq!(
-            chunk_count(2, 1, 100 * chunk),
-            2,
-            "a spill's: one per thread"
-        );
-        assert_eq!(chunk_count(1, CHUNKS_PER_THREAD, 100 * chunk), 1);
-        assert_eq!(chunk_count(4, CHUNKS_PER_THREAD, 5 * chunk + 1), 5);
-        assert_eq!(chunk_count(4, CHUNKS_PER_THREAD, chunk / 2), 1);
-        assert_eq!(chunk_count(500, 1, 1000 * chunk), 64, "threads are capped");
     }
 
     #[test]

@@ -23,10 +23,11 @@ use parquet::arrow::arrow_reader::{
 use parquet::arrow::ProjectionMask;
 
 use crate::base::diagnostic::{Diagnostic, Location};
+use crate::data::chunks::min_chunk_bytes;
 use crate::data::columns::{self, Target};
 use crate::data::file::{hash_file, open_error};
 use crate::data::reader::Flow;
-use crate::data::reader::{min_chunk_bytes, Chunk, ReadStats};
+use crate::data::reader::{Chunk, ReadStats};
 use crate::ir::Record;
 use crate::plan::{DatasetPlan, ProjectedField};
 
