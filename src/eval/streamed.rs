@@ -297,8 +297,19 @@ impl SeenIds {
         was
     }
 
-    fn contains(&self, id: usize) -> bool {
-        self.0[id / 64] & (1 << (id % 64)) != 0
+    /// Adds every id of `other` (a set of as many ids); how many were in already.
+    fn add_all(&mut self, other: &SeenIds) -> usize {
+        let words = self.0.iter_mut().zip(&other.0);
+        words.fold(0, |repeats, (word, theirs)| {
+            let both = (*word & theirs).count_ones() as usize;
+            *word |= theirs;
+            repeats + both
+        })
+    }
+
+    /// How many ids are in.
+    fn len(&self) -> usize {
+        self.0.iter().map(|word| word.count_ones() as usize).sum()
     }
 }
 
@@ -437,17 +448,12 @@ pub(super) fn merge_parts(
     outcome: &mut DatasetOutcome,
     winners: &mut [Option<(u32, Saved)>],
 ) -> Result<usize, Fallback> {
-    let mut seen = vec![false; index.first.len()];
+    let mut seen = SeenIds::new(index.first.len());
     let mut unmatched: FastMap<&Key, ()> = FastMap::default();
     for (p, part) in parts.iter().enumerate() {
         outcome.keyless += part.keyless;
         outcome.duplicates += part.duplicates;
-        let mut repeats = 0;
-        for (id, earlier) in seen.iter_mut().enumerate() {
-            if part.seen.contains(id) {
-                repeats += usize::from(std::mem::replace(earlier, true));
-            }
-        }
+        let mut repeats = seen.add_all(&part.seen);
         for key in part.unmatched.keys() {
             repeats += usize::from(unmatched.insert(key, ()).is_some());
         }
@@ -464,7 +470,7 @@ pub(super) fn merge_parts(
         }
     }
     outcome.unmatched += unmatched.len();
-    let keys = seen.iter().filter(|s| **s).count() + unmatched.len();
+    let keys = seen.len() + unmatched.len();
     // Each part's lines of items.jsonl: only those of winning scores are kept.
     for (p, part) in (first_part..).zip(parts.iter_mut()) {
         if part.lines.pushed() == 0 {
@@ -604,17 +610,26 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// The bits say what a set of the ids inserted so far says.
+        /// The bits say what a set of the ids inserted so far says, and
+        /// adding one set to another what their union and intersection say.
         #[test]
-        fn seen_ids_are_a_set(count in 1usize..300, ids in prop::collection::vec(0u32..300, 0..400)) {
-            let mut seen = SeenIds::new(count);
-            let mut set = std::collections::BTreeSet::new();
-            for id in ids.into_iter().filter(|&id| (id as usize) < count) {
-                prop_assert_eq!(seen.insert(id), !set.insert(id));
-            }
-            for id in 0..count {
-                prop_assert_eq!(seen.contains(id), set.contains(&(id as u32)));
-            }
+        fn seen_ids_are_a_set(
+            count in 1usize..300,
+            ids in prop::collection::vec(0u32..300, 0..400),
+            more in prop::collection::vec(0u32..300, 0..400),
+        ) {
+            let fill = |ids: Vec<u32>| {
+                let (mut seen, mut set) = (SeenIds::new(count), std::collections::BTreeSet::new());
+                for id in ids.into_iter().filter(|&id| (id as usize) < count) {
+                    assert_eq!(seen.insert(id), !set.insert(id));
+                }
+                (seen, set)
+            };
+            let (mut seen, set) = fill(ids);
+            let (other, other_set) = fill(more);
+            prop_assert_eq!(seen.len(), set.len());
+            prop_assert_eq!(seen.add_all(&other), set.intersection(&other_set).count());
+            prop_assert_eq!(seen.len(), set.union(&other_set).count());
         }
     }
 }
