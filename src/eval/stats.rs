@@ -134,13 +134,13 @@ pub fn interval(
         });
     }
     if !bootstrap::bootstrap_fits(values.clone().count(), REPLICATES) {
-        let (low, high) = if kind.is_total() {
-            let items = values.map(|v| (v.unwrap_or(0.0), 0.0));
-            bootstrap::normal_interval_of(items, bootstrap::Kind::Total, level)?
+        let items = values.map(numerator_and_denominator);
+        let statistic = if kind.is_total() {
+            bootstrap::Kind::Total
         } else {
-            let items = values.map(|v| v.map_or((0.0, 0.0), |x| (x, 1.0)));
-            bootstrap::normal_interval_of(items, bootstrap::Kind::Ratio, level)?
+            bootstrap::Kind::Ratio
         };
+        let (low, high) = bootstrap::normal_interval_of(items, statistic, level)?;
         let method = bootstrap::Method::Normal;
         return Some(Interval::of(
             &bootstrap::Interval { low, high, method },
@@ -154,12 +154,18 @@ pub fn interval(
 
 /// The items' contributions as a ratio of sums (a sum or a count: a total).
 fn statistic(kind: ValueKind, values: impl Iterator<Item = Option<f64>>) -> RatioOfSums {
+    let (num, den) = values.map(numerator_and_denominator).unzip();
     if kind.is_total() {
-        RatioOfSums::total(values.map(|v| v.unwrap_or(0.0)).collect())
+        RatioOfSums::total(num)
     } else {
-        let (num, den) = values.map(|v| v.map_or((0.0, 0.0), |x| (x, 1.0))).unzip();
         RatioOfSums::new(num, den)
     }
+}
+
+/// An item's contribution to the sums of a ratio: its value over 1, or
+/// nothing over nothing when it has none (a total reads the numerator).
+fn numerator_and_denominator(value: Option<f64>) -> (f64, f64) {
+    value.map_or((0.0, 0.0), |x| (x, 1.0))
 }
 
 /// Which items of two runs are the same unit: items matched by key (the key's
