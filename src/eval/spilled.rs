@@ -385,6 +385,9 @@ fn join_partition(
                             _ => Err(Unfinished::Fallback),
                         }
                     })?;
+                    if !streamed.finish(&mut part) {
+                        return Err(Unfinished::Fallback);
+                    }
                     Ok(part)
                 })
             })
