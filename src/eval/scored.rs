@@ -218,7 +218,12 @@ impl ScoreArena {
         for (i, aggregate) in plan.aggregates.iter().enumerate() {
             let tag = self.bytes[b];
             b += 1;
-            chunk.tracked[i] = None;
+            // Only stability's aggregates track a value. Cleared
+            // unconditionally, the `None` was built on the stack and copied in
+            // a wider load than its store, a stall for every aggregate.
+            if chunk.tracked[i].is_some() {
+                chunk.tracked[i] = None;
+            }
             chunk.contributions[i] = match tag {
                 OUT => Observation::Out,
                 ZERO => Observation::Number(0.0),
