@@ -209,6 +209,9 @@ fn with_arguments<R>(
 }
 
 /// `and` / `or` with short-circuit and SQL's three-valued logic for null.
+// Inlined: its bool, returned through memory, was read back wider than it
+// was written, a stall for every `and` of every item.
+#[inline(always)]
 fn logic(
     is_and: bool,
     l: &Op,
@@ -216,20 +219,23 @@ fn logic(
     at: ExprAt,
     frame: &Frame<'_>,
 ) -> Result<Value, RuntimeError> {
-    let as_bool = |v: Value| match v {
-        Value::Bool(b) => Ok(Some(b)),
+    // Operands are read where they are (a field, a matcher's result): a
+    // bool copied out was read back wider than it was written.
+    let as_bool = |v: &Value| match v {
+        Value::Bool(b) => Ok(Some(*b)),
         Value::Null => Ok(None),
         found => {
             let op = if is_and { "and" } else { "or" };
+            let found = found.clone();
             Err(RuntimeError::located(K::LogicNeedsBools { op, found }, at))
         }
     };
     let decisive = !is_and; // false decides `and`, true decides `or`
-    let left = as_bool(evaluate(l, frame)?)?;
+    let left = as_bool(&*operand(l, frame)?)?;
     if left == Some(decisive) {
         return Ok(Value::Bool(decisive));
     }
-    let right = as_bool(evaluate(r, frame)?)?;
+    let right = as_bool(&*operand(r, frame)?)?;
     Ok(match (left, right) {
         (_, Some(b)) if b == decisive => Value::Bool(decisive),
         (Some(_), Some(b)) => Value::Bool(b),
