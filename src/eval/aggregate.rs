@@ -120,7 +120,7 @@ impl Accumulator {
             },
             Accumulator::Calibration(_) => match value {
                 Some(Value::List(pair)) => match calibrated(&pair[0], &pair[1])? {
-                    Some((confidence, correct)) => Observation::calibrated(confidence, correct),
+                    Some((confidence, correct)) => Observation::Calibrated(confidence, correct),
                     None => Observation::Out,
                 },
                 _ => Observation::Out,
@@ -190,11 +190,9 @@ impl Accumulator {
                 let (a, b) = &**labels;
                 confusion.add_times(a.clone(), b.clone(), times);
             }
-            (Accumulator::Calibration(calibration), observation) => {
-                if let Some((c, ok)) = observation.calibration() {
-                    for _ in 0..times {
-                        calibration.add(c, ok)?;
-                    }
+            (Accumulator::Calibration(calibration), Observation::Calibrated(c, ok)) => {
+                for _ in 0..times {
+                    calibration.add(*c, *ok)?;
                 }
             }
             // `Out`, or an observation of another aggregate's kind (a baseline

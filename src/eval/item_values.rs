@@ -384,7 +384,7 @@ mod tests {
             Observation::Number(-0.0),
             Observation::Number(0.25),
             labels,
-            Observation::calibrated(0.5, true),
+            Observation::Calibrated(0.5, true),
         ];
         for function in [AggregateFn::Ratio, AggregateFn::Mean, AggregateFn::Kappa] {
             // Every prefix: a column stays compact while it can.
@@ -424,7 +424,7 @@ mod tests {
             Observation::Number(0.25),
             Observation::Number(-3.0),
             Observation::labels(Arc::from("a \"b\""), Arc::from("c")),
-            Observation::calibrated(0.5, true),
+            Observation::Calibrated(0.5, true),
         ];
         for function in [AggregateFn::Ratio, AggregateFn::Mean, AggregateFn::Kappa] {
             // Every prefix: each kind of column while it stays that kind.

@@ -189,12 +189,10 @@ impl ScoreArena {
                     self.values.push(Value::String(a.clone()));
                     self.values.push(Value::String(b.clone()));
                 }
-                Observation::CalibratedRight(confidence)
-                | Observation::CalibratedWrong(confidence) => {
-                    let correct = matches!(observation, Observation::CalibratedRight(_));
+                Observation::Calibrated(confidence, correct) => {
                     self.bytes.push(CALIBRATED);
                     self.bytes.extend(confidence.to_le_bytes());
-                    self.bytes.push(u8::from(correct));
+                    self.bytes.push(u8::from(*correct));
                 }
             }
         }
@@ -240,7 +238,7 @@ impl ScoreArena {
                 }
                 CALIBRATED => {
                     b += 9;
-                    Observation::calibrated(number(b - 9), self.bytes[b - 1] == 1)
+                    Observation::Calibrated(number(b - 9), self.bytes[b - 1] == 1)
                 }
                 _ => {
                     chunk.tracked[i] = Some(self.values[v].clone());

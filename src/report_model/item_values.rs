@@ -97,12 +97,6 @@ pub struct FormulaColumn {
 
 /// What one item gave one observed aggregate.
 #[derive(Debug, Clone, PartialEq)]
-// A tag of a whole word, as `Value`'s: with a byte's, a calibrated item's
-// bool shared the tag's word, and each contribution written by
-// `ItemChunk::score` was copied in pieces the next load could not forward
-// (a third of its samples; 46 aggregates, 0.95x with whole words). So that
-// it stays two words, whether the item was correct is in the tag.
-#[repr(u64)]
 pub enum Observation {
     /// Not in the aggregate: filtered out by `where`, or a null.
     Out,
@@ -112,33 +106,13 @@ pub enum Observation {
     /// a row holds an observation per observed aggregate per item, and a
     /// number (the usual one) then takes 16 bytes instead of 40.
     Labels(Box<(Arc<str>, Arc<str>)>),
-    /// A confidence of an item that was correct (`ece`, `brier`): see
-    /// [`Observation::calibrated`].
-    CalibratedRight(f64),
-    /// A confidence of an item that was not.
-    CalibratedWrong(f64),
+    /// A confidence and whether the item was correct (`ece`, `brier`).
+    Calibrated(f64, bool),
 }
 
 impl Observation {
     pub fn labels(a: Arc<str>, b: Arc<str>) -> Observation {
         Observation::Labels(Box::new((a, b)))
-    }
-
-    /// A confidence and whether the item was correct.
-    pub fn calibrated(confidence: f64, correct: bool) -> Observation {
-        match correct {
-            true => Observation::CalibratedRight(confidence),
-            false => Observation::CalibratedWrong(confidence),
-        }
-    }
-
-    /// The confidence and whether the item was correct, for a calibrated item.
-    pub fn calibration(&self) -> Option<(f64, bool)> {
-        match *self {
-            Observation::CalibratedRight(confidence) => Some((confidence, true)),
-            Observation::CalibratedWrong(confidence) => Some((confidence, false)),
-            _ => None,
-        }
     }
 
     /// The number, for a number (or a condition's 1 or 0).
@@ -159,11 +133,10 @@ impl Observation {
                 let pair = Json::Array(vec![Json::from(a.as_ref()), Json::from(b.as_ref())]);
                 out.extend_from_slice(pair.to_string().as_bytes());
             }
-            Observation::CalibratedRight(c) | Observation::CalibratedWrong(c) => {
-                let ok = matches!(self, Observation::CalibratedRight(_));
+            Observation::Calibrated(c, ok) => {
                 out.push(b'[');
                 push_number(out, *c);
-                out.extend_from_slice(if ok { b",true]" } else { b",false]" });
+                out.extend_from_slice(if *ok { b",true]" } else { b",false]" });
             }
         }
     }
@@ -177,7 +150,7 @@ impl Observation {
                     Observation::labels(Arc::from(a.as_str()), Arc::from(b.as_str()))
                 }
                 [Json::Number(c), Json::Bool(ok)] => {
-                    Observation::calibrated(c.as_f64().unwrap_or(f64::NAN), *ok)
+                    Observation::Calibrated(c.as_f64().unwrap_or(f64::NAN), *ok)
                 }
                 _ => return Err(format!("has an observation that is not a pair of labels or a confidence and a bool: {}", Json::Array(pair))),
             },
@@ -562,7 +535,7 @@ mod tests {
             header_line(&[("p", ValueKind::Ratio)], false, &aggregates, &formulas).into_bytes();
         let observed = [
             Observation::labels(Arc::from("a \"b\""), Arc::from("c")),
-            Observation::calibrated(0.25, true),
+            Observation::Calibrated(0.25, true),
             Observation::Out,
         ];
         push_row(&mut text, "\"q1\"", None, |out| {
