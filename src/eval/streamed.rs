@@ -189,10 +189,8 @@ pub(super) struct Part<'p> {
     /// Each score's line of items.jsonl (when the plan keeps items), in the
     /// order scored; the lines of scores that lost are dropped when merged.
     lines: LineSpool,
-    /// Keyed records not yet looked up, and their item key ids once they are
-    /// ([`Streamed::look_up`]).
+    /// Keyed records not yet looked up ([`Streamed::look_up`]).
     pending: Vec<(Key, Record)>,
-    ids: Vec<Option<u32>>,
 }
 
 /// What scoring the streamed dataset's records against the items in memory needs.
@@ -222,7 +220,6 @@ impl<'a, 'p> Streamed<'a, 'p> {
             failed: false,
             lines: self.spool(),
             pending: Vec::with_capacity(Self::LOOKED_UP_TOGETHER),
-            ids: Vec::with_capacity(Self::LOOKED_UP_TOGETHER),
         }
     }
 
@@ -265,17 +262,15 @@ impl<'a, 'p> Streamed<'a, 'p> {
     /// Looks the pending records' keys up, then scores each record's items in
     /// record order.
     fn look_up(&self, part: &mut Part<'p>) -> ControlFlow<()> {
+        let mut ids = [None; Self::LOOKED_UP_TOGETHER];
+        for (id, (key, _)) in ids.iter_mut().zip(&part.pending) {
+            *id = self.index.ids.get(key).copied();
+        }
+        // Taken out while scoring, which borrows the part; put back for reuse.
         let mut pending = std::mem::take(&mut part.pending);
-        part.ids.clear();
-        (part.ids).extend(
-            pending
-                .iter()
-                .map(|(key, _)| self.index.ids.get(key).copied()),
-        );
-        let ids = std::mem::take(&mut part.ids);
-        let flow = (pending.drain(..).zip(&ids))
-            .try_for_each(|((key, record), &id)| self.score(part, key, id, &record));
-        (part.pending, part.ids) = (pending, ids);
+        let flow = (pending.drain(..).zip(ids))
+            .try_for_each(|((key, record), id)| self.score(part, key, id, &record));
+        part.pending = pending;
         flow
     }
 
