@@ -16,6 +16,7 @@ mod evaluation;
 mod gates;
 mod in_parallel;
 mod item;
+mod item_index;
 mod item_lines;
 mod item_values;
 mod keys;

@@ -28,14 +28,13 @@ use crate::data::{read_chunked_per_thread, validate, Chunk, Flow};
 use crate::eval::error::EvalError;
 use crate::eval::in_parallel::map_in_parallel;
 use crate::eval::item::ItemChunk;
+use crate::eval::item_index::ItemIndex;
 use crate::eval::item_lines::LineLimit;
 use crate::eval::keys::{key_of, FastMap};
 use crate::eval::outcome::DatasetOutcome;
 use crate::eval::pass::{merge_items, Pass};
 use crate::eval::scored::{Layout, Saved};
-use crate::eval::streamed::{
-    merge_parts, Fallback, Folded, Folding, ItemIndex, Kept, Part, Streamed,
-};
+use crate::eval::streamed::{merge_parts, Fallback, Folded, Folding, Kept, Part, Streamed};
 use crate::ir::{DatasetId, Record};
 use crate::plan::Plan;
 use crate::spec::Duplicates;

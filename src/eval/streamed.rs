@@ -15,8 +15,6 @@
 //! cannot do itself: list an offender whose shown values it did not keep
 //! (`scored::Shown`), and hold scores past 32-bit offsets.
 
-use std::cmp::Ordering;
-use std::collections::hash_map::Entry;
 use std::ops::ControlFlow;
 use std::sync::Mutex;
 
@@ -24,10 +22,11 @@ use crate::base::value::Key;
 use crate::data::{count_ahead, read_chunked, read_chunked_ahead, validate, Flow};
 use crate::eval::in_parallel::map_in_parallel;
 use crate::eval::item::ItemChunk;
+use crate::eval::item_index::{ItemIndex, SeenIds};
 use crate::eval::item_lines::{LineLimit, LineSpool};
 use crate::eval::keys::{key_of, FastMap};
 use crate::eval::outcome::DatasetOutcome;
-use crate::eval::outcome::{report_order, ItemRow};
+use crate::eval::outcome::ItemRow;
 use crate::eval::pass::{merge_items, Items, Pass};
 use crate::eval::scored::{Layout, Rank, Saved, ScoreArena, Shown};
 use crate::ir::{DatasetId, Record};
@@ -69,102 +68,6 @@ pub(super) fn applies(plan: &Plan, mode: JoinMode) -> bool {
         _ if mode == JoinMode::Stream => true,
         (Some(items), Some(streamed)) => items <= streamed,
         _ => false,
-    }
-}
-
-/// The items in memory, by key: which items each key of the streamed dataset scores.
-pub(super) struct ItemIndex<'a> {
-    /// Every item, in item order: its key and record.
-    items: Vec<&'a (Option<Key>, Record)>,
-    /// Each item's number among all the items, when these are some of them
-    /// (a partition's); empty when they are all, numbered from 0.
-    numbers: Vec<u32>,
-    /// Each distinct item key's id; keys borrowed from the items, so that the
-    /// index costs no reference count per item to build and to drop.
-    ids: FastMap<&'a Key, u32>,
-    /// Per key id, its first item; per item, the next item of its key.
-    first: Vec<u32>,
-    next: Vec<u32>,
-}
-
-const NONE: u32 = u32::MAX;
-
-impl<'a> ItemIndex<'a> {
-    /// The items of `chunks`, in order; `numbers` as [`ItemIndex::numbers`].
-    pub(super) fn of(
-        chunks: &'a [Vec<(Option<Key>, Record)>],
-        numbers: Vec<u32>,
-    ) -> Result<Self, Fallback> {
-        let count: usize = chunks.iter().map(Vec::len).sum();
-        // Item numbers are u32s; NONE is kept free.
-        if count >= NONE as usize {
-            return Err(Fallback);
-        }
-        let mut index = ItemIndex {
-            items: Vec::with_capacity(count),
-            numbers,
-            ids: FastMap::with_capacity_and_hasher(count, Default::default()),
-            first: Vec::new(),
-            next: vec![NONE; count],
-        };
-        // Items of a key are chained in item order; `last` is each key's latest.
-        let mut last: Vec<u32> = Vec::new();
-        for entry in chunks.iter().flatten() {
-            let item = index.items.len() as u32;
-            index.items.push(entry);
-            let Some(key) = &entry.0 else { continue };
-            match index.ids.entry(key) {
-                Entry::Occupied(id) => {
-                    let id = *id.get() as usize;
-                    index.next[last[id] as usize] = item;
-                    last[id] = item;
-                }
-                Entry::Vacant(vacant) => {
-                    vacant.insert(index.first.len() as u32);
-                    index.first.push(item);
-                    last.push(item);
-                }
-            }
-        }
-        Ok(index)
-    }
-
-    /// Whether the items, numbered from 0 in file order, are in report order
-    /// (a gold set sorted by key): their lines of items.jsonl are then ordered
-    /// by number ([`LineSpool::order_by_ordinal`]).
-    fn in_report_order(&self) -> bool {
-        fn order((key, record): &(Option<Key>, Record)) -> (Option<&Key>, Option<&str>, u32) {
-            (key.as_ref(), None, record.line)
-        }
-        self.numbers.is_empty()
-            && (self.items.windows(2))
-                .all(|pair| report_order(order(pair[0]), order(pair[1])) != Ordering::Greater)
-    }
-
-    /// Whether two items share a key.
-    pub(super) fn repeats_a_key(&self) -> bool {
-        let keyed = self.items.iter().filter(|(key, _)| key.is_some()).count();
-        self.first.len() < keyed
-    }
-
-    /// The item's number among all the items.
-    fn number(&self, item: u32) -> u32 {
-        self.numbers.get(item as usize).copied().unwrap_or(item)
-    }
-
-    fn rank(&self, item: u32) -> Rank {
-        let (key, record) = self.items[item as usize];
-        Rank {
-            key: key.clone(),
-            line: record.line,
-            item: self.number(item),
-        }
-    }
-
-    fn items_of(&self, id: u32) -> impl Iterator<Item = u32> + '_ {
-        std::iter::successors(Some(self.first[id as usize]), |&item| {
-            Some(self.next[item as usize]).filter(|&n| n != NONE)
-        })
     }
 }
 
@@ -212,7 +115,7 @@ impl<'a, 'p> Streamed<'a, 'p> {
             scorer: ItemChunk::new(self.plan, items, &[], LineLimit::UNBOUNDED),
             arena: ScoreArena::default(),
             shown: Shown::new(self.plan),
-            seen: SeenIds::new(self.index.first.len()),
+            seen: SeenIds::new(self.index.key_count()),
             unmatched: FastMap::default(),
             keyless: 0,
             duplicates: 0,
@@ -264,7 +167,7 @@ impl<'a, 'p> Streamed<'a, 'p> {
     fn look_up(&self, part: &mut Part<'p>) -> ControlFlow<()> {
         let mut ids = [None; Self::LOOKED_UP_TOGETHER];
         for (id, (key, _)) in ids.iter_mut().zip(&part.pending) {
-            *id = self.index.ids.get(key).copied();
+            *id = self.index.id_of(key);
         }
         // Taken out while scoring, which borrows the part; put back for reuse.
         let mut pending = std::mem::take(&mut part.pending);
@@ -304,7 +207,7 @@ impl<'a, 'p> Streamed<'a, 'p> {
             return ControlFlow::Continue(());
         };
         for item in self.index.items_of(id) {
-            let records = [Some(record), Some(&self.index.items[item as usize].1)];
+            let records = [Some(record), Some(&self.index.item(item).1)];
             if part.scorer.score(&records).is_err() {
                 part.failed = true;
                 return ControlFlow::Break(());
@@ -315,7 +218,7 @@ impl<'a, 'p> Streamed<'a, 'p> {
             };
             part.scored.push((item, saved));
             if self.plan.keep_items {
-                let (key, record) = self.index.items[item as usize];
+                let (key, record) = self.index.item(item);
                 let number = u64::from(self.index.number(item));
                 let body = part.scorer.item_body();
                 (part.lines).push(key.clone(), record.line, number, body);
@@ -324,38 +227,6 @@ impl<'a, 'p> Streamed<'a, 'p> {
             (part.shown).score(self.layout, rank, &part.scorer);
         }
         ControlFlow::Continue(())
-    }
-}
-
-/// A set of item key ids, a bit each.
-struct SeenIds(Vec<u64>);
-
-impl SeenIds {
-    fn new(ids: usize) -> Self {
-        SeenIds(vec![0; ids.div_ceil(64)])
-    }
-
-    /// Adds `id`; whether it was in already.
-    fn insert(&mut self, id: u32) -> bool {
-        let (word, bit) = (&mut self.0[id as usize / 64], 1u64 << (id % 64));
-        let was = *word & bit != 0;
-        *word |= bit;
-        was
-    }
-
-    /// Adds every id of `other` (a set of as many ids); how many were in already.
-    fn add_all(&mut self, other: &SeenIds) -> usize {
-        let words = self.0.iter_mut().zip(&other.0);
-        words.fold(0, |repeats, (word, theirs)| {
-            let both = (*word & theirs).count_ones() as usize;
-            *word |= theirs;
-            repeats + both
-        })
-    }
-
-    /// How many ids are in.
-    fn len(&self) -> usize {
-        self.0.iter().map(|word| word.count_ones() as usize).sum()
     }
 }
 
@@ -435,7 +306,7 @@ pub(super) fn streamed_pass(
         read,
         ..DatasetOutcome::default()
     };
-    let mut winners: Vec<Option<(u32, Saved)>> = vec![None; index.items.len()];
+    let mut winners: Vec<Option<(u32, Saved)>> = vec![None; index.len()];
     let table_size = merge_parts(dataset, &index, &mut parts, 0, &mut outcome, &mut winners)?;
     let mut kept: Vec<Kept> = parts.into_iter().map(Part::kept).collect();
 
@@ -497,7 +368,7 @@ pub(super) fn merge_parts(
     outcome: &mut DatasetOutcome,
     winners: &mut [Option<(u32, Saved)>],
 ) -> Result<usize, Fallback> {
-    let mut seen = SeenIds::new(index.first.len());
+    let mut seen = SeenIds::new(index.key_count());
     let mut unmatched: FastMap<&Key, ()> = FastMap::default();
     for (p, part) in parts.iter().enumerate() {
         outcome.keyless += part.keyless;
@@ -650,35 +521,5 @@ impl Folding<'_> {
         state.count += 1;
         state.ordinal = u64::from(number);
         state.fold(key, record.line).map_err(|_| Fallback)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    proptest! {
-        /// The bits say what a set of the ids inserted so far says, and
-        /// adding one set to another what their union and intersection say.
-        #[test]
-        fn seen_ids_are_a_set(
-            count in 1usize..300,
-            ids in prop::collection::vec(0u32..300, 0..400),
-            more in prop::collection::vec(0u32..300, 0..400),
-        ) {
-            let fill = |ids: Vec<u32>| {
-                let (mut seen, mut set) = (SeenIds::new(count), std::collections::BTreeSet::new());
-                for id in ids.into_iter().filter(|&id| (id as usize) < count) {
-                    assert_eq!(seen.insert(id), !set.insert(id));
-                }
-                (seen, set)
-            };
-            let (mut seen, set) = fill(ids);
-            let (other, other_set) = fill(more);
-            prop_assert_eq!(seen.len(), set.len());
-            prop_assert_eq!(seen.add_all(&other), set.intersection(&other_set).count());
-            prop_assert_eq!(seen.len(), set.union(&other_set).count());
-        }
     }
 }
