@@ -71,35 +71,49 @@ impl Accumulator {
         }
     }
 
-    /// What one item that passed the `where` filter gives the aggregate, without
-    /// adding it (`observe` adds it): `value` is the argument's value (`None` for
-    /// `count()`); null numbers are skipped, as in SQL. Every error an item can
-    /// give an aggregate is found here, so items scored out of order (a streamed
-    /// join) fold later, in item order, without failing.
+    /// What one item that passed the `where` filter gives the aggregate,
+    /// written over `slot`, without adding it (`observe` adds it): `value` is
+    /// the argument's value (`None` for `count()`); null numbers are skipped,
+    /// as in SQL. Every error an item can give an aggregate is found here, so
+    /// items scored out of order (a streamed join) fold later, in item order,
+    /// without failing.
     ///
     /// The observation is what intervals resample and item-values.jsonl keeps:
     /// 1 or 0 for a condition (`count`, `ratio`), the number, the two labels, or
     /// the confidence and correctness; `Out` for a skipped null.
-    // The usual observations (a condition's flag, a number) are made inline:
-    // returned from a call, the result went through memory in pieces that the
-    // caller's loads stalled on (a third of the 46-aggregate benchmark's
-    // scoring).
+    // The usual observations (a condition's flag, a number) are made inline
+    // and written in place, as a tag and a number: returned from a call, or
+    // moved in whole, an observation went through memory in pieces (the bytes
+    // between tag and number, a calibrated item's bool) that the next loads
+    // stalled on, a third of the 46-aggregate benchmark's scoring.
     #[inline]
-    pub fn observation(&self, value: Option<&Value>) -> Result<Observation, RuntimeErrorKind> {
-        match (self, value) {
+    pub fn observe_into(
+        &self,
+        value: Option<&Value>,
+        slot: &mut Observation,
+    ) -> Result<(), RuntimeErrorKind> {
+        let number = match (self, value) {
             (Accumulator::Count(_) | Accumulator::Ratio { .. }, None | Some(Value::Bool(true))) => {
-                Ok(Observation::Number(1.0))
+                1.0
             }
             (
                 Accumulator::Count(_) | Accumulator::Ratio { .. },
                 Some(Value::Bool(false) | Value::Null),
-            ) => Ok(Observation::Number(0.0)),
+            ) => 0.0,
             (
                 Accumulator::Sum { .. } | Accumulator::Extreme { .. } | Accumulator::Values(_),
                 Some(Value::Number(x)),
-            ) => Ok(Observation::Number(*x)),
-            _ => self.any_observation(value),
+            ) => *x,
+            _ => {
+                *slot = self.any_observation(value)?;
+                return Ok(());
+            }
+        };
+        match slot {
+            Observation::Number(x) => *x = number,
+            _ => *slot = Observation::Number(number),
         }
+        Ok(())
     }
 
     #[inline(never)]
@@ -127,6 +141,14 @@ impl Accumulator {
             },
             Accumulator::Track(_) => unreachable!("stability items are tracked with their key"),
         })
+    }
+
+    /// What one item gives the aggregate ([`Accumulator::observe_into`]).
+    #[cfg(test)]
+    pub fn observation(&self, value: Option<&Value>) -> Result<Observation, RuntimeErrorKind> {
+        let mut observation = Observation::Out;
+        self.observe_into(value, &mut observation)?;
+        Ok(observation)
     }
 
     /// Adds one item at once: its observation, observed.

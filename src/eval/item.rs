@@ -354,8 +354,8 @@ impl<'p> ItemChunk<'p> {
                 *tracked = Some(value.cloned().unwrap_or(Value::Null));
                 continue;
             }
-            *contribution = accumulator
-                .observation(value)
+            accumulator
+                .observe_into(value, contribution)
                 .map_err(|kind| fail(RuntimeError::from(kind).or_at(aggregate.arg_at)))?;
         }
         self.offender = match &plan.offenders {
