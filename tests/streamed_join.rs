@@ -470,3 +470,35 @@ fn a_size_that_is_not_one_is_refused() {
     assert_eq!(output.code, 2, "{}", output.stderr);
     assert!(output.stderr.contains("--max-memory"), "{}", output.stderr);
 }
+
+/// The items report asked for twice, its lines spilled to disk: the last
+/// report written releases the runs as it reads them, and both files are
+/// the one the table writes without spilling.
+#[test]
+fn an_items_report_written_twice_from_spilled_lines_is_whole_both_times() {
+    let dir = tempfile::tempdir().unwrap();
+    data(dir.path(), 1_200);
+    let reports = "reports: [json, items, { format: items, path: again.jsonl }]";
+    let spec =
+        spec("last", "left", "error").replace("reports: [json, markdown, items, junit]", reports);
+    write(dir.path(), "spec.yaml", &spec);
+    let (_, table) = run(dir.path(), Way::Table, 1);
+    let file = |files: &[(String, Vec<u8>)], name: &str| {
+        let found = files.iter().find(|(n, _)| n == name);
+        found.map(|(_, bytes)| bytes.clone()).expect(name)
+    };
+    let expected = file(&table, "items.jsonl");
+    assert_eq!(expected.iter().filter(|&&b| b == b'\n').count(), 1_200);
+    for way in [Way::TableSpilled, Way::StreamSpilled, Way::Partition] {
+        let (output, files) = run(dir.path(), way, 3);
+        assert!(output.code <= 1, "{way:?}: {}", output.stderr);
+        assert!(
+            file(&files, "items.jsonl") == expected,
+            "{way:?}: items.jsonl"
+        );
+        assert!(
+            file(&files, "again.jsonl") == expected,
+            "{way:?}: again.jsonl"
+        );
+    }
+}

@@ -14,7 +14,7 @@ use crate::eval::item_lines::{LineLimit, LineSpool};
 use crate::eval::item_values::{self, ValueTable};
 use crate::eval::keys::{duplicate_error, key_of, FastMap, SeenKeys};
 use crate::eval::lookup::Lookup;
-use crate::eval::outcome::{item_body, report_order, ItemRow, OffenderRow};
+use crate::eval::outcome::{push_item_body, report_order, ItemRow, OffenderRow};
 use crate::eval::slices::{self, SliceFold};
 use crate::ir::{evaluate, evaluate_into, Frame, Record, RuntimeError};
 use crate::library::aggregates::AggregateFn;
@@ -50,8 +50,6 @@ pub(super) struct ItemChunk<'p> {
     pub(super) label_counts: Vec<usize>,
     /// Each item's line of items.jsonl, when the plan keeps items.
     pub(super) lines: LineSpool,
-    /// Where an item's line of items.jsonl is built (see `item_body`).
-    body: String,
     pub(super) offenders: Vec<OffenderRow>,
     /// The offenders have been trimmed to the plan's limit at least once
     /// (see [`ItemChunk::offender_is_cut`]).
@@ -145,7 +143,6 @@ impl<'p> ItemChunk<'p> {
             duplicates: 0,
             label_counts: vec![0; plan.labels.len()],
             lines: LineSpool::new(limit),
-            body: String::new(),
             offenders: Vec::new(),
             offenders_trimmed: false,
             slices: plan.slices.iter().map(|_| SliceFold::default()).collect(),
@@ -416,10 +413,10 @@ impl<'p> ItemChunk<'p> {
         }
     }
 
-    /// The scored item's rest of its line in the items report.
-    pub(super) fn item_body(&mut self) -> Box<str> {
+    /// Appends the scored item's rest of its line in the items report.
+    pub(super) fn push_item_body(&self, out: &mut String) {
         let label = self.label();
-        item_body(self.plan, label.as_ref(), &self.derived, &mut self.body)
+        push_item_body(self.plan, label.as_ref(), &self.derived, out);
     }
 
     /// Whether an offender at `key` and `line` cannot be among the first the
@@ -478,7 +475,8 @@ impl<'p> ItemChunk<'p> {
             }
         }
         if plan.keep_items && !std::mem::take(&mut self.line_kept) {
-            let body = self.item_body();
+            let label = self.label();
+            let body = |out: &mut String| push_item_body(plan, label.as_ref(), &self.derived, out);
             (self.lines).push(key.cloned(), line, self.ordinal, body);
         }
     }

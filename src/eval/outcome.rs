@@ -165,19 +165,17 @@ impl ItemRow {
     }
 }
 
-/// The rest of the line in items.jsonl of an item with `label` and `derived`
-/// values (after its key, line and run): the members `report_model::ItemBody`
-/// serialises, written directly. Rendered when the item is scored, so that an
-/// item kept until the items are sorted is a line of text, not its values.
-/// `body` is a buffer kept between items: the line is built in it and then
-/// copied out once, at its length, instead of growing a new string each time.
-pub(super) fn item_body(
+/// Appends the rest of the line in items.jsonl of an item with `label` and
+/// `derived` values (after its key, line and run): the members
+/// `report_model::ItemBody` serialises, written directly. Rendered when the
+/// item is scored, so that an item kept until the items are sorted is a line
+/// of text, not its values.
+pub(super) fn push_item_body(
     plan: &Plan,
     label: Option<&Arc<str>>,
     derived: &[Value],
     body: &mut String,
-) -> Box<str> {
-    body.clear();
+) {
     if !plan.labels.is_empty() {
         body.push_str("\"label\":");
         match label {
@@ -208,5 +206,4 @@ pub(super) fn item_body(
         }
         body.push('}');
     }
-    Box::from(body.as_str())
 }

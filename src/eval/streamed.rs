@@ -220,7 +220,8 @@ impl<'a, 'p> Streamed<'a, 'p> {
             if self.plan.keep_items {
                 let (key, record) = self.index.item(item);
                 let number = u64::from(self.index.number(item));
-                let body = part.scorer.item_body();
+                let scorer = &part.scorer;
+                let body = |out: &mut String| scorer.push_item_body(out);
                 (part.lines).push(key.clone(), record.line, number, body);
             }
             let rank = || self.index.rank(item);

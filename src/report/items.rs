@@ -10,9 +10,14 @@ use crate::report_model::{NameMap, Offender};
 use crate::base::typed_json::key_json;
 
 /// Writes the items' lines, in natural key order (then run, then line),
-/// merging what was spilled to disk (`eval::ItemLines`).
-pub fn write_items_jsonl(outcome: &Outcome, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    outcome.lines.write_sorted(out)
+/// merging what was spilled to disk (`eval::ItemLines`); `last`: the last
+/// report written from them (what was spilled is then released as it is read).
+pub fn write_items_jsonl(
+    outcome: &Outcome,
+    last: bool,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    outcome.lines.write_sorted(out, last)
 }
 
 /// The items in file order, as the template context's `items`.

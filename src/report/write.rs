@@ -6,7 +6,7 @@ use serde_json::Value as Json;
 
 use crate::base::diagnostic::Diagnostic;
 use crate::eval::Outcome;
-use crate::inputs::{ReportPlanKind, Templates};
+use crate::inputs::{ReportPlan, ReportPlanKind, Templates};
 use crate::lock::LockStamp;
 use crate::plan::Plan;
 use crate::report::{
@@ -30,7 +30,9 @@ pub fn write_reports(
     let report = report_json(plan, outcome, lock);
     let mut context: Option<minijinja::Value> = None;
     let mut rendered: Vec<(PathBuf, Content<'_>)> = Vec::new();
-    for output in &plan.reports {
+    let is_items = |output: &ReportPlan| matches!(output.kind, ReportPlanKind::Items);
+    let last_items = plan.reports.iter().rposition(is_items);
+    for (i, output) in plan.reports.iter().enumerate() {
         let content = match &output.kind {
             ReportPlanKind::Json => {
                 let mut bytes =
@@ -39,7 +41,8 @@ pub fn write_reports(
                 Content::Bytes(bytes)
             }
             ReportPlanKind::Items => {
-                Content::Written(Box::new(|out| write_items_jsonl(outcome, out)))
+                let last = Some(i) == last_items;
+                Content::Written(Box::new(move |out| write_items_jsonl(outcome, last, out)))
             }
             ReportPlanKind::Template(name) => {
                 let context =

@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
+use crate::base::typed_json::{push_key_json, push_string};
+use crate::base::value::{integer_text, Key};
 use crate::report_model::{present, NameMap};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -29,21 +31,41 @@ pub struct Item {
     pub matchers: NameMap<Json>,
 }
 
-/// Appends the line of items.jsonl (without its newline) of the item with
-/// `key` (its JSON), `line`, `run` and rendered `body` (its label, fields and
-/// matchers, as serialising an [`Item`] writes them, without the braces): the
-/// bytes serialising the whole [`Item`] gives. Items are rendered this far as
-/// they are scored, so that what is kept of them until they are sorted is text.
-pub fn push_item_line(out: &mut String, key: &str, line: u32, run: Option<&str>, body: &str) {
-    use std::fmt::Write as _;
-    let _ = write!(out, "{{\"key\":{key},\"line\":{line},");
+/// An item's line of items.jsonl, as serialising its [`Item`] writes it: its
+/// head (`{"key":…,"line":…,`, [`push_item_head`]), with several runs its run
+/// (`"run":…,`, [`push_item_run`]), its body (label, fields and matchers, as
+/// serialising the [`Item`] writes them, without the braces), and `}`.
+/// Items are rendered this far as they are scored, so that what is kept of
+/// them until they are sorted is text; the run goes in as they are written.
+pub fn push_item_line(
+    out: &mut String,
+    key: Option<&Key>,
+    line: u32,
+    run: Option<&str>,
+    body: &str,
+) {
+    push_item_head(out, key, line);
     if let Some(run) = run {
-        out.push_str("\"run\":");
-        out.push_str(&Json::from(run).to_string());
-        out.push(',');
+        push_item_run(out, run);
     }
     out.push_str(body);
     out.push('}');
+}
+
+/// Appends an item line's head: `{"key":…,"line":…,`.
+pub fn push_item_head(out: &mut String, key: Option<&Key>, line: u32) {
+    out.push_str("{\"key\":");
+    push_key_json(out, key);
+    out.push_str(",\"line\":");
+    out.push_str(integer_text(i64::from(line), &mut [0; 20]));
+    out.push(',');
+}
+
+/// Appends an item line's run, after its head: `"run":…,`.
+pub fn push_item_run(out: &mut String, run: &str) {
+    out.push_str("\"run\":");
+    push_string(out, run);
+    out.push(',');
 }
 
 #[cfg(test)]
@@ -94,7 +116,8 @@ mod tests {
                 matchers,
             };
             let mut line = String::new();
-            push_item_line(&mut line, "\"q1\"", 7, run, &body.render());
+            let key = Key::Str("q1".into());
+            push_item_line(&mut line, Some(&key), 7, run, &body.render());
             assert_eq!(line, serde_json::to_string(&item).unwrap());
         }
     }

@@ -1,0 +1,247 @@
+//! The merge of spools' lines and runs in report order: a heap of each
+//! source's next line, whose text stays where it is until it is written.
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::collections::binary_heap::{BinaryHeap, PeekMut};
+use std::io::{self, BufRead, BufReader, Seek, SeekFrom, Write};
+
+use crate::base::value::Key;
+use crate::eval::outcome::report_order;
+use crate::report_model::push_item_run;
+
+use super::run::{read_head, Run, RunReader};
+use super::{Entry, LineSpool};
+
+/// Where a merge reads lines from: a spool's sorted lines in memory, or one of
+/// its runs; with the spool's place among the others.
+pub(super) struct Cursor<'a> {
+    pub(super) source: Source<'a>,
+    pub(super) place: Place<'a>,
+}
+
+/// What a spool's lines share: which are kept, and what orders them among
+/// other spools' (their run, its place, the spool's base, whether ordinals
+/// follow report order). Merging one spool's own runs needs only the default
+/// and the last: every line kept, one run.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Place<'a> {
+    pub(super) kept: Option<&'a [bool]>,
+    pub(super) run: Option<&'a str>,
+    pub(super) run_index: u32,
+    pub(super) base: u64,
+    pub(super) by_ordinal: bool,
+}
+
+impl<'a> Place<'a> {
+    pub(super) fn of(spool: &'a LineSpool) -> Self {
+        Place {
+            kept: spool.kept.as_deref(),
+            run: spool.run.as_deref(),
+            run_index: spool.run_index,
+            base: spool.base,
+            by_ordinal: spool.by_ordinal,
+        }
+    }
+
+    pub(super) fn keeps(&self, score: u32) -> bool {
+        self.kept.is_none_or(|kept| kept[score as usize])
+    }
+}
+
+pub(super) enum Source<'a> {
+    /// A spool's text and its lines in memory, in order.
+    Lines(&'a str, std::vec::IntoIter<&'a Entry>),
+    /// A run: its reader, and the lines left in it.
+    Run(BufReader<RunReader<'a>>, usize),
+}
+
+/// Where a line's text is: in memory, or the next bytes of its run.
+pub(super) enum Text<'a> {
+    InMemory(&'a str),
+    Unread,
+}
+
+/// A cursor's current line, ordered for the merge's heap (smallest first).
+pub(super) struct Head<'a> {
+    pub(super) key: Option<Cow<'a, Key>>,
+    pub(super) line: u32,
+    pub(super) score: u32,
+    pub(super) ordinal: u64,
+    pub(super) len: u32,
+    pub(super) split: u32,
+    pub(super) text: Text<'a>,
+    pub(super) cursor: usize,
+    pub(super) place: Place<'a>,
+}
+
+impl<'a> Cursor<'a> {
+    /// Reads `run` from its start; with `release`, for the last time.
+    pub(super) fn of_run(run: &'a Run, place: Place<'a>, release: bool) -> io::Result<Self> {
+        let mut file = &run.file;
+        file.seek(SeekFrom::Start(0))?;
+        let reader = RunReader {
+            file,
+            release,
+            read: 0,
+            released: 0,
+        };
+        let reader = BufReader::with_capacity(64 << 10, reader);
+        let source = Source::Run(reader, run.lines);
+        Ok(Cursor { source, place })
+    }
+
+    /// The next line kept, if any, as cursor `cursor`'s head. A run's line
+    /// leaves its text unread: [`Cursor::copy_text`] copies it on.
+    pub(super) fn next(&mut self, cursor: usize) -> io::Result<Option<Head<'a>>> {
+        loop {
+            let head = match &mut self.source {
+                Source::Lines(text, lines) => lines.next().map(|line| Head {
+                    key: line.key.as_ref().map(Cow::Borrowed),
+                    line: line.line,
+                    score: line.score,
+                    ordinal: line.ordinal,
+                    len: line.len,
+                    split: line.split,
+                    text: Text::InMemory(line.text(text)),
+                    cursor,
+                    place: self.place,
+                }),
+                Source::Run(_, 0) => None,
+                Source::Run(reader, left) => {
+                    *left -= 1;
+                    Some(read_head(reader, cursor, self.place)?)
+                }
+            };
+            match head {
+                Some(head) if !self.place.keeps(head.score) => self.skip_text(&head)?,
+                head => return Ok(head),
+            }
+        }
+    }
+
+    /// Copies `head`'s text (its line, newline included) to `out`.
+    pub(super) fn copy_text(&mut self, head: &Head<'_>, out: &mut impl Write) -> io::Result<()> {
+        match (&head.text, &mut self.source) {
+            (Text::InMemory(text), _) => out.write_all(text.as_bytes()),
+            (Text::Unread, Source::Run(reader, _)) => copy_bytes(reader, head.len as usize, out),
+            (Text::Unread, Source::Lines(..)) => unreachable!("a line in memory is read"),
+        }
+    }
+
+    /// Copies `head`'s text with its run after its head.
+    pub(super) fn copy_text_with_run(
+        &mut self,
+        head: &Head<'_>,
+        run: &str,
+        out: &mut Vec<u8>,
+    ) -> io::Result<()> {
+        let split = head.split as usize;
+        let mut rendered = String::new();
+        push_item_run(&mut rendered, run);
+        match (&head.text, &mut self.source) {
+            (Text::InMemory(text), _) => {
+                out.extend_from_slice(&text.as_bytes()[..split]);
+                out.extend_from_slice(rendered.as_bytes());
+                out.extend_from_slice(&text.as_bytes()[split..]);
+                Ok(())
+            }
+            (Text::Unread, Source::Run(reader, _)) => {
+                copy_bytes(reader, split, out)?;
+                out.extend_from_slice(rendered.as_bytes());
+                copy_bytes(reader, head.len as usize - split, out)
+            }
+            (Text::Unread, Source::Lines(..)) => unreachable!("a line in memory is read"),
+        }
+    }
+
+    /// Passes over `head`'s text, a line not kept.
+    pub(super) fn skip_text(&mut self, head: &Head<'_>) -> io::Result<()> {
+        match (&head.text, &mut self.source) {
+            (Text::Unread, Source::Run(reader, _)) => {
+                copy_bytes(reader, head.len as usize, &mut io::sink())
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Head<'_> {
+    /// Report order (module comment).
+    pub(super) fn order(&self, other: &Self) -> Ordering {
+        let (p, q) = (self.place, other.place);
+        if p.by_ordinal && q.by_ordinal && p.run_index == q.run_index {
+            return (p.base + self.ordinal).cmp(&(q.base + other.ordinal));
+        }
+        report_order(
+            (self.key.as_deref(), p.run, self.line),
+            (other.key.as_deref(), q.run, other.line),
+        )
+        .then(p.run_index.cmp(&q.run_index))
+        .then((p.base + self.ordinal).cmp(&(q.base + other.ordinal)))
+    }
+}
+
+impl PartialEq for Head<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.order(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Head<'_> {}
+
+impl PartialOrd for Head<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Head<'_> {
+    /// Reversed: `BinaryHeap` pops its greatest.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.order(self)
+    }
+}
+
+/// Hands `sink` every line of `cursors` in report order, with the cursor it
+/// came from (whose reader holds its text); each cursor's lines are in that
+/// order already.
+pub(super) fn merge<'a>(
+    mut cursors: Vec<Cursor<'a>>,
+    mut sink: impl FnMut(&Head<'a>, &mut Cursor<'a>) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut heap = BinaryHeap::with_capacity(cursors.len());
+    for (i, cursor) in cursors.iter_mut().enumerate() {
+        heap.extend(cursor.next(i)?);
+    }
+    // The smallest line is replaced by its cursor's next in place: one
+    // sift down per line instead of a pop's and a push's.
+    while let Some(mut smallest) = heap.peek_mut() {
+        let cursor = &mut cursors[smallest.cursor];
+        sink(&smallest, cursor)?;
+        match cursor.next(smallest.cursor)? {
+            Some(next) => *smallest = next,
+            None => drop(PeekMut::pop(smallest)),
+        }
+    }
+    Ok(())
+}
+
+/// Copies the next `len` bytes of `reader` to `out`.
+pub(super) fn copy_bytes(
+    reader: &mut impl BufRead,
+    mut len: usize,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    while len > 0 {
+        let buffer = reader.fill_buf()?;
+        if buffer.is_empty() {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+        let taken = buffer.len().min(len);
+        out.write_all(&buffer[..taken])?;
+        reader.consume(taken);
+        len -= taken;
+    }
+    Ok(())
+}

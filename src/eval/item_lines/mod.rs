@@ -1,0 +1,490 @@
+//! items.jsonl's lines, from when each item is scored to when the report is
+//! written, in memory bounded by a limit. Each producer (a chunk of items, a
+//! part of a streamed dataset) keeps its lines in a [`LineSpool`]: in memory up
+//! to its limit, past it sorted in report order and written to an anonymous
+//! temporary file (a *run*), which the system removes once it is closed. Runs
+//! are merged as they pile up, [`FAN_IN`] runs of one level into one of the
+//! next, so the files open at once stay few and each line is rewritten only a
+//! few times (a level's runs hold [`FAN_IN`] times the lines of the one below).
+//! Writing the report merges every spool's runs and lines in report order
+//! (an external merge sort): a million lines cost the spools' limits in memory,
+//! not their text.
+//!
+//! A spool keeps its lines' text back to back in one buffer, each rendered
+//! there whole as its item is scored (all but the run, which goes in as the
+//! line is written out), and reused once spilled. A merge reads a line's order
+//! and length and leaves its text in the run's reader until the line is
+//! written: each byte is copied from a run straight to where it goes, with no
+//! allocation per line.
+//!
+//! A streamed join scores an item once per record of its key and keeps the
+//! winning score; each line carries the number of the score it renders, and
+//! lines of scores that lost are skipped when merged ([`LineSpool::keep_only`]).
+//!
+//! Report order is the key (natural order), the run, the line, then the item's
+//! place in file order: the order a stable sort of every line in file order
+//! gives, whatever was spilled. When the items' file is in report order already
+//! (a gold set sorted by key), a streamed join says so
+//! ([`LineSpool::order_by_ordinal`]) and lines are ordered by their place alone:
+//! an integer compared in place of two keys read through their pointers.
+
+use std::cmp::Ordering;
+use std::io::{self, BufWriter, Write};
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
+use std::sync::{mpsc, Arc};
+
+use crate::base::diagnostic::Diagnostic;
+use crate::base::value::Key;
+use crate::eval::error::EvalError;
+use crate::eval::outcome::report_order;
+use crate::report_model::{push_item_head, push_item_run};
+
+use merge::{merge, Cursor, Place, Source};
+use run::{write_head, write_run, Run};
+
+mod merge;
+mod run;
+#[cfg(test)]
+mod tests;
+
+/// Bytes of lines a spool keeps in memory before it writes them to a run,
+/// unless the memory budget asks for less. Sixteen MiB: a streamed join holds
+/// a spool per part, eight parts on two threads, and each spool's buffer is
+/// taken whole; at 32 MiB a million items' run peaked 100-150 MB higher.
+const DEFAULT_LIMIT: usize = 16 << 20;
+/// The least a budget lowers the limit to (a tiny `--max-memory` in tests).
+const LEAST_LIMIT: usize = 16 << 10;
+/// Runs of one level a spool merges into one run of the next level. Sixteen:
+/// a million items' lines (about 560 MB, some forty runs over eight parts)
+/// are written once and merged once, as items.jsonl is written; at eight each
+/// thread merged its first eight runs first, rewriting most of the lines.
+const FAN_IN: usize = 16;
+/// The most runs the final merge reads at once, one open file each (a
+/// system's limit on open files is often 256 or 1024).
+const MAX_OPEN_RUNS: usize = 128;
+/// What a line costs in memory besides its text: the struct and allocations.
+const LINE_OVERHEAD: usize = 64;
+/// Bytes of items.jsonl the merge hands over to be written at a time.
+const BATCH: usize = 1 << 20;
+
+/// How many bytes of lines a spool may keep in memory: the whole report when a
+/// template reads every item (they are all in memory for it anyway); else a
+/// slice of the memory budget, at most [`DEFAULT_LIMIT`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineLimit(Option<usize>);
+
+impl LineLimit {
+    /// Keeps every line in memory.
+    pub const UNBOUNDED: LineLimit = LineLimit(None);
+
+    /// The limit for a run with `budget` bytes (`--max-memory`) shared by
+    /// `threads` threads, each holding a spool or two.
+    pub fn of(budget: Option<u64>, threads: usize) -> Self {
+        let share = budget.map_or(usize::MAX, |b| {
+            let per_spool = b / (8 * threads.max(1) as u64);
+            usize::try_from(per_spool).unwrap_or(usize::MAX)
+        });
+        LineLimit(Some(share.clamp(LEAST_LIMIT, DEFAULT_LIMIT)))
+    }
+
+    #[cfg(test)]
+    pub(super) fn bytes(limit: usize) -> Self {
+        LineLimit(Some(limit))
+    }
+}
+
+/// One scored item's line as a spool keeps it: what orders it, and where its
+/// text is in the spool's buffer.
+#[derive(Debug, Clone)]
+struct Entry {
+    key: Option<Key>,
+    line: u32,
+    /// Which of its spool's lines this is, in the order pushed.
+    score: u32,
+    /// The item's place in its spool's file order (plus the spool's base).
+    ordinal: u64,
+    /// The line's text: its head, body, `}` and newline.
+    start: usize,
+    len: u32,
+    /// Where in it the run goes: the head's length.
+    split: u32,
+}
+
+impl Entry {
+    fn text<'a>(&self, buffer: &'a str) -> &'a str {
+        &buffer[self.start..self.start + self.len as usize]
+    }
+
+    /// Report order within one spool (its run is every line's): key, line,
+    /// place in file order.
+    fn spool_order(&self, other: &Self) -> Ordering {
+        report_order(
+            (self.key.as_ref(), None, self.line),
+            (other.key.as_ref(), None, other.line),
+        )
+        .then(self.ordinal.cmp(&other.ordinal))
+    }
+
+    fn cost(&self) -> usize {
+        let key = match &self.key {
+            Some(Key::Str(text)) => text.len(),
+            _ => 0,
+        };
+        LINE_OVERHEAD + key + self.len as usize
+    }
+}
+
+/// An item's line of items.jsonl as kept in memory, without its run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ItemLine<'a> {
+    /// Its head, body, `}` and newline.
+    text: &'a str,
+    /// Where the run goes: the head's length.
+    split: usize,
+}
+
+impl ItemLine<'_> {
+    /// Appends the item's line of items.jsonl, scored in `run`, without its newline.
+    pub fn push_json(&self, run: Option<&str>, out: &mut String) {
+        let (head, rest) = self.text.split_at(self.split);
+        out.push_str(head);
+        if let Some(run) = run {
+            push_item_run(out, run);
+        }
+        out.push_str(rest.strip_suffix('\n').unwrap_or(rest));
+    }
+}
+
+/// One producer's lines: in memory, and sorted runs on disk.
+#[derive(Debug)]
+pub struct LineSpool {
+    limit: LineLimit,
+    lines: Vec<Entry>,
+    /// The text of `lines`, back to back.
+    text: String,
+    bytes: usize,
+    runs: Vec<Run>,
+    pushed: u32,
+    /// The first temporary file that could not be written or read: the pass
+    /// reports it (`ItemLines::spill_error`), and items.jsonl is then never
+    /// written short.
+    failed: Option<io::Error>,
+    /// Per score (in the order pushed): whether its line is kept. `None`: all.
+    kept: Option<Vec<bool>>,
+    /// Added to every line's ordinal: the items of earlier spools of a pass.
+    base: u64,
+    /// The run the lines were scored in (with several runs), and its place.
+    run: Option<Arc<str>>,
+    run_index: u32,
+    /// The lines' ordinals (with the base) follow report order.
+    by_ordinal: bool,
+}
+
+impl LineSpool {
+    pub fn new(limit: LineLimit) -> Self {
+        LineSpool {
+            limit,
+            lines: Vec::new(),
+            text: String::new(),
+            bytes: 0,
+            runs: Vec::new(),
+            pushed: 0,
+            failed: None,
+            kept: None,
+            base: 0,
+            run: None,
+            run_index: 0,
+            by_ordinal: false,
+        }
+    }
+
+    /// Orders the lines by their ordinals alone: the caller numbers the items
+    /// in one file order that is report order (every spool marked so shares
+    /// that numbering, and its run).
+    pub fn order_by_ordinal(&mut self) {
+        self.by_ordinal = true;
+    }
+
+    /// Sorts `lines` (this spool's) in report order.
+    fn sort<L: std::borrow::Borrow<Entry>>(&self, lines: &mut [L]) {
+        if self.by_ordinal {
+            lines.sort_unstable_by_key(|line| line.borrow().ordinal);
+        } else {
+            lines.sort_unstable_by(|a, b| a.borrow().spool_order(b.borrow()));
+        }
+    }
+
+    /// Keeps the line of the item with `key` on `line`, `ordinal` in file
+    /// order, whose body (label, fields, matchers: see
+    /// [`crate::report_model::push_item_line`]) `body` appends.
+    pub fn push(
+        &mut self,
+        key: Option<Key>,
+        line: u32,
+        ordinal: u64,
+        body: impl FnOnce(&mut String),
+    ) {
+        // Taken whole at the first line after a spill: grown by doubling,
+        // each step copied the text so far into fresh memory.
+        if self.text.capacity() == 0 {
+            if let Some(limit) = self.limit.0 {
+                self.text.reserve_exact(limit.min(DEFAULT_LIMIT));
+            }
+        }
+        let start = self.text.len();
+        push_item_head(&mut self.text, key.as_ref(), line);
+        let split = self.text.len() - start;
+        body(&mut self.text);
+        self.text.push_str("}\n");
+        // A line over 4 GiB is a body no template or reader could take either.
+        let length = |n: usize| u32::try_from(n).expect("an item's line is under 4 GiB");
+        let entry = Entry {
+            key,
+            line,
+            score: self.pushed,
+            ordinal,
+            start,
+            len: length(self.text.len() - start),
+            split: length(split),
+        };
+        self.pushed = self.pushed.saturating_add(1);
+        self.bytes += entry.cost();
+        self.lines.push(entry);
+        if self.limit.0.is_some_and(|limit| self.bytes > limit) {
+            self.spill();
+        }
+    }
+
+    /// Lines pushed so far.
+    pub fn pushed(&self) -> u32 {
+        self.pushed
+    }
+
+    /// Keeps only the lines whose score `keep` says, by the order pushed.
+    pub fn keep_only(&mut self, keep: Vec<bool>) {
+        self.kept = Some(keep);
+    }
+
+    /// Moves the lines in memory to a run when the spool has runs already (its
+    /// lines are many): what is kept after a producer is done stays small.
+    pub fn seal(&mut self) {
+        if !self.runs.is_empty() && !self.lines.is_empty() {
+            self.spill();
+        }
+        self.text.shrink_to_fit();
+        self.lines.shrink_to_fit();
+    }
+
+    /// Writes the lines in memory to a run, and empties them (the buffers
+    /// are kept for the next lines).
+    fn spill(&mut self) {
+        let mut lines = std::mem::take(&mut self.lines);
+        if self.failed.is_none() {
+            self.sort(&mut lines);
+            let written = write_run(&lines, &self.text).and_then(|run| {
+                self.runs.push(run);
+                self.merge_runs()
+            });
+            if let Err(error) = written {
+                self.failed = Some(error);
+            }
+        }
+        self.text = String::new();
+        self.bytes = 0;
+    }
+
+    /// Merges the last [`FAN_IN`] runs while they are of one level. Levels
+    /// never rise from the first run to the last, as the digits of a counter.
+    fn merge_runs(&mut self) -> io::Result<()> {
+        while let Some(last) = self.runs.last() {
+            let tail = self.runs.len().saturating_sub(FAN_IN);
+            if self.runs.len() < FAN_IN || self.runs[tail].level != last.level {
+                return Ok(());
+            }
+            self.merge_last(FAN_IN)?;
+        }
+        Ok(())
+    }
+
+    /// Merges the last `count` runs into one, a level above the highest.
+    fn merge_last(&mut self, count: usize) -> io::Result<()> {
+        let runs = self.runs.split_off(self.runs.len().saturating_sub(count));
+        let place = Place {
+            by_ordinal: self.by_ordinal,
+            ..Place::default()
+        };
+        let cursors = (runs.iter())
+            .map(|run| Cursor::of_run(run, place, true))
+            .collect::<io::Result<Vec<_>>>()?;
+        let file = tempfile::tempfile()?;
+        let mut out = BufWriter::with_capacity(64 << 10, &file);
+        merge(cursors, |head, cursor| {
+            write_head(&mut out, head)?;
+            cursor.copy_text(head, &mut out)
+        })?;
+        out.into_inner().map_err(io::IntoInnerError::into_error)?;
+        self.runs.push(Run {
+            file,
+            lines: runs.iter().map(|run| run.lines).sum(),
+            level: runs.iter().map(|run| run.level).max().unwrap_or(0) + 1,
+        });
+        Ok(())
+    }
+
+    /// Merges every run into one (see [`MAX_OPEN_RUNS`]).
+    fn merge_all(&mut self) {
+        if self.failed.is_none() && self.runs.len() > 1 {
+            if let Err(error) = self.merge_last(self.runs.len()) {
+                self.failed = Some(error);
+            }
+        }
+    }
+}
+
+impl Default for LineSpool {
+    /// A spool that keeps every line in memory.
+    fn default() -> Self {
+        LineSpool::new(LineLimit::UNBOUNDED)
+    }
+}
+
+/// Every line of a run (or of several), from each spool that produced them.
+#[derive(Debug, Default)]
+pub struct ItemLines {
+    spools: Vec<LineSpool>,
+    /// The runs were read for the last time (`write_sorted`'s `last`).
+    released: AtomicBool,
+}
+
+impl ItemLines {
+    /// Adds a spool whose ordinals count from `base` (the items of the spools
+    /// added before it, when their ordinals count from 0 each).
+    pub fn add(&mut self, mut spool: LineSpool, base: u64) {
+        spool.seal();
+        spool.base = base;
+        self.spools.push(spool);
+        self.bound_open_runs();
+    }
+
+    /// Adds every spool of `other`, whose lines were scored in run `run`,
+    /// the `index`th.
+    pub fn extend_run(&mut self, other: ItemLines, run: Option<Arc<str>>, index: u32) {
+        for mut spool in other.spools {
+            spool.run = run.clone();
+            spool.run_index = index;
+            self.spools.push(spool);
+        }
+        self.bound_open_runs();
+    }
+
+    /// Past [`MAX_OPEN_RUNS`] runs in all, merges each spool's runs into one,
+    /// the spool with the most first, until they are few enough.
+    fn bound_open_runs(&mut self) {
+        let open = |spools: &[LineSpool]| spools.iter().map(|s| s.runs.len()).sum::<usize>();
+        while open(&self.spools) > MAX_OPEN_RUNS {
+            let most = (self.spools.iter_mut()).max_by_key(|spool| spool.runs.len());
+            match most {
+                Some(spool) if spool.runs.len() > 1 && spool.failed.is_none() => spool.merge_all(),
+                _ => return,
+            }
+        }
+    }
+
+    /// The error of the first spool whose temporary file failed.
+    pub fn spill_error(&self) -> Option<Diagnostic> {
+        let error = self.spools.iter().find_map(|spool| spool.failed.as_ref())?;
+        Some(Diagnostic::of(&EvalError::ItemLinesNotSpilled {
+            dir: std::env::temp_dir().display().to_string(),
+            error: error.to_string(),
+        }))
+    }
+
+    /// Writes the lines of items.jsonl in report order (module comment). The
+    /// merge (reading runs, ordering, copying lines) runs on a thread of its
+    /// own and hands this one batches to write: copying a large report into
+    /// its file costs about as much as merging it, and the two overlap.
+    /// `last`: no report is written from these lines after this one, so the
+    /// runs' pages are given back as they are read; writing again then fails.
+    pub fn write_sorted(&self, out: &mut dyn Write, last: bool) -> io::Result<()> {
+        if self.released.swap(last, AtomicOrdering::Relaxed) {
+            return Err(io::Error::other(
+                "the items' lines were released after their last report",
+            ));
+        }
+        let mut cursors = Vec::new();
+        for spool in &self.spools {
+            if let Some(error) = &spool.failed {
+                return Err(io::Error::new(error.kind(), error.to_string()));
+            }
+            let place = Place::of(spool);
+            for run in &spool.runs {
+                cursors.push(Cursor::of_run(run, place, last)?);
+            }
+            let mut lines: Vec<&Entry> = spool.lines.iter().collect();
+            spool.sort(&mut lines);
+            let source = Source::Lines(&spool.text, lines.into_iter());
+            cursors.push(Cursor { source, place });
+        }
+        // Written batches go back to the merge to be filled again.
+        let (full, to_write) = mpsc::sync_channel::<Vec<u8>>(2);
+        let (emptied, to_fill) = mpsc::channel::<Vec<u8>>();
+        std::thread::scope(|scope| {
+            let merging = scope.spawn(move || {
+                let stopped = |_| io::Error::other("items.jsonl's writer stopped");
+                let mut batch = Vec::with_capacity(BATCH);
+                merge(cursors, |head, cursor| {
+                    match head.place.run {
+                        None => cursor.copy_text(head, &mut batch)?,
+                        Some(run) => cursor.copy_text_with_run(head, run, &mut batch)?,
+                    }
+                    if batch.len() >= BATCH {
+                        let next =
+                            (to_fill.try_recv()).unwrap_or_else(|_| Vec::with_capacity(BATCH));
+                        full.send(std::mem::replace(&mut batch, next))
+                            .map_err(stopped)?;
+                    }
+                    Ok(())
+                })?;
+                full.send(batch).map_err(stopped)
+            });
+            let mut written = Ok(());
+            // On an error the batches stop being taken, and the merge stops.
+            for mut batch in to_write {
+                written = out.write_all(&batch);
+                if written.is_err() {
+                    break;
+                }
+                batch.clear();
+                let _ = emptied.send(batch);
+            }
+            let merged = merging.join().expect("merging does not panic");
+            written.and(merged)
+        })
+    }
+
+    /// Every line kept in memory, in file order (run by run), with its run:
+    /// what a template reading `items` lists. Lines spilled to disk are not
+    /// here: a plan whose templates read items keeps them all
+    /// ([`LineLimit::UNBOUNDED`]).
+    pub fn in_file_order(&self) -> Vec<(ItemLine<'_>, Option<&str>)> {
+        let mut lines: Vec<(u32, u64, ItemLine<'_>, Option<&str>)> = Vec::new();
+        for spool in &self.spools {
+            let place = Place::of(spool);
+            let kept = spool.lines.iter().filter(|line| place.keeps(line.score));
+            lines.extend(kept.map(|line| {
+                let at = place.base + line.ordinal;
+                let text = line.text(&spool.text);
+                let item = ItemLine {
+                    text,
+                    split: line.split as usize,
+                };
+                (place.run_index, at, item, place.run)
+            }));
+        }
+        lines.sort_by_key(|&(run, at, _, _)| (run, at));
+        lines
+            .into_iter()
+            .map(|(_, _, line, run)| (line, run))
+            .collect()
+    }
+}
