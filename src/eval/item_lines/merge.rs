@@ -96,17 +96,9 @@ impl<'a> Cursor<'a> {
     pub(super) fn next(&mut self, cursor: usize) -> io::Result<Option<Head<'a>>> {
         loop {
             let head = match &mut self.source {
-                Source::Lines(text, lines) => lines.next().map(|line| Head {
-                    key: line.key.as_ref().map(Cow::Borrowed),
-                    line: line.line,
-                    score: line.score,
-                    ordinal: line.ordinal,
-                    len: line.len,
-                    split: line.split,
-                    text: Text::InMemory(line.text(text)),
-                    cursor,
-                    place: self.place,
-                }),
+                Source::Lines(text, lines) => {
+                    (lines.next()).map(|line| Head::of_entry(line, text, cursor, self.place))
+                }
                 Source::Run(_, 0) => None,
                 Source::Run(reader, left) => {
                     *left -= 1;
@@ -166,7 +158,27 @@ impl<'a> Cursor<'a> {
     }
 }
 
-impl Head<'_> {
+impl<'a> Head<'a> {
+    /// The head of a line kept in memory, its text in `text`.
+    pub(super) fn of_entry(
+        entry: &'a Entry,
+        text: &'a str,
+        cursor: usize,
+        place: Place<'a>,
+    ) -> Self {
+        Head {
+            key: entry.key.as_ref().map(Cow::Borrowed),
+            line: entry.line,
+            score: entry.score,
+            ordinal: entry.ordinal,
+            len: entry.len,
+            split: entry.split,
+            text: Text::InMemory(entry.text(text)),
+            cursor,
+            place,
+        }
+    }
+
     /// Report order (module comment).
     pub(super) fn order(&self, other: &Self) -> Ordering {
         let (p, q) = (self.place, other.place);

@@ -64,18 +64,7 @@ pub(super) fn write_run(lines: &[Entry], text: &str) -> io::Result<Run> {
     let file = tempfile::tempfile()?;
     let mut out = BufWriter::with_capacity(64 << 10, &file);
     for line in lines {
-        let head = Head {
-            key: line.key.as_ref().map(Cow::Borrowed),
-            line: line.line,
-            score: line.score,
-            ordinal: line.ordinal,
-            len: line.len,
-            split: line.split,
-            text: Text::InMemory(line.text(text)),
-            cursor: 0,
-            place: Place::default(),
-        };
-        write_head(&mut out, &head)?;
+        write_head(&mut out, &Head::of_entry(line, text, 0, Place::default()))?;
         out.write_all(line.text(text).as_bytes())?;
     }
     out.into_inner().map_err(io::IntoInnerError::into_error)?;
