@@ -236,16 +236,23 @@ impl LineSpool {
         let split = self.text.len() - start;
         body(&mut self.text);
         self.text.push_str("}\n");
-        // A line over 4 GiB is a body no template or reader could take either.
-        let length = |n: usize| u32::try_from(n).expect("an item's line is under 4 GiB");
+        let (Ok(len), Ok(split)) = (u32::try_from(self.text.len() - start), u32::try_from(split))
+        else {
+            // Reported as a spill that failed: items.jsonl is never written short.
+            self.text.truncate(start);
+            self.pushed = self.pushed.saturating_add(1);
+            let error = io::Error::other(format!("line {line}'s item is over 4 GiB as JSON"));
+            self.failed.get_or_insert(error);
+            return;
+        };
         let entry = Entry {
             key,
             line,
             score: self.pushed,
             ordinal,
             start,
-            len: length(self.text.len() - start),
-            split: length(split),
+            len,
+            split,
         };
         self.pushed = self.pushed.saturating_add(1);
         self.bytes += entry.cost();
@@ -275,8 +282,8 @@ impl LineSpool {
         self.lines.shrink_to_fit();
     }
 
-    /// Writes the lines in memory to a run, and empties them (the buffers
-    /// are kept for the next lines).
+    /// Writes the lines in memory to a run and frees them: a producer that
+    /// is done holds only the lines it has not spilled.
     fn spill(&mut self) {
         let mut lines = std::mem::take(&mut self.lines);
         if self.failed.is_none() {
