@@ -5,10 +5,10 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::binary_heap::{BinaryHeap, PeekMut};
 use std::io::{self, BufRead, BufReader, Seek, SeekFrom, Write};
+use std::ops::Range;
 
 use crate::base::value::Key;
 use crate::eval::outcome::report_order;
-use crate::report_model::push_item_run;
 
 use super::run::{read_head, Run, RunReader};
 use super::{Entry, LineSpool};
@@ -31,6 +31,8 @@ pub(super) struct Place<'a> {
     pub(super) run_index: u32,
     pub(super) base: u64,
     pub(super) by_ordinal: bool,
+    /// The run as its lines' entry (`"run":…,`), when items.jsonl is written.
+    pub(super) run_entry: Option<&'a str>,
 }
 
 impl<'a> Place<'a> {
@@ -41,6 +43,7 @@ impl<'a> Place<'a> {
             run_index: spool.run_index,
             base: spool.base,
             by_ordinal: spool.by_ordinal,
+            run_entry: None,
         }
     }
 
@@ -112,37 +115,33 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// Copies `head`'s text (its line, newline included) to `out`.
-    pub(super) fn copy_text(&mut self, head: &Head<'_>, out: &mut impl Write) -> io::Result<()> {
-        match (&head.text, &mut self.source) {
-            (Text::InMemory(text), _) => out.write_all(text.as_bytes()),
-            (Text::Unread, Source::Run(reader, _)) => copy_bytes(reader, head.len as usize, out),
-            (Text::Unread, Source::Lines(..)) => unreachable!("a line in memory is read"),
-        }
-    }
-
-    /// Copies `head`'s text with its run after its head.
-    pub(super) fn copy_text_with_run(
+    /// Copies `head`'s text (its line, newline included) to `out`, with
+    /// `run` (its entry, `"run":…,`) after the line's head.
+    pub(super) fn copy_text(
         &mut self,
         head: &Head<'_>,
-        run: &str,
-        out: &mut Vec<u8>,
+        run: Option<&str>,
+        out: &mut impl Write,
     ) -> io::Result<()> {
-        let split = head.split as usize;
-        let mut rendered = String::new();
-        push_item_run(&mut rendered, run);
+        let (len, split) = (head.len as usize, head.split as usize);
+        let Some(run) = run else {
+            return self.copy_part(head, 0..len, out);
+        };
+        self.copy_part(head, 0..split, out)?;
+        out.write_all(run.as_bytes())?;
+        self.copy_part(head, split..len, out)
+    }
+
+    /// Copies the bytes `range` of `head`'s text, the next ones of a run's.
+    fn copy_part(
+        &mut self,
+        head: &Head<'_>,
+        range: Range<usize>,
+        out: &mut impl Write,
+    ) -> io::Result<()> {
         match (&head.text, &mut self.source) {
-            (Text::InMemory(text), _) => {
-                out.extend_from_slice(&text.as_bytes()[..split]);
-                out.extend_from_slice(rendered.as_bytes());
-                out.extend_from_slice(&text.as_bytes()[split..]);
-                Ok(())
-            }
-            (Text::Unread, Source::Run(reader, _)) => {
-                copy_bytes(reader, split, out)?;
-                out.extend_from_slice(rendered.as_bytes());
-                copy_bytes(reader, head.len as usize - split, out)
-            }
+            (Text::InMemory(text), _) => out.write_all(&text.as_bytes()[range]),
+            (Text::Unread, Source::Run(reader, _)) => copy_bytes(reader, range.len(), out),
             (Text::Unread, Source::Lines(..)) => unreachable!("a line in memory is read"),
         }
     }

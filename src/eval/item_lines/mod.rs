@@ -62,7 +62,7 @@ const FAN_IN: usize = 16;
 /// The most runs the final merge reads at once, one open file each (a
 /// system's limit on open files is often 256 or 1024).
 const MAX_OPEN_RUNS: usize = 128;
-/// What a line costs in memory besides its text: the struct and allocations.
+/// What a line costs in memory besides its text: its entry (key, order, place).
 const LINE_OVERHEAD: usize = 64;
 /// Bytes of items.jsonl the merge hands over to be written at a time.
 const BATCH: usize = 1 << 20;
@@ -327,7 +327,7 @@ impl LineSpool {
         let mut out = BufWriter::with_capacity(64 << 10, &file);
         merge(cursors, |head, cursor| {
             write_head(&mut out, head)?;
-            cursor.copy_text(head, &mut out)
+            cursor.copy_text(head, None, &mut out)
         })?;
         out.into_inner().map_err(io::IntoInnerError::into_error)?;
         self.runs.push(Run {
@@ -336,15 +336,6 @@ impl LineSpool {
             level: runs.iter().map(|run| run.level).max().unwrap_or(0) + 1,
         });
         Ok(())
-    }
-
-    /// Merges every run into one (see [`MAX_OPEN_RUNS`]).
-    fn merge_all(&mut self) {
-        if self.failed.is_none() && self.runs.len() > 1 {
-            if let Err(error) = self.merge_last(self.runs.len()) {
-                self.failed = Some(error);
-            }
-        }
     }
 }
 
@@ -390,9 +381,11 @@ impl ItemLines {
         let open = |spools: &[LineSpool]| spools.iter().map(|s| s.runs.len()).sum::<usize>();
         while open(&self.spools) > MAX_OPEN_RUNS {
             let most = (self.spools.iter_mut()).max_by_key(|spool| spool.runs.len());
-            match most {
-                Some(spool) if spool.runs.len() > 1 && spool.failed.is_none() => spool.merge_all(),
-                _ => return,
+            let Some(spool) = most.filter(|s| s.runs.len() > 1 && s.failed.is_none()) else {
+                return;
+            };
+            if let Err(error) = spool.merge_last(spool.runs.len()) {
+                spool.failed = Some(error);
             }
         }
     }
@@ -418,12 +411,25 @@ impl ItemLines {
                 "the items' lines were released after their last report",
             ));
         }
+        // Each spool's run as its lines' entry, rendered once.
+        let runs: Vec<Option<String>> = (self.spools.iter())
+            .map(|spool| {
+                spool.run.as_deref().map(|run| {
+                    let mut entry = String::new();
+                    push_item_run(&mut entry, run);
+                    entry
+                })
+            })
+            .collect();
         let mut cursors = Vec::new();
-        for spool in &self.spools {
+        for (spool, run_entry) in self.spools.iter().zip(&runs) {
             if let Some(error) = &spool.failed {
                 return Err(io::Error::new(error.kind(), error.to_string()));
             }
-            let place = Place::of(spool);
+            let place = Place {
+                run_entry: run_entry.as_deref(),
+                ..Place::of(spool)
+            };
             for run in &spool.runs {
                 cursors.push(Cursor::of_run(run, place, last)?);
             }
@@ -440,10 +446,7 @@ impl ItemLines {
                 let stopped = |_| io::Error::other("items.jsonl's writer stopped");
                 let mut batch = Vec::with_capacity(BATCH);
                 merge(cursors, |head, cursor| {
-                    match head.place.run {
-                        None => cursor.copy_text(head, &mut batch)?,
-                        Some(run) => cursor.copy_text_with_run(head, run, &mut batch)?,
-                    }
+                    cursor.copy_text(head, head.place.run_entry, &mut batch)?;
                     if batch.len() >= BATCH {
                         let next =
                             (to_fill.try_recv()).unwrap_or_else(|_| Vec::with_capacity(BATCH));

@@ -3,7 +3,7 @@
 
 use std::fs::File;
 
-use super::run::RELEASE_EVERY;
+use super::run::{release_pages, RELEASE_EVERY};
 use super::*;
 use crate::base::value::BigInt;
 use crate::report_model::push_item_line;
@@ -219,16 +219,22 @@ fn a_run_read_for_the_last_time_gives_its_pages_back() {
     assert!(before > 8 << 20);
     let mut cursor = Cursor::of_run(run, Place::default(), true).unwrap();
     while let Some(head) = cursor.next(0).unwrap() {
-        cursor.copy_text(&head, &mut io::sink()).unwrap();
+        cursor.copy_text(&head, None, &mut io::sink()).unwrap();
     }
     let after = allocated(&run.file);
-    // Unchanged where holes cannot be punched (the release is best effort).
-    assert!(after <= before);
-    if after < before {
+    // The release is best effort: where the temporary folder's file system
+    // punches no holes, the run keeps its pages until it is closed.
+    let scratch = tempfile::tempfile().unwrap();
+    (&scratch).write_all(&vec![b'x'; 4 << 20]).unwrap();
+    let full = allocated(&scratch);
+    release_pages(&scratch, 0..4 << 20);
+    if allocated(&scratch) < full {
         assert!(
             after <= RELEASE_EVERY + (64 << 10),
-            "{after} bytes still allocated"
+            "{after} of {before} bytes still allocated"
         );
+    } else {
+        assert_eq!(after, before);
     }
 }
 
