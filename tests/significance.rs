@@ -194,6 +194,67 @@ gates:";
     }
 }
 
+/// Version 3 of item-values.jsonl writes an aggregate that is also a metric's
+/// once, in the metric's column; a baseline written by an earlier evalspec
+/// (version 2, every observation on its own) pairs to the same tests.
+#[test]
+fn a_version_two_baseline_pairs_as_its_version_three_rewrite_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let spec = SPEC.replacen(
+        "gates:",
+        "  low: { expr: ratio(items.score < 5), better: lower }
+  blend: { expr: 2 * precision * low / (precision + low), better: higher }
+gates:",
+        1,
+    );
+    write(root, "spec.yaml", &spec);
+    assert_eq!(run(root, &items(300, 0, 20), "base", None).code, 0);
+    let file = root.join("base/item-values.jsonl");
+    let v3 = std::fs::read_to_string(&file).unwrap();
+    let (header, rows) = v3.split_once('\n').unwrap();
+    let mut header: Value = serde_json::from_str(header).unwrap();
+    assert_eq!(header["item_values"], 3, "{header}");
+    // Written as version 2: each aggregate's observations after the values.
+    let kept_in: Vec<Option<usize>> = header["aggregates"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .map(|a| {
+            let metric = a.as_object_mut().unwrap().remove("metric");
+            metric.map(|m| m.as_u64().unwrap() as usize)
+        })
+        .collect();
+    assert!(kept_in.iter().all(Option::is_some), "{header}");
+    header["item_values"] = 2.into();
+    let mut v2 = format!("{header}\n");
+    for line in rows.lines() {
+        let mut row: Vec<Value> = serde_json::from_str(line).unwrap();
+        let values = row[1..].to_vec();
+        row.extend(kept_in.iter().map(|c| values[c.unwrap()].clone()));
+        v2.push_str(&format!("{}\n", Value::from(row)));
+    }
+    write(root, "items.jsonl", &items(300, 15, 40));
+    let new = |out: &str| {
+        assert_eq!(
+            evalspec(
+                root,
+                &["run", "spec.yaml", "--out", out, "-q", "--baseline", "base"]
+            )
+            .code,
+            1
+        );
+        report(root, out)["baseline"].clone()
+    };
+    let from_v3 = new("from-v3");
+    std::fs::write(&file, v2).unwrap();
+    let from_v2 = new("from-v2");
+    assert_eq!(from_v2, from_v3);
+    let change = &from_v2["metrics"]["blend"]["change"];
+    assert_eq!(change["test"], "paired_grouped_bootstrap", "{change}");
+    assert!(change["p_value"].as_f64().unwrap() < 0.05, "{change}");
+}
+
 #[test]
 fn a_baseline_without_item_values_still_reads_and_says_why_there_are_no_tests() {
     let dir = tempfile::tempdir().unwrap();

@@ -107,7 +107,7 @@ impl<'v> Paired<'v> {
         let columns: Vec<Option<usize>> = new
             .aggregates
             .iter()
-            .map(|a| old.aggregates.iter().position(|o| o == a))
+            .map(|a| old.aggregates.iter().position(|o| o.same_aggregate(a)))
             .collect();
         if !recipe.found_in(target, &columns) {
             return None;

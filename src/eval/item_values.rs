@@ -37,9 +37,8 @@ pub struct ValueTable {
     pub slices: Vec<Arc<str>>,
 }
 
-/// Where an observed aggregate's observations are kept. A metric's column
-/// pushes the same contribution of the same aggregate (`precision_c0` is
-/// both a column and an aggregate an F1 formula reads), so it serves both.
+/// Where an observed aggregate's observations are kept: a metric's column
+/// where one folds the same aggregate (`StatsPlan::column_of`), else apart.
 #[derive(Debug, Clone, Copy)]
 enum Kept {
     Column(usize),
@@ -220,7 +219,7 @@ impl ValueTable {
             .collect();
         let (mut observed, mut own) = (Vec::new(), Vec::new());
         for a in &plan.stats.observed {
-            match plan.stats.columns.iter().position(|c| c.aggregate == *a) {
+            match plan.stats.column_of(*a) {
                 Some(c) => observed.push(Kept::Column(c)),
                 None => {
                     observed.push(Kept::Own(own.len()));
@@ -252,13 +251,15 @@ impl ValueTable {
     /// Appends item `item`'s entries of item-values.jsonl, each after a
     /// comma: its contribution to every column (the bytes of `push_value` of
     /// [`ValueTable::value`]), then its observation of every observed
-    /// aggregate (those of `push_observation` of [`ValueTable::observation`]).
+    /// aggregate kept apart from the columns (those of `push_observation` of
+    /// [`ValueTable::observation`]); a reader takes the others' from their
+    /// columns.
     pub fn push_entries(&self, item: usize, out: &mut Vec<u8>) {
         for column in &self.columns {
             column.push_value_entry(item, out);
         }
-        for k in 0..self.observed.len() {
-            self.observed_column(k).push_observation_entry(item, out);
+        for own in &self.own {
+            own.push_observation_entry(item, out);
         }
     }
 

@@ -111,6 +111,15 @@ impl StatsPlan {
         self.formulas[j].tested.then_some(j)
     }
 
+    /// The metric column whose contributions are observed aggregate `a`'s
+    /// observations: a metric computed from items folds the same aggregate
+    /// that a formula reads (`precision_c0` is both a column and what an F1
+    /// reads), so one kept column serves both, in memory and in
+    /// item-values.jsonl.
+    pub fn column_of(&self, a: AggregateId) -> Option<usize> {
+        self.columns.iter().position(|c| c.aggregate == a)
+    }
+
     /// Whether items keep anything for intervals and tests.
     pub fn keeps_values(&self) -> bool {
         !self.columns.is_empty() || !self.observed.is_empty()

@@ -43,6 +43,7 @@ pub fn write_item_values_jsonl(
             ObservedColumn {
                 text: aggregate.text.clone(),
                 function: aggregate.function.keyword(),
+                metric: plan.stats.column_of(*a),
             }
         })
         .collect();

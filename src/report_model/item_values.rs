@@ -24,6 +24,12 @@
 //! in it), a number, a pair of labels `["yes","no"]`, or a confidence and
 //! whether it was correct `[0.8,true]`. A file without such metrics is written
 //! as version 1, which older readers read.
+//!
+//! Version 3 writes an observation once: an aggregate that is also a metric's
+//! (`precision_c0`, read by an F1 formula) names that metric's column in the
+//! header (`{"text":…,"function":"ratio","metric":0}`) and has no entry of its
+//! own on the lines; its observations are the column's contributions (null:
+//! not in it). A file where no aggregate is a metric's stays version 2.
 
 use std::io::BufRead;
 use std::sync::Arc;
@@ -36,7 +42,7 @@ use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::value::push_number;
 
 /// The version the header line carries; a reader refuses a newer one.
-pub const ITEM_VALUES_VERSION: u64 = 2;
+pub const ITEM_VALUES_VERSION: u64 = 3;
 
 /// The file's name beside report.json.
 pub const ITEM_VALUES_FILE: &str = "item-values.jsonl";
@@ -74,12 +80,24 @@ pub struct ValueColumn {
 }
 
 /// An aggregate whose per-item observations a file keeps: its text as the spec
-/// writes it (how two runs' aggregates are matched) and its function's keyword
-/// (`library::aggregates::AggregateFn::keyword`).
+/// writes it and its function's keyword
+/// (`library::aggregates::AggregateFn::keyword`), which together match two
+/// runs' aggregates ([`ObservedColumn::same_aggregate`]); and the metric column
+/// that holds its observations, when a metric folds the same aggregate
+/// (version 3).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ObservedColumn {
     pub text: String,
     pub function: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric: Option<usize>,
+}
+
+impl ObservedColumn {
+    /// Whether two files observe the same aggregate, wherever each keeps it.
+    pub fn same_aggregate(&self, other: &ObservedColumn) -> bool {
+        self.text == other.text && self.function == other.function
+    }
 }
 
 /// A metric computed from the observed aggregates (and earlier formulas):
@@ -219,7 +237,7 @@ pub struct ItemValues {
 }
 
 /// The header line (with its newline): version 1 unless there are observed
-/// aggregates.
+/// aggregates, 3 when one of them is kept in a metric's column.
 pub fn header_line(
     metrics: &[(&str, ValueKind)],
     runs: bool,
@@ -237,8 +255,13 @@ pub fn header_line(
             "runs": runs,
         })
     } else {
+        let version = if aggregates.iter().any(|a| a.metric.is_some()) {
+            ITEM_VALUES_VERSION
+        } else {
+            2
+        };
         serde_json::json!({
-            "item_values": ITEM_VALUES_VERSION,
+            "item_values": version,
             "metrics": metrics,
             "runs": runs,
             "aggregates": aggregates,
@@ -322,6 +345,16 @@ impl ItemValues {
                         header.item_values
                     )));
                 }
+                if let Some((k, c)) = (header.aggregates.iter().enumerate()).find_map(|(k, a)| {
+                    a.metric
+                        .filter(|&c| c >= header.metrics.len())
+                        .map(|c| (k, c))
+                }) {
+                    return Err(bad(format!(
+                        "is not an item-values header: aggregate {k} is kept in metric column {c}, but there are {} metrics",
+                        header.metrics.len()
+                    )));
+                }
                 values.metrics = header.metrics;
                 values.runs = header.runs;
                 values.aggregates = header.aggregates;
@@ -376,7 +409,16 @@ impl ItemValues {
         mut seq: A,
     ) -> Result<Result<(), String>, A::Error> {
         let lead = 1 + usize::from(self.runs);
-        let expected = lead + self.metrics.len() + self.aggregates.len();
+        let own = self
+            .aggregates
+            .iter()
+            .filter(|a| a.metric.is_none())
+            .count();
+        let expected = lead + self.metrics.len() + own;
+        // The next observed aggregate of the header: those kept in a metric's
+        // column are filled in from it, in the header's order, around the
+        // line's own observations.
+        let mut next_aggregate = 0;
         let mut first_error: Option<String> = None;
         let (mut key, mut run) = (None, None);
         let mut entries = 0;
@@ -414,9 +456,16 @@ impl ItemValues {
                 };
                 value.map(|value| self.values.push(value))
             } else {
-                Observation::from_json(entry).map(|o| self.observed.push(o))
+                Observation::from_json(entry).map(|o| {
+                    self.push_kept_in_columns(&mut next_aggregate, values_start);
+                    self.observed.push(o);
+                    next_aggregate += 1;
+                })
             };
             first_error = checked.err();
+        }
+        if entries == expected && first_error.is_none() {
+            self.push_kept_in_columns(&mut next_aggregate, values_start);
         }
         // A bad line leaves nothing behind (`read` stops at it anyway).
         if entries != expected || first_error.is_some() {
@@ -424,9 +473,12 @@ impl ItemValues {
             self.observed.truncate(observed_start);
         }
         if entries != expected {
-            let observed = match self.aggregates.len() {
-                0 => String::new(),
-                n => format!(" and {n} aggregates"),
+            let observed = match (own, self.aggregates.len()) {
+                (_, 0) => String::new(),
+                (own, all) if own == all => format!(" and {own} aggregates"),
+                (own, all) => {
+                    format!(" and {own} aggregates (of {all}; the others are in metric columns)")
+                }
             };
             return Ok(Err(format!(
                 "has {entries} values; the header names {} metrics{observed}{}",
@@ -455,6 +507,18 @@ impl ItemValues {
             .push_str(&key.expect("a line of the right length has a key"));
         self.key_ends.push(self.keys.len());
         Ok(Ok(()))
+    }
+
+    /// Pushes the observations of the aggregates from `next` on that are
+    /// kept in a metric's column, up to the next one kept apart: a value of
+    /// the row starting at `values_start` (null: not in it).
+    fn push_kept_in_columns(&mut self, next: &mut usize, values_start: usize) {
+        while let Some(c) = self.aggregates.get(*next).and_then(|a| a.metric) {
+            let observation =
+                self.values[values_start + c].map_or(Observation::Out, Observation::Number);
+            self.observed.push(observation);
+            *next += 1;
+        }
     }
 
     /// The index of a metric's column.
@@ -515,14 +579,17 @@ mod tests {
             ObservedColumn {
                 text: "macro_f1(t, p)".into(),
                 function: "macro_f1".into(),
+                metric: None,
             },
             ObservedColumn {
                 text: "ece(c, ok, 10)".into(),
                 function: "ece:10".into(),
+                metric: None,
             },
             ObservedColumn {
                 text: "p95(x)".into(),
                 function: "percentile:95".into(),
+                metric: None,
             },
         ];
         let formulas = [FormulaColumn {
@@ -562,6 +629,70 @@ mod tests {
             .unwrap_err()
             .render();
         assert!(error.contains("v.jsonl:2"), "{error}");
+    }
+
+    #[test]
+    fn version_three_takes_an_aggregate_kept_in_a_metric_column_from_it() {
+        let observed = |text: &str, metric| ObservedColumn {
+            text: text.into(),
+            function: "ratio".into(),
+            metric,
+        };
+        // Kept in columns 1 and 0, around one kept apart.
+        let aggregates = [
+            observed("ratio(b)", Some(1)),
+            observed("p95(x)", None),
+            observed("ratio(a)", Some(0)),
+        ];
+        let metrics = [("a", ValueKind::Ratio), ("b", ValueKind::Ratio)];
+        let mut text = header_line(&metrics, false, &aggregates, &[]).into_bytes();
+        push_row(&mut text, "\"q1\"", None, |out| {
+            [Some(1.0), None].iter().for_each(|v| push_value(out, *v));
+            push_observation(out, &Observation::Number(0.5));
+        });
+        let written = String::from_utf8(text.clone()).unwrap();
+        assert!(written.starts_with("{\"item_values\":3,"), "{written}");
+        assert!(
+            written.contains(r#"{"text":"ratio(b)","function":"ratio","metric":1}"#),
+            "{written}"
+        );
+        assert!(written.ends_with("[\"q1\",1,null,0.5]\n"), "{written}");
+        let read = ItemValues::read(text.as_slice(), "v.jsonl").unwrap();
+        assert_eq!(read.aggregates, aggregates);
+        assert_eq!(
+            read.row(0).observed,
+            [
+                Observation::Out,
+                Observation::Number(0.5),
+                Observation::Number(1.0)
+            ]
+        );
+        // Matched across files by text and function, wherever each keeps it.
+        assert!(aggregates[0].same_aggregate(&observed("ratio(b)", None)));
+        assert!(!aggregates[0].same_aggregate(&observed("ratio(a)", Some(1))));
+        // A line with an entry for a shared aggregate is the wrong length.
+        let long = format!(
+            "{}[\"q1\",1,null,0.5,null]\n",
+            header_line(&metrics, false, &aggregates, &[])
+        );
+        let error = ItemValues::read(long.as_bytes(), "v.jsonl")
+            .unwrap_err()
+            .render();
+        assert!(error.contains("the header names 2 metrics and 1 aggregates (of 3; the others are in metric columns)"), "{error}");
+        // A column past the metrics is a header error, not a panic.
+        let bad = [observed("ratio(a)", Some(2))];
+        let text = format!(
+            "{}[\"q1\",1,null]\n",
+            header_line(&metrics, false, &bad, &[])
+        );
+        let error = ItemValues::read(text.as_bytes(), "v.jsonl")
+            .unwrap_err()
+            .render();
+        assert!(
+            error.contains("aggregate 0 is kept in metric column 2, but there are 2 metrics"),
+            "{error}"
+        );
+        assert!(error.contains("v.jsonl:1"), "{error}");
     }
 
     #[test]
