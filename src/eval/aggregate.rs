@@ -253,6 +253,25 @@ impl Accumulator {
         }
     }
 
+    /// Folds in `other` `times` times, as that many merges would (a bootstrap
+    /// replicate that draws a group `times` times); a count's and a ratio's
+    /// integers are multiplied instead, where a clone and a merge per draw
+    /// were most of a replicate.
+    pub fn merge_times(&mut self, other: &Accumulator, times: u64) {
+        match (&mut *self, other) {
+            (Accumulator::Count(a), Accumulator::Count(b)) => *a += b * times,
+            (Accumulator::Ratio { hits, total }, Accumulator::Ratio { hits: h, total: t }) => {
+                *hits += h * times;
+                *total += t * times;
+            }
+            _ => {
+                for _ in 0..times {
+                    self.merge(other.clone());
+                }
+            }
+        }
+    }
+
     /// The aggregate's value; null when it has nothing to aggregate (an empty
     /// denominator), which a metric's `empty` replaces.
     pub fn finish(self, function: AggregateFn) -> Value {
@@ -527,6 +546,30 @@ mod tests {
                 let general = folded.observe(&observation, 1);
                 assert_eq!(once, general, "{at}");
                 assert_eq!(format!("{accumulator:?}"), format!("{folded:?}"), "{at}");
+            }
+        }
+    }
+
+    /// Merging an accumulator `times` times at once is that many merges,
+    /// for every kind.
+    #[test]
+    fn a_merge_of_several_draws_is_as_many_merges() {
+        for function in FUNCTIONS {
+            let mut group = Accumulator::new(function);
+            for argument in arguments() {
+                if let Ok(observation) = group.any_observation(argument.as_ref()) {
+                    let _ = group.observe(&observation, 1);
+                }
+            }
+            for times in [0, 1, 2, 7] {
+                let mut at_once = group.clone();
+                at_once.merge_times(&group, times);
+                let mut one_by_one = group.clone();
+                for _ in 0..times {
+                    one_by_one.merge(group.clone());
+                }
+                let at = format!("{function:?} x{times}");
+                assert_eq!(format!("{at_once:?}"), format!("{one_by_one:?}"), "{at}");
             }
         }
     }

@@ -493,9 +493,7 @@ impl Fold {
             Fold::Accumulators(groups) => {
                 let mut total = Accumulator::new(function);
                 for (group, &w) in groups.iter().zip(weights) {
-                    for _ in 0..w {
-                        total.merge(group.clone());
-                    }
+                    total.merge_times(group, w);
                 }
                 total.finish(function)
             }
