@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::base::diagnostic::Diagnostic;
 use crate::base::value::Key;
-use crate::data::spill::{read_record, write_record};
+use crate::data::spill::{RecordReader, RecordWriter};
 use crate::data::{read_chunked_per_thread, validate, Chunk, Flow};
 use crate::eval::error::EvalError;
 use crate::eval::in_parallel::map_in_parallel;
@@ -100,6 +100,7 @@ impl From<Fallback> for Unfinished {
 struct Writers {
     paths: Vec<PathBuf>,
     files: Vec<BufWriter<File>>,
+    writer: RecordWriter,
     /// Records read, keyed or not (an item's number within the chunk).
     records: u32,
     first_line: Option<u32>,
@@ -120,6 +121,7 @@ impl Spill {
         let mut writers = Writers {
             paths: Vec::with_capacity(self.partitions),
             files: Vec::with_capacity(self.partitions),
+            writer: RecordWriter::default(),
             records: 0,
             first_line: None,
             keyless: 0,
@@ -164,7 +166,7 @@ impl Writers {
             return Ok(ControlFlow::Break(()));
         }
         let p = partition_of(&key, self.files.len());
-        if let Err(e) = write_record(&mut self.files[p], number, &record) {
+        if let Err(e) = self.writer.write(&mut self.files[p], number, &record) {
             self.failed = Some(spill_failed(&self.paths[p], &e));
             return Ok(ControlFlow::Break(()));
         }
@@ -224,8 +226,8 @@ fn read_back(
 ) -> Result<(), Unfinished> {
     let failed = |e: std::io::Error| Unfinished::Failed(spill_failed(path, &e));
     let file = File::open(path).map_err(failed)?;
-    let mut input = BufReader::with_capacity(256 << 10, file);
-    while let Some((number, record)) = read_record(&mut input, slots).map_err(failed)? {
+    let mut input = RecordReader::new(BufReader::with_capacity(256 << 10, file));
+    while let Some((number, record)) = input.next(slots).map_err(failed)? {
         each(number, record)?;
     }
     drop(input);
