@@ -274,6 +274,33 @@ fn items_repeated_in_the_gold_set_each_take_the_trace_of_their_key() {
     assert!(!streamed_stderr.contains("falls back"), "{streamed_stderr}");
 }
 
+/// Items without a key are folded in their place, joined to nothing: the
+/// partitioned join keeps them in a file of their own per chunk and merges
+/// them back in item order.
+#[test]
+fn items_without_a_key_are_folded_in_their_place_every_way() {
+    let dir = tempfile::tempdir().unwrap();
+    data(dir.path(), 400);
+    let gold = std::fs::read_to_string(dir.path().join("gold.jsonl")).unwrap();
+    let mut lines: Vec<String> = gold.lines().map(str::to_string).collect();
+    for i in [0, 7, 150, 151, 399] {
+        lines[i] = format!("{{\"answer\": \"a{}\", \"topic\": \"t1\"}}", i % 7);
+    }
+    write(dir.path(), "gold.jsonl", &(lines.join("\n") + "\n"));
+    write(dir.path(), "spec.yaml", &spec("last", "left", "keep"));
+    let (table, streamed_stderr) = assert_same_every_way(dir.path());
+    assert!(table.code <= 1, "{}", table.stderr);
+    assert!(
+        table.stderr.contains("gold: 5 record(s) have no key"),
+        "{}",
+        table.stderr
+    );
+    assert!(
+        streamed_stderr.contains("joined in 64 partitions on disk"),
+        "{streamed_stderr}"
+    );
+}
+
 #[test]
 fn what_the_streamed_join_cannot_finish_is_reported_as_the_table_reports_it() {
     let dir = tempfile::tempdir().unwrap();

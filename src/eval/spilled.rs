@@ -4,8 +4,9 @@
 //! (`data::spill`), so that all the records of a key land in one partition, in
 //! file order. Each partition's items are then read into memory and its other
 //! records streamed past them exactly as the streamed join does (`streamed`),
-//! keeping only each item's winning score; the items are finally read again,
-//! in order, and folded with those scores. Every number and file is byte for
+//! keeping only each item's winning score; the items' records are finally
+//! read back from their partitions in item order (each chunk's files merged by
+//! item number) and folded with those scores. Every number and file is byte for
 //! byte what the in-memory join gives; whatever would be reported (a malformed
 //! record, a repeated key under `duplicates: error`, an item that does not
 //! evaluate) makes it fall back, like the streamed join, to the ordinary pass,
@@ -30,7 +31,7 @@ use crate::eval::in_parallel::map_in_parallel;
 use crate::eval::item::ItemChunk;
 use crate::eval::item_index::ItemIndex;
 use crate::eval::item_lines::LineLimit;
-use crate::eval::keys::{key_of, FastMap};
+use crate::eval::keys::key_of;
 use crate::eval::outcome::DatasetOutcome;
 use crate::eval::pass::{merge_items, Pass};
 use crate::eval::scored::{Layout, Saved};
@@ -96,14 +97,16 @@ impl From<Fallback> for Unfinished {
     }
 }
 
-/// The temporary files of one chunk of a dataset as read: one per partition.
+/// The temporary files of one chunk of a dataset as read: one per partition,
+/// and for the items one more, of the records without a key (folded like the
+/// others, joined to nothing).
 struct Writers {
+    partitions: usize,
     paths: Vec<PathBuf>,
     files: Vec<BufWriter<File>>,
     writer: RecordWriter,
     /// Records read, keyed or not (an item's number within the chunk).
     records: u32,
-    first_line: Option<u32>,
     keyless: usize,
     failed: Option<Diagnostic>,
 }
@@ -116,18 +119,18 @@ struct Spill {
 }
 
 impl Spill {
-    fn writers(&self, name: &str) -> Writers {
+    fn writers(&self, name: &str, keyless_file: bool) -> Writers {
         let chunk = self.files.fetch_add(1, Ordering::Relaxed);
         let mut writers = Writers {
+            partitions: self.partitions,
             paths: Vec::with_capacity(self.partitions),
             files: Vec::with_capacity(self.partitions),
             writer: RecordWriter::default(),
             records: 0,
-            first_line: None,
             keyless: 0,
             failed: None,
         };
-        for p in 0..self.partitions {
+        for p in 0..self.partitions + usize::from(keyless_file) {
             let path = self.dir.path().join(format!("{name}-{chunk}-{p}.bin"));
             match File::create(&path) {
                 Ok(file) => writers.files.push(BufWriter::with_capacity(64 << 10, file)),
@@ -150,22 +153,27 @@ fn spill_failed(path: &Path, error: &std::io::Error) -> Diagnostic {
 }
 
 impl Writers {
-    /// Writes a keyed record to its key's partition; counts it either way.
+    /// Writes a keyed record to its key's partition, an item without a key to
+    /// the file of those; counts it either way.
     fn record(&mut self, dataset: DatasetId, plan: &Plan, record: Record) -> Flow {
         let plan_dataset = &plan.datasets[dataset.index()];
         validate(plan_dataset, dataset, &record, &plan.locations)?;
         let key = key_of(plan_dataset, dataset, &record, &plan.locations)?;
         let number = self.records;
         self.records += 1;
-        self.first_line.get_or_insert(record.line);
-        let Some(key) = key else {
-            self.keyless += 1;
-            return Ok(ControlFlow::Continue(()));
-        };
         if self.failed.is_some() {
             return Ok(ControlFlow::Break(()));
         }
-        let p = partition_of(&key, self.files.len());
+        let p = match key {
+            Some(key) => partition_of(&key, self.partitions),
+            None => {
+                self.keyless += 1;
+                if self.files.len() == self.partitions {
+                    return Ok(ControlFlow::Continue(()));
+                }
+                self.partitions
+            }
+        };
         if let Err(e) = self.writer.write(&mut self.files[p], number, &record) {
             self.failed = Some(spill_failed(&self.paths[p], &e));
             return Ok(ControlFlow::Break(()));
@@ -200,10 +208,11 @@ fn partition(
     };
     // A chunk's writers keep a file per partition open, with its buffer, until
     // the read ends: one chunk per thread.
+    let items = id == plan.items_dataset;
     let (chunks, read) = read_chunked_per_thread(
         dataset,
         threads,
-        || spill.writers(name),
+        || spill.writers(name, items),
         |writers, record| writers.record(id, plan, record),
     )
     .map_err(|_| Fallback)?;
@@ -218,38 +227,57 @@ fn partition(
     Ok((all, read))
 }
 
-/// Reads back one partition file, handing each record and its number to `each`.
+/// The records of one partition file, read through a buffer of `capacity` bytes.
+struct PartitionFile<'a> {
+    path: &'a Path,
+    records: RecordReader<BufReader<File>>,
+}
+
+impl<'a> PartitionFile<'a> {
+    fn open(path: &'a Path, capacity: usize) -> Result<Self, Unfinished> {
+        let file = File::open(path).map_err(|e| Unfinished::Failed(spill_failed(path, &e)))?;
+        Ok(PartitionFile {
+            path,
+            records: RecordReader::new(BufReader::with_capacity(capacity, file)),
+        })
+    }
+
+    /// The next record and its number; `None` at the end.
+    fn next(&mut self, slots: usize) -> Result<Option<(u32, Record)>, Unfinished> {
+        (self.records.next(slots)).map_err(|e| Unfinished::Failed(spill_failed(self.path, &e)))
+    }
+
+    /// Deletes the file, read for the last time (its disk is given back now,
+    /// not when the whole folder is).
+    fn remove(self) -> Result<(), Unfinished> {
+        let path = self.path;
+        drop(self);
+        std::fs::remove_file(path).map_err(|e| Unfinished::Failed(spill_failed(path, &e)))
+    }
+}
+
+/// Reads back one partition file, handing each record and its number to
+/// `each`; deletes it after when it is read for the last time.
 fn read_back(
     path: &Path,
     slots: usize,
+    last: bool,
     mut each: impl FnMut(u32, Record) -> Result<(), Unfinished>,
 ) -> Result<(), Unfinished> {
-    let failed = |e: std::io::Error| Unfinished::Failed(spill_failed(path, &e));
-    let file = File::open(path).map_err(failed)?;
-    let mut input = RecordReader::new(BufReader::with_capacity(256 << 10, file));
-    while let Some((number, record)) = input.next(slots).map_err(failed)? {
+    let mut file = PartitionFile::open(path, 256 << 10)?;
+    while let Some((number, record)) = file.next(slots)? {
         each(number, record)?;
     }
-    drop(input);
-    std::fs::remove_file(path).map_err(failed)
-}
-
-/// One chunk of the items, read again in order and folded.
-struct Refold<'p> {
-    state: ItemChunk<'p>,
-    /// The number of the chunk's first item; the next one's within the chunk.
-    start: Option<u32>,
-    next: u32,
-    folded: Folded,
-    failed: bool,
+    if last {
+        file.remove()?;
+    }
+    Ok(())
 }
 
 /// The items' numbering across the chunks they were read in: each chunk's
-/// first item's number, by chunk and by the chunk's first line (how a chunk
-/// of the second reading finds it), and how many items there are.
+/// first item's number, and how many items there are.
 struct Numbering {
     chunk_starts: Vec<u32>,
-    by_first_line: FastMap<u32, u32>,
     total: u32,
 }
 
@@ -257,13 +285,9 @@ impl Numbering {
     fn of(item_files: &[Writers]) -> Result<Self, Fallback> {
         let mut numbering = Numbering {
             chunk_starts: Vec::with_capacity(item_files.len()),
-            by_first_line: FastMap::default(),
             total: 0,
         };
         for writers in item_files {
-            if let Some(line) = writers.first_line {
-                numbering.by_first_line.insert(line, numbering.total);
-            }
             numbering.chunk_starts.push(numbering.total);
             numbering.total = (numbering.total)
                 .checked_add(writers.records)
@@ -320,10 +344,18 @@ pub(super) fn spilled_pass(
         let joined_paths = joined_paths.collect();
         join_partition(plan, &layout, limit, items, joined_paths, &mut joined)?;
     }
+    let pass = refold(
+        plan,
+        threads,
+        limit,
+        &layout,
+        &numbering,
+        &item_files,
+        joined,
+        items_read,
+    );
     drop(spill);
-    refold(
-        plan, threads, limit, &layout, &numbering, joined, items_read,
-    )
+    pass
 }
 
 /// Joins one partition: its items (the file of each chunk, with the chunk's
@@ -345,7 +377,7 @@ fn join_partition(
     let read = map_in_parallel(item_files.len(), item_files.len(), |f| {
         let (path, start) = item_files[f];
         let (mut items, mut numbers) = (Vec::new(), Vec::new());
-        read_back(path, slots, |number, record| {
+        read_back(path, slots, false, |number, record| {
             let key = key_of(items_dataset, plan.items_dataset, &record, &plan.locations)
                 .map_err(|_| Fallback)?;
             numbers.push(start + number);
@@ -380,7 +412,7 @@ fn join_partition(
                 let streamed = &streamed;
                 scope.spawn(move || {
                     let mut part = streamed.part(items_dataset);
-                    read_back(path, slots, |_, record| {
+                    read_back(path, slots, true, |_, record| {
                         match streamed.record(&mut part, record) {
                             Ok(ControlFlow::Continue(())) => Ok(()),
                             _ => Err(Unfinished::Fallback),
@@ -411,14 +443,20 @@ fn join_partition(
     Ok(())
 }
 
-/// The items read again in order, each folded with its winning score, into
-/// the pass.
+/// The items read back from their partitions in item order, each folded with
+/// its winning score, into the pass: each chunk of the first reading wrote its
+/// items, numbered in file order, to a file per partition (and one of those
+/// without a key), so merging a chunk's files by number gives its items in
+/// order; the chunks are folded on the run's threads. The items' file is not
+/// read again: its records as projected are what was scored.
+#[allow(clippy::too_many_arguments)]
 fn refold(
     plan: &Plan,
     threads: usize,
     limit: LineLimit,
     layout: &Layout,
     numbering: &Numbering,
+    item_files: &[Writers],
     joined: Joined,
     items_read: crate::data::ReadStats,
 ) -> Result<Pass, Unfinished> {
@@ -428,63 +466,53 @@ fn refold(
         layout,
         join: dataset.join,
     };
-    let make = || Refold {
-        state: ItemChunk::new(plan, items_dataset, &[], limit),
-        start: None,
-        next: 0,
-        folded: Folded::default(),
-        failed: false,
-    };
-    // In the chunks the items were partitioned in: each chunk's first item's
-    // number is found by its first line.
-    let (chunks, reread) =
-        read_chunked_per_thread(items_dataset, threads, make, |chunk, record| {
-            validate(items_dataset, plan.items_dataset, &record, &plan.locations)?;
-            let key = key_of(items_dataset, plan.items_dataset, &record, &plan.locations)?;
-            let start = *chunk.start.get_or_insert_with(|| {
-                let start = numbering.by_first_line.get(&record.line);
-                start.copied().unwrap_or(u32::MAX)
-            });
-            let number = (start.checked_add(chunk.next)).filter(|&n| n < numbering.total);
-            chunk.next += 1;
-            let Some(number) = number else {
-                chunk.failed = true;
-                return Ok(ControlFlow::Break(()));
-            };
-            chunk.state.keyless += usize::from(key.is_none());
-            let item = (
-                key.as_ref(),
-                &record,
-                number,
-                joined.winners[number as usize],
-            );
-            if (folding.fold(&mut chunk.state, item, &mut chunk.folded)).is_err() {
-                chunk.failed = true;
-                return Ok(ControlFlow::Break(()));
-            }
-            Ok(ControlFlow::Continue(()))
-        })
-        .map_err(|_| Fallback)?;
-    // The items' file changed between the two readings: its scores are not its own.
-    if reread.sha256 != items_read.sha256
-        || chunks.iter().any(|c| c.stop.is_some() || c.state.failed)
-    {
-        return Err(Unfinished::Fallback);
-    }
+    let slots = items_dataset.projection.slot_count;
+    let folded = map_in_parallel(threads, item_files.len(), |c| {
+        let writers = &item_files[c];
+        let mut state = ItemChunk::new(plan, items_dataset, &[], limit);
+        let mut folded = Folded::default();
+        // A chunk's files are all open at once: smaller buffers than one
+        // file read alone gets.
+        let mut files = (writers.paths.iter())
+            .map(|path| PartitionFile::open(path, 64 << 10))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut heads = (files.iter_mut())
+            .map(|file| file.next(slots))
+            .collect::<Result<Vec<_>, _>>()?;
+        for n in 0..writers.records {
+            // Item n is at the head of one file: each file's numbers rise.
+            let f = (heads.iter())
+                .position(|head| head.as_ref().is_some_and(|(number, _)| *number == n))
+                .ok_or(Fallback)?;
+            let (_, record) =
+                std::mem::replace(&mut heads[f], files[f].next(slots)?).expect("found above");
+            let key = key_of(items_dataset, plan.items_dataset, &record, &plan.locations)
+                .map_err(|_| Fallback)?;
+            state.keyless += usize::from(key.is_none());
+            let number = numbering.chunk_starts[c] + n;
+            let winner = joined.winners[number as usize];
+            folding.fold(
+                &mut state,
+                (key.as_ref(), &record, number, winner),
+                &mut folded,
+            )?;
+        }
+        if heads.iter().any(Option::is_some) {
+            return Err(Unfinished::Fallback);
+        }
+        files.into_iter().try_for_each(PartitionFile::remove)?;
+        Ok((state, folded))
+    });
     let mut outcomes = vec![joined.outcome, DatasetOutcome::default()];
-    let mut folds = Vec::with_capacity(chunks.len());
-    let chunks: Vec<Chunk<ItemChunk<'_>>> = (chunks.into_iter())
-        .map(|c| {
-            folds.push(Ok(c.state.folded));
-            Chunk {
-                state: c.state.state,
-                stop: None,
-            }
-        })
-        .collect();
+    let (mut chunks, mut folds) = (Vec::with_capacity(folded.len()), Vec::new());
+    for chunk in folded {
+        let (state, folded) = chunk?;
+        chunks.push(Chunk { state, stop: None });
+        folds.push(Ok(folded));
+    }
     let folded = Folded::merge(folds, &mut outcomes[0])?;
-    let mut items =
-        merge_items(plan, items_dataset, chunks, reread, 0, &mut outcomes).map_err(|_| Fallback)?;
+    let mut items = merge_items(plan, items_dataset, chunks, items_read, 0, &mut outcomes)
+        .map_err(|_| Fallback)?;
     let mut joined_kept = joined.kept;
     items.lines_of(&mut joined_kept)?;
     if folded.lists_unshown(&items.offenders) {
