@@ -440,6 +440,16 @@ fn join_partition(
         &mut joined.winners,
     )?;
     joined.kept.extend(parts.into_iter().map(Part::kept));
+    // The partition's items are freed before the next one's are read (so
+    // that one partition's are in memory at a time), each chunk's on a
+    // thread of its own: on one, freeing them was a tenth of a partition's
+    // time with the other core idle.
+    drop(index);
+    std::thread::scope(|scope| {
+        for chunk in items {
+            scope.spawn(move || drop(chunk));
+        }
+    });
     Ok(())
 }
 
