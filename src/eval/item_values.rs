@@ -7,9 +7,10 @@
 //! the thread count.
 
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::base::value::Key;
+use crate::eval::in_parallel::map_in_parallel;
 use crate::eval::resample::Observed;
 use crate::library::aggregates::AggregateFn;
 use crate::plan::Plan;
@@ -299,16 +300,47 @@ impl ValueTable {
         (0..self.len()).map(move |item| self.columns[c].number(item))
     }
 
-    pub(super) fn merge(&mut self, other: ValueTable) {
-        self.keys.extend(other.keys);
-        for (column, theirs) in self.columns.iter_mut().zip(other.columns) {
-            column.extend(theirs);
+    /// Appends the tables of the later chunks, in order. Each vector (the
+    /// keys, the slices, every column) is grown on its own, on up to
+    /// `threads` threads: on one, after the chunks were read, this was 70 ms
+    /// of a 1M-item run with the other core idle.
+    pub(super) fn merge_all(&mut self, others: Vec<ValueTable>, threads: usize) {
+        let mut keys = Vec::with_capacity(others.len());
+        let mut slices = Vec::with_capacity(others.len());
+        let mut columns: Vec<Vec<Observations>> = self.columns.iter().map(|_| Vec::new()).collect();
+        let mut own: Vec<Vec<Observations>> = self.own.iter().map(|_| Vec::new()).collect();
+        for other in others {
+            keys.push(other.keys);
+            slices.push(other.slices);
+            (columns.iter_mut().zip(other.columns)).for_each(|(all, theirs)| all.push(theirs));
+            (own.iter_mut().zip(other.own)).for_each(|(all, theirs)| all.push(theirs));
         }
-        for (own, theirs) in self.own.iter_mut().zip(other.own) {
-            own.extend(theirs);
-        }
-        self.slices.extend(other.slices);
+        let mut jobs = vec![
+            Merge::Keys(&mut self.keys, keys),
+            Merge::Slices(&mut self.slices, slices),
+        ];
+        let columns = (self.columns.iter_mut())
+            .chain(&mut self.own)
+            .zip(columns.into_iter().chain(own));
+        jobs.extend(columns.map(|(column, theirs)| Merge::Column(column, theirs)));
+        let jobs: Vec<Mutex<Option<Merge<'_>>>> =
+            jobs.into_iter().map(|job| Mutex::new(Some(job))).collect();
+        map_in_parallel(threads, jobs.len(), |j| {
+            let job = jobs[j].lock().expect("never poisoned").take();
+            match job.expect("each job done once") {
+                Merge::Keys(keys, theirs) => theirs.into_iter().for_each(|t| keys.extend(t)),
+                Merge::Slices(slices, theirs) => theirs.into_iter().for_each(|t| slices.extend(t)),
+                Merge::Column(column, theirs) => theirs.into_iter().for_each(|t| column.extend(t)),
+            }
+        });
     }
+}
+
+/// One vector of a table and what the later chunks append to it.
+enum Merge<'t> {
+    Keys(&'t mut Vec<Option<Key>>, Vec<Vec<Option<Key>>>),
+    Slices(&'t mut Vec<Arc<str>>, Vec<Vec<Arc<str>>>),
+    Column(&'t mut Observations, Vec<Observations>),
 }
 
 impl Observed for ValueTable {
@@ -521,6 +553,62 @@ mod tests {
                 String::from_utf8(line).unwrap(),
                 format!("[1{}", String::from_utf8(expected).unwrap())
             );
+        }
+    }
+
+    #[test]
+    fn tables_merge_in_order_on_any_number_of_threads() {
+        // Three chunks; the second's column turned general (0.5 in a ratio).
+        let table = |first: usize, half_in: bool| {
+            let mut column = Observations::of(AggregateFn::Ratio);
+            let mut own = Observations::of(AggregateFn::Mean);
+            for i in first..first + 3 {
+                let x = if half_in && i % 2 == 0 {
+                    0.5
+                } else {
+                    (i % 2) as f64
+                };
+                column.push(&Observation::Number(x));
+                own.push(&Observation::Number(i as f64));
+            }
+            ValueTable {
+                keys: (first..first + 3)
+                    .map(|i| Some(Key::Num(i as u64)))
+                    .collect(),
+                columns: vec![column],
+                own: vec![own],
+                slices: (first..first + 3)
+                    .map(|i| Arc::from(format!("s{i}")))
+                    .collect(),
+                ..ValueTable::default()
+            }
+        };
+        let render = |t: &ValueTable| {
+            let rows: Vec<String> = (0..t.len())
+                .map(|i| {
+                    let mut line = Vec::new();
+                    t.push_entries(i, &mut line);
+                    format!(
+                        "{:?} {} {}",
+                        t.keys[i],
+                        t.slices[i],
+                        String::from_utf8(line).unwrap()
+                    )
+                })
+                .collect();
+            rows.join("\n")
+        };
+        let mut expected = String::new();
+        for (first, half_in) in [(0, false), (3, true), (6, false)] {
+            if !expected.is_empty() {
+                expected.push('\n');
+            }
+            expected.push_str(&render(&table(first, half_in)));
+        }
+        for threads in [1, 2, 5] {
+            let mut merged = table(0, false);
+            merged.merge_all(vec![table(3, true), table(6, false)], threads);
+            assert_eq!(render(&merged), expected, "{threads} threads");
         }
     }
 

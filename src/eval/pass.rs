@@ -132,7 +132,15 @@ pub(super) fn stream_items(
             chunk.state.item(lookups, key.as_ref(), record);
         }
     }
-    merge_items(plan, dataset, chunks, read, lookups.len(), outcomes)
+    merge_items(
+        plan,
+        dataset,
+        chunks,
+        read,
+        lookups.len(),
+        threads,
+        outcomes,
+    )
 }
 
 /// Merges the chunks of items in file order: reports what a single reader would
@@ -145,6 +153,7 @@ pub(super) fn merge_items<'p>(
     mut chunks: Vec<Chunk<ItemChunk<'p>>>,
     read: ReadStats,
     lookups: usize,
+    threads: usize,
     outcomes: &mut [DatasetOutcome],
 ) -> Result<Items, Vec<Diagnostic>> {
     let first_duplicate = (dataset.duplicates == Duplicates::Error)
@@ -189,6 +198,7 @@ pub(super) fn merge_items<'p>(
     let mut lines = ItemLines::default();
     let mut base = total.numbered;
     lines.add(std::mem::take(&mut total.lines), 0);
+    let mut values = Vec::new();
     for mut part in chunks {
         for (a, b) in total.accumulators.iter_mut().zip(part.accumulators) {
             a.merge(b);
@@ -203,7 +213,7 @@ pub(super) fn merge_items<'p>(
         }
         lines.add(std::mem::take(&mut part.lines), base);
         base += part.numbered;
-        total.values.merge(part.values);
+        values.push(part.values);
         total.offenders.extend(part.offenders);
         for (a, b) in total.matched.iter_mut().zip(part.matched) {
             a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
@@ -213,6 +223,7 @@ pub(super) fn merge_items<'p>(
             total.skipped[i] += part.skipped[i];
         }
     }
+    total.values.merge_all(values, threads);
     for (i, outcome) in outcomes.iter_mut().enumerate().take(lookups) {
         outcome.missing = total.missing[i];
         outcome.skipped_items = total.skipped[i];

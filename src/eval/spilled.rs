@@ -521,8 +521,16 @@ fn refold(
         folds.push(Ok(folded));
     }
     let folded = Folded::merge(folds, &mut outcomes[0])?;
-    let mut items = merge_items(plan, items_dataset, chunks, items_read, 0, &mut outcomes)
-        .map_err(|_| Fallback)?;
+    let mut items = merge_items(
+        plan,
+        items_dataset,
+        chunks,
+        items_read,
+        0,
+        threads,
+        &mut outcomes,
+    )
+    .map_err(|_| Fallback)?;
     let mut joined_kept = joined.kept;
     items.lines_of(&mut joined_kept)?;
     if folded.lists_unshown(&items.offenders) {

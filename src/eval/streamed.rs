@@ -343,8 +343,16 @@ pub(super) fn streamed_pass(
     });
     let mut outcomes = vec![outcome, DatasetOutcome::default()];
     let folded = Folded::merge(folded, &mut outcomes[0])?;
-    let mut items = merge_items(plan, items_dataset, chunks, items_read, 0, &mut outcomes)
-        .map_err(|_| Fallback)?;
+    let mut items = merge_items(
+        plan,
+        items_dataset,
+        chunks,
+        items_read,
+        0,
+        threads,
+        &mut outcomes,
+    )
+    .map_err(|_| Fallback)?;
     items.lines_of(&mut kept)?;
     if folded.lists_unshown(&items.offenders) {
         return Err(Fallback);
