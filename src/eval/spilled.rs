@@ -33,9 +33,11 @@ use crate::eval::item_index::ItemIndex;
 use crate::eval::item_lines::LineLimit;
 use crate::eval::keys::key_of;
 use crate::eval::outcome::DatasetOutcome;
-use crate::eval::pass::{merge_items, Pass};
+use crate::eval::pass::Pass;
 use crate::eval::scored::{Layout, Saved};
-use crate::eval::streamed::{merge_parts, Fallback, Folded, Folding, Kept, Part, Streamed};
+use crate::eval::streamed::{
+    merge_parts, pass_of_folded, Fallback, Folded, Folding, Kept, Part, Streamed,
+};
 use crate::ir::{DatasetId, Record};
 use crate::plan::Plan;
 use crate::spec::Duplicates;
@@ -513,30 +515,20 @@ fn refold(
         files.into_iter().try_for_each(PartitionFile::remove)?;
         Ok((state, folded))
     });
-    let mut outcomes = vec![joined.outcome, DatasetOutcome::default()];
     let (mut chunks, mut folds) = (Vec::with_capacity(folded.len()), Vec::new());
     for chunk in folded {
         let (state, folded) = chunk?;
         chunks.push(Chunk { state, stop: None });
         folds.push(Ok(folded));
     }
-    let folded = Folded::merge(folds, &mut outcomes[0])?;
-    let mut items = merge_items(
-        plan,
-        items_dataset,
-        chunks,
-        items_read,
-        0,
-        threads,
-        &mut outcomes,
-    )
-    .map_err(|_| Fallback)?;
-    let mut joined_kept = joined.kept;
-    items.lines_of(&mut joined_kept)?;
-    if folded.lists_unshown(&items.offenders) {
-        return Err(Unfinished::Fallback);
-    }
-    Ok(Pass::of(plan, outcomes, &[joined.table_size], items))
+    let mut outcome = joined.outcome;
+    let folded = Folded::merge(folds, &mut outcome)?;
+    let mut kept = joined.kept;
+    let table_size = joined.table_size;
+    let pass = pass_of_folded(
+        plan, threads, chunks, folded, outcome, items_read, &mut kept, table_size,
+    );
+    Ok(pass?)
 }
 
 #[cfg(test)]

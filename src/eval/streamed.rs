@@ -19,7 +19,9 @@ use std::ops::ControlFlow;
 use std::sync::Mutex;
 
 use crate::base::value::Key;
-use crate::data::{count_ahead, read_chunked, read_chunked_ahead, validate, Flow};
+use crate::data::{
+    count_ahead, read_chunked, read_chunked_ahead, validate, Chunk, Flow, ReadStats,
+};
 use crate::eval::in_parallel::map_in_parallel;
 use crate::eval::item::ItemChunk;
 use crate::eval::item_index::{ItemIndex, SeenIds};
@@ -341,8 +343,34 @@ pub(super) fn streamed_pass(
         }
         Ok(folded)
     });
+    let folded = Folded::merge(folded, &mut outcome)?;
+    let pass = pass_of_folded(
+        plan, threads, chunks, folded, outcome, items_read, &mut kept, table_size,
+    )?;
+    // The items' records and the streamed side's scores are freed while the
+    // run goes on to its intervals and reports.
+    drop(index);
+    crate::base::deferred::drop_later((buffered, kept, winners));
+    Ok(pass)
+}
+
+/// The pass from the items folded chunk by chunk with the streamed dataset's
+/// scores (its outcome `outcome`, its parts' values `kept`, `table_size` keys
+/// seen): the chunks merged in file order as the ordinary pass merges them,
+/// and each item's line of items.jsonl completed from the parts.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn pass_of_folded<'p>(
+    plan: &'p Plan,
+    threads: usize,
+    chunks: Vec<Chunk<ItemChunk<'p>>>,
+    folded: Folded,
+    outcome: DatasetOutcome,
+    items_read: ReadStats,
+    kept: &mut [Kept],
+    table_size: usize,
+) -> Result<Pass, Fallback> {
+    let items_dataset = &plan.datasets[plan.items_dataset.index()];
     let mut outcomes = vec![outcome, DatasetOutcome::default()];
-    let folded = Folded::merge(folded, &mut outcomes[0])?;
     let mut items = merge_items(
         plan,
         items_dataset,
@@ -353,14 +381,10 @@ pub(super) fn streamed_pass(
         &mut outcomes,
     )
     .map_err(|_| Fallback)?;
-    items.lines_of(&mut kept)?;
+    items.lines_of(kept)?;
     if folded.lists_unshown(&items.offenders) {
         return Err(Fallback);
     }
-    // The items' records and the streamed side's scores are freed while the
-    // run goes on to its intervals and reports.
-    drop(index);
-    crate::base::deferred::drop_later((buffered, kept, winners));
     Ok(Pass::of(plan, outcomes, &[table_size], items))
 }
 
