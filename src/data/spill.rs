@@ -22,8 +22,9 @@ const STRING: u8 = 6;
 const LIST: u8 = 7;
 const OBJECT: u8 = 8;
 
-/// Writes records to a file of a partition: each record's bytes are built in
-/// scratch buffers kept from one record to the next, then written whole.
+/// Writes records to a file of a partition: each record's texts and shape are
+/// built in scratch buffers kept from one record to the next, then written
+/// after the record's head.
 ///
 /// A record is framed so that its reader takes it in one piece: its length,
 /// its number and line, then every text it holds (strings and field names)
@@ -35,7 +36,6 @@ const OBJECT: u8 = 8;
 pub struct RecordWriter {
     texts: String,
     shape: Vec<u8>,
-    frame: Vec<u8>,
 }
 
 impl RecordWriter {
@@ -46,16 +46,15 @@ impl RecordWriter {
         for value in record.slots.iter() {
             self.value(value)?;
         }
-        let texts_len = len_bytes(self.texts.len())?;
-        self.frame.clear();
-        let body = 4 + 4 + 4 + self.texts.len() + self.shape.len();
-        self.frame.extend_from_slice(&len_bytes(body)?);
-        self.frame.extend_from_slice(&number.to_le_bytes());
-        self.frame.extend_from_slice(&record.line.to_le_bytes());
-        self.frame.extend_from_slice(&texts_len);
-        self.frame.extend_from_slice(self.texts.as_bytes());
-        self.frame.extend_from_slice(&self.shape);
-        out.write_all(&self.frame)
+        let mut head = [0u8; 16];
+        let body = 12 + self.texts.len() + self.shape.len();
+        head[..4].copy_from_slice(&len_bytes(body)?);
+        head[4..8].copy_from_slice(&number.to_le_bytes());
+        head[8..12].copy_from_slice(&record.line.to_le_bytes());
+        head[12..].copy_from_slice(&len_bytes(self.texts.len())?);
+        out.write_all(&head)?;
+        out.write_all(self.texts.as_bytes())?;
+        out.write_all(&self.shape)
     }
 
     fn value(&mut self, value: &Value) -> io::Result<()> {

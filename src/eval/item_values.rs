@@ -66,6 +66,13 @@ const PADDED_FLAG_ENTRIES: [([u8; 8], usize); 3] = {
     padded
 };
 
+/// A flag's entry of item-values.jsonl, padded to eight bytes, and its length.
+#[inline]
+fn flag_entry(flag: u8) -> (&'static [u8; 8], usize) {
+    let (padded, len) = &PADDED_FLAG_ENTRIES[usize::from(flag.min(NOT_COUNTED))];
+    (padded, *len)
+}
+
 /// One aggregate's observations, for a metric's column or an observed
 /// aggregate. A `count` or `ratio` observes 1, 0 or nothing: a byte each (at
 /// 1M items, 1 MB instead of 16 MB per column; the 46-aggregate benchmark
@@ -157,15 +164,14 @@ impl Observations {
         }
     }
 
-    /// Appends item `item`'s contribution as an entry of item-values.jsonl.
-    // A byte of a `count` or `ratio` picks its text: most entries of a wide
-    // file are these (46 aggregates at 1M items write 264 MB).
+    /// Appends item `item`'s contribution as an entry of item-values.jsonl
+    /// (a wide line's flags go through [`ValueTable::push_entries`]).
     #[inline]
     fn push_value_entry(&self, item: usize, out: &mut Vec<u8>) {
         match self {
             Observations::Flags(flags) => {
-                let (padded, len) = &PADDED_FLAG_ENTRIES[usize::from(flags[item].min(NOT_COUNTED))];
-                out.extend_from_slice(&padded[..*len]);
+                let (padded, len) = flag_entry(flags[item]);
+                out.extend_from_slice(&padded[..len]);
             }
             Observations::Numbers(numbers) => push_value(out, numbers[item]),
             Observations::Any(all) => push_value(out, all[item].number()),
@@ -267,7 +273,7 @@ impl ValueTable {
                     out.extend_from_slice(&pending[..n]);
                     n = 0;
                 }
-                let (padded, len) = &PADDED_FLAG_ENTRIES[usize::from(flags[item].min(NOT_COUNTED))];
+                let (padded, len) = flag_entry(flags[item]);
                 pending[n..n + 8].copy_from_slice(padded);
                 n += len;
                 continue;
