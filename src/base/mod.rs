@@ -1,7 +1,7 @@
 //! The foundation every layer stands on: values and their static types, source
 //! files and diagnostics, decimal text to floats, drops deferred off the critical
 //! path, name suggestions, natural ordering, exact sums, typed JSON, atomic file
-//! writes and statistics. Imports nothing else of the crate.
+//! writes, SHA-256 and statistics. Imports nothing else of the crate.
 
 pub mod atomic;
 pub mod decimal;
@@ -11,6 +11,7 @@ pub mod exact_sum;
 pub mod files;
 pub mod natural;
 pub mod python;
+pub mod sha256;
 pub mod source;
 pub mod stats;
 pub mod suggest;

@@ -7,7 +7,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::Mutex;
 
-use sha2::{Digest, Sha256};
+use crate::base::sha256::Sha256;
 
 use crate::base::diagnostic::Diagnostic;
 use crate::data::file::{count_lines, hash_file, LineBreaks};
@@ -111,7 +111,7 @@ pub(super) fn read_ranges<S: Send, R: Send>(
         let inline = !apart && first_line == 0 && range.end == size;
         let mut hasher = inline.then(Sha256::new);
         let result = read_range(range, first_line, &mut state, hasher.as_mut(), &progress);
-        Ok((state, result, hasher.map(|h| format!("{:x}", h.finalize()))))
+        Ok((state, result, hasher.map(Sha256::hex)))
     };
     let (results, parallel_sha) = std::thread::scope(|scope| {
         if Progress::wanted(size) {

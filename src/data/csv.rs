@@ -21,7 +21,7 @@ use std::io::{BufRead, BufReader};
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
-use sha2::{Digest, Sha256};
+use crate::base::sha256::Sha256;
 
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::value::Value;
@@ -89,7 +89,7 @@ pub fn read<S>(
         input.skip_breaks().map_err(io)?;
     }
     stats.bytes = input.offset;
-    stats.sha256 = format!("{:x}", input.hasher.finalize());
+    stats.sha256 = input.hasher.hex();
     Ok((stop, stats))
 }
 

@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::ops::Range;
 
-use sha2::{Digest, Sha256};
+use crate::base::sha256::Sha256;
 
 use crate::base::diagnostic::Diagnostic;
 use crate::data::error::DataError;
@@ -165,7 +165,7 @@ pub(super) fn hash_file(dataset: &DatasetPlan) -> Result<String, Diagnostic> {
         let n = buffer.len();
         reader.consume(n);
     }
-    Ok(format!("{:x}", hasher.finalize()))
+    Ok(hasher.hex())
 }
 
 /// Line-aligned ranges, each boundary moved on past the lines of the query it fell

@@ -10,7 +10,7 @@
 use std::io::{BufRead, BufReader, Read};
 use std::ops::{ControlFlow, Range};
 
-use sha2::{Digest, Sha256};
+use crate::base::sha256::{sha256_hex, Sha256};
 
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::python::{is_python_space, python_strip};
@@ -376,7 +376,7 @@ fn read_whole(dataset: &DatasetPlan) -> Result<(Vec<u8>, ReadStats), Diagnostic>
         .map_err(|e| open_error(dataset, &e))?;
     let stats = ReadStats {
         bytes: bytes.len() as u64,
-        sha256: format!("{:x}", Sha256::digest(&bytes)),
+        sha256: sha256_hex(&bytes),
         records: 0,
     };
     Ok((bytes, stats))

@@ -18,7 +18,7 @@ use std::io::BufRead;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
-use sha2::{Digest, Sha256};
+use crate::base::sha256::Sha256;
 
 use crate::base::decimal::parse_f64;
 use crate::base::diagnostic::{Diagnostic, Location};

@@ -367,12 +367,12 @@ pub(super) fn add_dataset(total: &mut DatasetOutcome, run: &DatasetOutcome, per_
 /// The fingerprint of a dataset read as runs (at `index` in the plan): SHA-256
 /// over `name sha256` lines, one per run in run order.
 pub(super) fn combined_sha256(runs: &[RunOutcome], index: usize) -> String {
-    use sha2::{Digest, Sha256};
+    use crate::base::sha256::Sha256;
     let mut hasher = Sha256::new();
     for run in runs {
         hasher.update(format!("{} {}\n", run.name, run.datasets[index].read.sha256).as_bytes());
     }
-    format!("{:x}", hasher.finalize())
+    hasher.hex()
 }
 
 /// A gate over several runs. One that reads only values across runs decides

@@ -3,8 +3,8 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use crate::base::sha256::{sha256_hex, Sha256};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::base::diagnostic::Diagnostic;
 use crate::inputs::templates::builtin_source;
@@ -66,12 +66,8 @@ impl Pins {
             field(&d.name);
             field(&d.sha256);
         }
-        format!("{:x}", hasher.finalize())
+        hasher.hex()
     }
-}
-
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    format!("{:x}", Sha256::digest(bytes))
 }
 
 /// The pins of `plan` as its files are now; `base` is the lock's folder.

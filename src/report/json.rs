@@ -5,8 +5,8 @@
 //! unrounded; integer-typed values print without a fraction, float-typed ones
 //! with one, and values of unknown type without one when they are whole.
 
+use crate::base::sha256::sha256_hex;
 use serde_json::Value as Json;
-use sha2::{Digest, Sha256};
 
 use crate::base::typed_json::format_typed;
 use crate::base::types::Type;
@@ -24,7 +24,7 @@ use crate::report_model::{
 use crate::spec::{Better, ParamType};
 
 pub fn report_json(plan: &Plan, outcome: &Outcome, lock: Option<&LockStamp>) -> Report {
-    let spec_sha = format!("{:x}", Sha256::digest(plan.spec_text.as_bytes()));
+    let spec_sha = sha256_hex(plan.spec_text.as_bytes());
     let param_ty = |ty: ParamType| {
         if ty == ParamType::Integer {
             Type::Int
