@@ -7,5 +7,7 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
+    // The process ends with the command: large structures are left to the exit.
+    evalspec::base::deferred::leave_to_exit();
     std::process::exit(evalspec::run(std::env::args_os()));
 }

@@ -350,7 +350,13 @@ pub(super) fn streamed_pass(
     // The items' records and the streamed side's scores are freed while the
     // run goes on to its intervals and reports.
     drop(index);
-    crate::base::deferred::drop_later((buffered, kept, winners));
+    // A spec with runs makes a pass per run: each frees the one before's.
+    let parts = (buffered, kept, winners);
+    if plan.has_runs() {
+        crate::base::deferred::drop_later(parts);
+    } else {
+        crate::base::deferred::drop_at_exit(parts);
+    }
     Ok(pass)
 }
 
