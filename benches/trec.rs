@@ -77,6 +77,18 @@ fn main() {
     let mb = (std::fs::metadata(&qrels).unwrap().len() + std::fs::metadata(&run).unwrap().len())
         as f64
         / 1e6;
+    if python {
+        // Said before any timing: a missing module otherwise surfaces as an
+        // empty output that fails to parse, after the runs.
+        let found = Command::new("python3")
+            .args(["-c", "import pytrec_eval"])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(
+            found,
+            "--python needs pytrec_eval: pip install pytrec-eval-terrier (or leave out --python)"
+        );
+    }
     let work = tempfile::tempdir().unwrap();
     let spec = repo.join("specs/trec.yaml");
     let script = work.path().join("pytrec.py");
