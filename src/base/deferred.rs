@@ -82,4 +82,19 @@ mod tests {
         finish();
         assert_eq!(dropped.load(Ordering::SeqCst), 3);
     }
+
+    /// No test leaves anything to the exit (the flag is the process's), so
+    /// here what a run makes once is dropped later, as in a library caller.
+    /// Waited for by polling: `finish` here could join the other test's drops
+    /// before that test's own `finish` looks.
+    #[test]
+    fn a_library_caller_frees_what_a_run_makes_once() {
+        let dropped = Arc::new(AtomicUsize::new(0));
+        drop_at_exit(Counted(dropped.clone()));
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while dropped.load(Ordering::SeqCst) == 0 && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert_eq!(dropped.load(Ordering::SeqCst), 1);
+    }
 }
