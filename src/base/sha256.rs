@@ -1,7 +1,7 @@
 //! SHA-256, the digest that names every file a run reads (in reports and locks).
 //!
 //! Computed by ring, whose BoringSSL assembly picks the CPU's fastest path at
-//! run time (SHA extensions, AVX2, SSSE3). On a CPU without SHA extensions
+//! run time (SHA extensions, AVX, SSSE3). On a CPU without SHA extensions
 //! (Skylake and Cascade Lake servers, common in CI fleets) it hashes 340 MB/s
 //! where sha2's portable code hashed 160, and there hashing the datasets had
 //! grown to a third of a 1M-item run's CPU time.

@@ -7,9 +7,8 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::Mutex;
 
-use crate::base::sha256::Sha256;
-
 use crate::base::diagnostic::Diagnostic;
+use crate::base::sha256::Sha256;
 use crate::data::file::{count_lines, hash_file, LineBreaks};
 use crate::data::progress::Progress;
 use crate::plan::DatasetPlan;

@@ -21,9 +21,8 @@ use std::io::{BufRead, BufReader};
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
-use crate::base::sha256::Sha256;
-
 use crate::base::diagnostic::{Diagnostic, Location};
+use crate::base::sha256::Sha256;
 use crate::base::value::Value;
 use crate::data::columns::{self, Target};
 use crate::data::csv_scan::Scan;

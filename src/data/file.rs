@@ -6,9 +6,8 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::ops::Range;
 
-use crate::base::sha256::Sha256;
-
 use crate::base::diagnostic::Diagnostic;
+use crate::base::sha256::Sha256;
 use crate::data::error::DataError;
 use crate::data::trec;
 use crate::plan::DatasetPlan;

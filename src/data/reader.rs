@@ -10,10 +10,9 @@
 use std::io::{BufRead, BufReader, Read};
 use std::ops::{ControlFlow, Range};
 
-use crate::base::sha256::{sha256_hex, Sha256};
-
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::python::{is_python_space, python_strip};
+use crate::base::sha256::{sha256_hex, Sha256};
 use crate::base::value::Value;
 use crate::data::chunks::{chunk_count, read_ranges, CHUNKS_PER_THREAD};
 use crate::data::error::DataError;

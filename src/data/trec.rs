@@ -18,10 +18,9 @@ use std::io::BufRead;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
-use crate::base::sha256::Sha256;
-
 use crate::base::decimal::parse_f64;
 use crate::base::diagnostic::{Diagnostic, Location};
+use crate::base::sha256::Sha256;
 use crate::base::value::Value;
 use crate::data::error::DataError;
 use crate::data::progress::Progress;

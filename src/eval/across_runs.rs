@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::base::diagnostic::Diagnostic;
 use crate::base::natural::key_order;
+use crate::base::sha256::Sha256;
 use crate::base::value::{Key, Value};
 use crate::eval::aggregate::Accumulator;
 use crate::eval::error::EvalError;
@@ -367,7 +368,6 @@ pub(super) fn add_dataset(total: &mut DatasetOutcome, run: &DatasetOutcome, per_
 /// The fingerprint of a dataset read as runs (at `index` in the plan): SHA-256
 /// over `name sha256` lines, one per run in run order.
 pub(super) fn combined_sha256(runs: &[RunOutcome], index: usize) -> String {
-    use crate::base::sha256::Sha256;
     let mut hasher = Sha256::new();
     for run in runs {
         hasher.update(format!("{} {}\n", run.name, run.datasets[index].read.sha256).as_bytes());

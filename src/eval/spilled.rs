@@ -525,10 +525,9 @@ fn refold(
     let folded = Folded::merge(folds, &mut outcome)?;
     let mut kept = joined.kept;
     let table_size = joined.table_size;
-    let pass = pass_of_folded(
+    Ok(pass_of_folded(
         plan, threads, chunks, folded, outcome, items_read, &mut kept, table_size,
-    );
-    Ok(pass?)
+    )?)
 }
 
 #[cfg(test)]

@@ -348,9 +348,10 @@ pub(super) fn streamed_pass(
         plan, threads, chunks, folded, outcome, items_read, &mut kept, table_size,
     )?;
     // The items' records and the streamed side's scores are freed while the
-    // run goes on to its intervals and reports.
+    // run goes on to its intervals and reports, or left to the exit of a
+    // process that ends with the run; not when the spec has runs, whose
+    // passes would otherwise each leave theirs.
     drop(index);
-    // A spec with runs makes a pass per run: each frees the one before's.
     let parts = (buffered, kept, winners);
     if plan.has_runs() {
         crate::base::deferred::drop_later(parts);

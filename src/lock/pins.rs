@@ -3,10 +3,10 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::base::sha256::{sha256_hex, Sha256};
 use serde::{Deserialize, Serialize};
 
 use crate::base::diagnostic::Diagnostic;
+use crate::base::sha256::{sha256_hex, Sha256};
 use crate::inputs::templates::builtin_source;
 use crate::inputs::ReportPlanKind;
 use crate::lock::error::LockError;

@@ -5,9 +5,9 @@
 //! unrounded; integer-typed values print without a fraction, float-typed ones
 //! with one, and values of unknown type without one when they are whole.
 
-use crate::base::sha256::sha256_hex;
 use serde_json::Value as Json;
 
+use crate::base::sha256::sha256_hex;
 use crate::base::typed_json::format_typed;
 use crate::base::types::Type;
 use crate::base::value::Value;
