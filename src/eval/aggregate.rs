@@ -176,6 +176,20 @@ impl Accumulator {
         Ok(())
     }
 
+    /// Folds in `counted` observations of a condition, `hits` of them 1 and
+    /// the rest 0, as [`Accumulator::observe_one`] of each would: a count's
+    /// or ratio's flags, counted a column at a time.
+    pub fn observe_flags(&mut self, hits: u64, counted: u64) {
+        match self {
+            Accumulator::Count(n) => *n += hits,
+            Accumulator::Ratio { hits: h, total } => {
+                *h += hits;
+                *total += counted;
+            }
+            _ => unreachable!("only a count or a ratio observes flags"),
+        }
+    }
+
     /// Folds in one observation `times` times (a bootstrap replicate's weight).
     /// `Out` adds nothing (a counted `ratio` item is 1 or 0, never `Out`).
     pub fn observe(

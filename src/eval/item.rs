@@ -16,7 +16,7 @@ use crate::eval::keys::{duplicate_error, key_of, FastMap, SeenKeys};
 use crate::eval::lookup::Lookup;
 use crate::eval::outcome::{push_item_body, report_order, ItemRow, OffenderRow};
 use crate::eval::slices::{self, SliceFold};
-use crate::ir::{evaluate, evaluate_into, Frame, Record, RuntimeError};
+use crate::ir::{evaluate, evaluate_into, AggregateId, Frame, Record, RuntimeError};
 use crate::library::aggregates::AggregateFn;
 use crate::library::error::RuntimeErrorKind;
 use crate::plan::{DatasetPlan, Plan};
@@ -59,6 +59,13 @@ pub(super) struct ItemChunk<'p> {
     places: Vec<usize>,
     /// Per aggregate: the slices that also fold it.
     routes: Vec<Vec<(usize, usize)>>,
+    /// The aggregates folded item by item, in plan order. The others (a
+    /// count's or ratio's whose observations `values` keeps, in no slice)
+    /// are counted from their column once the chunk is read:
+    /// [`ItemChunk::count_columns`].
+    folded: Vec<usize>,
+    /// Per aggregate counted from its column: the aggregate and its column.
+    counted: Vec<(usize, usize)>,
     /// Per item, its contribution to each metric computed from items.
     pub(super) values: ValueTable,
     /// The current item's contribution to each aggregate.
@@ -119,6 +126,21 @@ impl<'p> ItemChunk<'p> {
         lookups: &[&Lookup],
         limit: LineLimit,
     ) -> Self {
+        let routes = slices::routes(plan);
+        let values = ValueTable::new(plan);
+        let (mut folded, mut counted) = (Vec::new(), Vec::new());
+        for (a, aggregate) in plan.aggregates.iter().enumerate() {
+            let column = match aggregate.function {
+                AggregateFn::Count | AggregateFn::Ratio if routes[a].is_empty() => {
+                    values.column_keeping(plan, AggregateId::new(a))
+                }
+                _ => None,
+            };
+            match column {
+                Some(column) => counted.push((a, column)),
+                None => folded.push(a),
+            }
+        }
         Self {
             plan,
             dataset,
@@ -147,8 +169,10 @@ impl<'p> ItemChunk<'p> {
             offenders_trimmed: false,
             slices: plan.slices.iter().map(|_| SliceFold::default()).collect(),
             places: vec![0; plan.slices.len()],
-            routes: slices::routes(plan),
-            values: ValueTable::new(plan),
+            routes,
+            folded,
+            counted,
+            values,
             contributions: vec![Observation::Out; plan.aggregates.len()],
             shared: vec![(0, Value::Null); plan.shared.ops.len()],
             scored: 0,
@@ -373,14 +397,9 @@ impl<'p> ItemChunk<'p> {
     pub(super) fn fold(&mut self, key: Option<&Key>, line: u32) -> Result<(), Box<ItemFailure>> {
         let plan = self.plan;
         slices::place_item(plan, &self.slice_texts, &mut self.slices, &mut self.places);
-        for (i, (((aggregate, accumulator), routes), contribution)) in plan
-            .aggregates
-            .iter()
-            .zip(&mut self.accumulators)
-            .zip(&self.routes)
-            .zip(&self.contributions)
-            .enumerate()
-        {
+        for &i in &self.folded {
+            let (aggregate, accumulator) = (&plan.aggregates[i], &mut self.accumulators[i]);
+            let (routes, contribution) = (&self.routes[i], &self.contributions[i]);
             if let Some(value) = self.tracked[i].take() {
                 accumulator.track(key, value);
                 continue;
@@ -402,6 +421,15 @@ impl<'p> ItemChunk<'p> {
         }
         self.keep(self.offender, key, line);
         Ok(())
+    }
+
+    /// Counts the aggregates left to their columns ([`ItemChunk::folded`])
+    /// into their accumulators, once every item of the chunk is folded: a
+    /// loop over a column's bytes instead of a call per item and aggregate.
+    pub(super) fn count_columns(&mut self) {
+        for (a, column) in std::mem::take(&mut self.counted) {
+            self.values.count_into(column, &mut self.accumulators[a]);
+        }
     }
 
     /// The scored item's label, if it took one.

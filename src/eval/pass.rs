@@ -192,7 +192,11 @@ pub(super) fn merge_items<'p>(
     if !errors.is_empty() {
         return Err(errors);
     }
-    let mut chunks = chunks.into_iter().map(|c| c.state);
+    let mut chunks = chunks.into_iter().map(|c| {
+        let mut chunk = c.state;
+        chunk.count_columns();
+        chunk
+    });
     let mut total = chunks.next().expect("at least one chunk");
     // Each chunk's lines count their items from the chunks' before it.
     let mut lines = ItemLines::default();
