@@ -171,6 +171,8 @@ impl Accumulator {
                 *total += 1;
                 *hits += *hit as u64;
             }
+            // An item filtered out of a `where` adds nothing, to any aggregate.
+            (_, Observation::Out) => {}
             (accumulator, observation) => return accumulator.observe(observation, 1),
         }
         Ok(())

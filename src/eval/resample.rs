@@ -474,7 +474,8 @@ impl Fold {
             for &(unit, item) in &units.rows {
                 if let Some(flag) = flags.number(item) {
                     let g = group_of[unit as usize] as usize;
-                    let _ = accumulators[g].observe(&Observation::Number(flag), 1);
+                    // Inline for a count or ratio: a call per item and aggregate otherwise.
+                    let _ = accumulators[g].observe_one(&Observation::Number(flag));
                 }
             }
             return Fold::Accumulators(accumulators);
