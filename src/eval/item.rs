@@ -423,9 +423,10 @@ impl<'p> ItemChunk<'p> {
         Ok(())
     }
 
-    /// Counts the aggregates left to their columns ([`ItemChunk::folded`])
-    /// into their accumulators, once every item of the chunk is folded: a
-    /// loop over a column's bytes instead of a call per item and aggregate.
+    /// Counts the aggregates left to their columns (`counted`, the ones
+    /// `fold` skips) into their accumulators, once every item of the chunk
+    /// is folded: a loop over a column's bytes instead of a call per item
+    /// and aggregate. The chunks' merge (`pass::merge_items`) calls it.
     pub(super) fn count_columns(&mut self) {
         for (a, column) in std::mem::take(&mut self.counted) {
             self.values.count_into(column, &mut self.accumulators[a]);

@@ -601,7 +601,7 @@ mod tests {
         ];
         for function in [AggregateFn::Count, AggregateFn::Ratio] {
             for seed in 0u64..64 {
-                // An item's kind from the bits of the seed, three at a time.
+                // Each item's kind picked by the seed's scrambled bits.
                 let items: Vec<&Observation> = (0..20)
                     .map(|i| &kinds[((seed.wrapping_mul(0x9e37_79b9) >> (i % 21)) % 3) as usize])
                     .collect();
