@@ -349,15 +349,10 @@ pub(super) fn streamed_pass(
     )?;
     // The items' records and the streamed side's scores are freed while the
     // run goes on to its intervals and reports, or left to the exit of a
-    // process that ends with the run; not when the spec has runs, whose
-    // passes would otherwise each leave theirs.
+    // process that ends with the run: a streamed pass is its spec's only one
+    // (`applies`: a spec with runs, a pass per run, is never streamed).
     drop(index);
-    let parts = (buffered, kept, winners);
-    if plan.has_runs() {
-        crate::base::deferred::drop_later(parts);
-    } else {
-        crate::base::deferred::drop_at_exit(parts);
-    }
+    crate::base::deferred::drop_at_exit((buffered, kept, winners));
     Ok(pass)
 }
 
