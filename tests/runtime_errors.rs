@@ -124,6 +124,23 @@ fn aggregates_place_their_argument_and_their_filter() {
     assert_eq!(cause(&d), at("where_needs_bool", &spec, "gold.s)"));
 }
 
+/// An item that fails several aggregates reports the first in the spec's
+/// order, whether it is scored as a flag (a `ratio` kept in its column) or
+/// item by item (a `mean`): scoring takes the two kinds in separate loops.
+#[test]
+fn the_first_failing_aggregate_in_spec_order_is_reported() {
+    let files = [("gold.jsonl", "{\"qid\": \"q1\", \"s\": \"x\"}\n")];
+    let flag_first = format!("{GOLD}metrics:\n  r: ratio(gold.s)\n  m: mean(gold.s + 1)\n");
+    let d = first_error(&flag_first, &files);
+    assert_eq!(
+        cause(&d),
+        at("aggregate_needs_bool", &flag_first, "gold.s)")
+    );
+    let folded_first = format!("{GOLD}metrics:\n  m: mean(gold.s + 1)\n  r: ratio(gold.s)\n");
+    let d = first_error(&folded_first, &files);
+    assert_eq!(cause(&d), at("cannot_apply", &folded_first, "gold.s + 1"));
+}
+
 #[test]
 fn calibration_places_a_confidence_outside_zero_to_one_and_a_correct_that_is_no_bool() {
     let spec = format!("{GOLD}metrics:\n  b: brier(gold.p, gold.ok)\n");

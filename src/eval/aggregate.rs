@@ -465,7 +465,10 @@ fn calibrated(
     }
 }
 
-fn condition(value: Option<&Value>) -> Result<bool, RuntimeErrorKind> {
+/// A `count`'s or `ratio`'s observation of an item: its condition (none: every
+/// item counts), which must be a bool or null.
+#[inline]
+pub(super) fn condition(value: Option<&Value>) -> Result<bool, RuntimeErrorKind> {
     match value {
         None | Some(Value::Bool(true)) => Ok(true),
         Some(Value::Bool(false) | Value::Null) => Ok(false),

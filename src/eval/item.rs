@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::value::{Key, Value};
 use crate::data::{validate, Flow};
-use crate::eval::aggregate::{Accumulator, Observation};
+use crate::eval::aggregate::{condition, Accumulator, Observation};
 use crate::eval::error::{EvalError, Within};
 use crate::eval::item_lines::{LineLimit, LineSpool};
 use crate::eval::item_values::{self, ValueTable};
@@ -66,6 +66,17 @@ pub(super) struct ItemChunk<'p> {
     folded: Vec<usize>,
     /// Per aggregate counted from its column: the aggregate and its column.
     counted: Vec<(usize, usize)>,
+    /// Per aggregate, whether it is one of `counted`: the current item's
+    /// observation of it is its byte in `flags`, not in `contributions`.
+    pub(super) flagged: Vec<bool>,
+    /// The current item's observation of each `flagged` aggregate as its
+    /// column keeps it (1, 0 or `NOT_COUNTED`): a byte written and copied
+    /// instead of an `Observation` matched and converted twice.
+    pub(super) flags: Vec<u8>,
+    /// The flagged aggregates' steps, in plan order.
+    flag_steps: Vec<FlagStep>,
+    /// Where each column of `values` takes an item's observation from.
+    sources: item_values::Sources,
     /// Per item, its contribution to each metric computed from items.
     pub(super) values: ValueTable,
     /// The current item's contribution to each aggregate.
@@ -116,6 +127,131 @@ fn shared_value<'s>(
     Ok(value)
 }
 
+/// Whether the item passes aggregate `i`'s filter (one without passes).
+#[inline(always)]
+fn passes_filter(
+    plan: &Plan,
+    i: usize,
+    shared: &mut [(u64, Value)],
+    item: u64,
+    frame: &Frame<'_>,
+) -> Result<bool, RuntimeError> {
+    let Some(filter) = plan.shared.filter[i] else {
+        return Ok(true);
+    };
+    match shared_value(shared, filter, item, plan, frame)? {
+        Value::Bool(true) => Ok(true),
+        Value::Bool(false) | Value::Null => Ok(false),
+        found => {
+            let found = found.clone();
+            let kind = RuntimeErrorKind::WhereNeedsBool { found };
+            Err(RuntimeError::from(kind).or_at(plan.aggregates[i].filter_at))
+        }
+    }
+}
+
+/// Observes the item for aggregate `i`, one not flagged: into its
+/// contribution, or its tracked value for a `stability`.
+#[inline(always)]
+fn observe(
+    plan: &Plan,
+    i: usize,
+    shared: &mut [(u64, Value)],
+    item: u64,
+    frame: &Frame<'_>,
+    accumulator: &Accumulator,
+    (contribution, tracked): (&mut Observation, &mut Option<Value>),
+) -> Result<(), Box<ItemFailure>> {
+    let aggregate = &plan.aggregates[i];
+    let fail = |e: RuntimeError| {
+        let within = Within::Aggregate(aggregate.text.clone());
+        Box::new((aggregate.at.clone(), within, e))
+    };
+    if !passes_filter(plan, i, shared, item, frame).map_err(fail)? {
+        // Each contribution is written once (an item filtered out, its
+        // untouched one): it is an enum with a boxed case, so every write
+        // drops the one before.
+        *contribution = item_values::untouched(aggregate.function);
+        if tracked.is_some() {
+            *tracked = None;
+        }
+        return Ok(());
+    }
+    let value = match plan.shared.arg[i] {
+        Some(arg) => Some(shared_value(shared, arg, item, plan, frame).map_err(fail)?),
+        None => None,
+    };
+    if aggregate.function == AggregateFn::Stability {
+        *contribution = Observation::Out;
+        *tracked = Some(value.cloned().unwrap_or(Value::Null));
+        return Ok(());
+    }
+    accumulator
+        .observe_into(value, contribution)
+        .map_err(|kind| fail(RuntimeError::from(kind).or_at(aggregate.arg_at)))
+}
+
+/// A flagged aggregate's scoring, compact: its shared filter and argument
+/// (`NONE` where it has none) and its flag when filtered out. A loop over
+/// these is what most of a wide spec's aggregates cost per item.
+#[derive(Debug, Clone, Copy)]
+struct FlagStep {
+    aggregate: u32,
+    filter: u32,
+    arg: u32,
+    untouched: u8,
+}
+
+impl FlagStep {
+    const NONE: u32 = u32::MAX;
+
+    fn of(plan: &Plan, a: usize) -> Self {
+        let place = |at: Option<usize>| at.map_or(Self::NONE, |at| at as u32);
+        FlagStep {
+            aggregate: a as u32,
+            filter: place(plan.shared.filter[a]),
+            arg: place(plan.shared.arg[a]),
+            untouched: item_values::untouched_flag(plan.aggregates[a].function),
+        }
+    }
+
+    /// The item's flag; `None` where `observe_in_plan_order` must look (a
+    /// value that is no condition, an error).
+    #[inline]
+    fn flag(
+        &self,
+        shared: &mut [(u64, Value)],
+        item: u64,
+        plan: &Plan,
+        frame: &Frame<'_>,
+    ) -> Option<u8> {
+        if self.filter != Self::NONE && !truth(shared, self.filter, item, plan, frame)? {
+            return Some(self.untouched);
+        }
+        if self.arg == Self::NONE {
+            return Some(1);
+        }
+        truth(shared, self.arg, item, plan, frame).map(u8::from)
+    }
+}
+
+/// A shared condition's truth for the item (null is false); `None` for
+/// anything else or an error.
+#[inline(always)]
+fn truth(
+    shared: &mut [(u64, Value)],
+    at: u32,
+    item: u64,
+    plan: &Plan,
+    frame: &Frame<'_>,
+) -> Option<bool> {
+    match shared_value(shared, at as usize, item, plan, frame) {
+        Ok(Value::Bool(true)) => Some(true),
+        Ok(Value::Bool(false) | Value::Null) => Some(false),
+        _ => None,
+    }
+}
+
 /// Where an item failed to evaluate, in what, and why.
 pub(super) type ItemFailure = (Location, Within, RuntimeError);
 
@@ -141,6 +277,13 @@ impl<'p> ItemChunk<'p> {
                 None => folded.push(a),
             }
         }
+        let mut flagged = vec![false; plan.aggregates.len()];
+        counted.iter().for_each(|&(a, _)| flagged[a] = true);
+        let sources = values.sources(plan, &flagged);
+        let flag_steps = counted
+            .iter()
+            .map(|&(a, _)| FlagStep::of(plan, a))
+            .collect();
         Self {
             plan,
             dataset,
@@ -172,6 +315,10 @@ impl<'p> ItemChunk<'p> {
             routes,
             folded,
             counted,
+            flagged,
+            flag_steps,
+            sources,
+            flags: vec![item_values::NOT_COUNTED; plan.aggregates.len()],
             values,
             contributions: vec![Observation::Out; plan.aggregates.len()],
             shared: vec![(0, Value::Null); plan.shared.ops.len()],
@@ -321,9 +468,24 @@ impl<'p> ItemChunk<'p> {
             })?;
             self.derived[i] = value;
         }
+        // Lent out while the rest is scored, which writes to the chunk's other
+        // fields.
+        let derived = std::mem::take(&mut self.derived);
+        let scored = self.score_derived(records, &derived);
+        self.derived = derived;
+        scored
+    }
+
+    /// What `score` does once the item's derived values are known.
+    fn score_derived(
+        &mut self,
+        records: &[Option<&Record>],
+        derived: &[Value],
+    ) -> Result<(), Box<ItemFailure>> {
+        let plan = self.plan;
         let frame = Frame {
             records,
-            derived: &self.derived,
+            derived,
             ..Frame::default()
         };
         slices::slice_texts(plan, &frame, &mut self.slice_texts).map_err(|(s, e)| {
@@ -333,51 +495,8 @@ impl<'p> ItemChunk<'p> {
         // Each shared filter or argument is computed once for this item, when
         // the first aggregate that needs it asks, and read in place after.
         self.scored += 1;
-        let (shared, item) = (&mut self.shared, self.scored);
-        for (i, (((aggregate, accumulator), contribution), tracked)) in plan
-            .aggregates
-            .iter()
-            .zip(&self.accumulators)
-            .zip(&mut self.contributions)
-            .zip(&mut self.tracked)
-            .enumerate()
-        {
-            let fail = |e: RuntimeError| {
-                let within = Within::Aggregate(aggregate.text.clone());
-                Box::new((aggregate.at.clone(), within, e))
-            };
-            // Each contribution is written once (an item filtered out, its
-            // untouched one): it is an enum with a boxed case, so every write
-            // drops the one before.
-            if let Some(filter) = plan.shared.filter[i] {
-                match shared_value(shared, filter, item, plan, &frame).map_err(fail)? {
-                    Value::Bool(true) => {}
-                    Value::Bool(false) | Value::Null => {
-                        *contribution = item_values::untouched(aggregate.function);
-                        if tracked.is_some() {
-                            *tracked = None;
-                        }
-                        continue;
-                    }
-                    found => {
-                        let found = found.clone();
-                        let kind = RuntimeErrorKind::WhereNeedsBool { found };
-                        return Err(fail(RuntimeError::from(kind).or_at(aggregate.filter_at)));
-                    }
-                }
-            }
-            let value = match plan.shared.arg[i] {
-                Some(arg) => Some(shared_value(shared, arg, item, plan, &frame).map_err(fail)?),
-                None => None,
-            };
-            if aggregate.function == AggregateFn::Stability {
-                *contribution = Observation::Out;
-                *tracked = Some(value.cloned().unwrap_or(Value::Null));
-                continue;
-            }
-            accumulator
-                .observe_into(value, contribution)
-                .map_err(|kind| fail(RuntimeError::from(kind).or_at(aggregate.arg_at)))?;
+        if !self.observe_fast(&frame) {
+            self.observe_in_plan_order(&frame)?;
         }
         self.offender = match &plan.offenders {
             Some(offenders) => {
@@ -389,6 +508,62 @@ impl<'p> ItemChunk<'p> {
             }
             None => false,
         };
+        Ok(())
+    }
+
+    /// Observes the item for every aggregate: the ones folded item by item,
+    /// then the flagged ones from their compact steps. False if anything
+    /// failed; `observe_in_plan_order` then finds the error to report, the
+    /// first in plan order, which these two loops need not meet first.
+    fn observe_fast(&mut self, frame: &Frame<'_>) -> bool {
+        let (plan, item) = (self.plan, self.scored);
+        for &i in &self.folded {
+            let scratch = (&mut self.contributions[i], &mut self.tracked[i]);
+            let accumulator = &self.accumulators[i];
+            let observed = observe(plan, i, &mut self.shared, item, frame, accumulator, scratch);
+            if observed.is_err() {
+                return false;
+            }
+        }
+        for step in &self.flag_steps {
+            match step.flag(&mut self.shared, item, plan, frame) {
+                Some(flag) => self.flags[step.aggregate as usize] = flag,
+                None => return false,
+            }
+        }
+        true
+    }
+
+    /// Observes the item for every aggregate in plan order, stopping at the
+    /// first that fails.
+    fn observe_in_plan_order(&mut self, frame: &Frame<'_>) -> Result<(), Box<ItemFailure>> {
+        let (plan, item) = (self.plan, self.scored);
+        for (i, aggregate) in plan.aggregates.iter().enumerate() {
+            if !self.flagged[i] {
+                let scratch = (&mut self.contributions[i], &mut self.tracked[i]);
+                let accumulator = &self.accumulators[i];
+                observe(plan, i, &mut self.shared, item, frame, accumulator, scratch)?;
+                continue;
+            }
+            let fail = |e: RuntimeError| {
+                let within = Within::Aggregate(aggregate.text.clone());
+                Box::new((aggregate.at.clone(), within, e))
+            };
+            if !passes_filter(plan, i, &mut self.shared, item, frame).map_err(fail)? {
+                self.flags[i] = item_values::untouched_flag(aggregate.function);
+                continue;
+            }
+            let value = match plan.shared.arg[i] {
+                Some(arg) => {
+                    Some(shared_value(&mut self.shared, arg, item, plan, frame).map_err(fail)?)
+                }
+                None => None,
+            };
+            // What `observe_into` gives a count or ratio, as its byte.
+            let hit = condition(value)
+                .map_err(|kind| fail(RuntimeError::from(kind).or_at(aggregate.arg_at)))?;
+            self.flags[i] = u8::from(hit);
+        }
         Ok(())
     }
 
@@ -415,7 +590,8 @@ impl<'p> ItemChunk<'p> {
             accumulator.observe_one(contribution).map_err(fail)?;
         }
         if plan.stats.keeps_values() {
-            item_values::push(&mut self.values, plan, key, &self.contributions);
+            let (contributions, flags) = (&self.contributions, &self.flags);
+            item_values::push(&mut self.values, &self.sources, key, contributions, flags);
             let slices = self.places.iter().zip(&self.slices);
             (self.values.slices).extend(slices.map(|(&place, fold)| fold.value_at(place).clone()));
         }

@@ -50,7 +50,7 @@ enum Kept {
 }
 
 /// A flag that is not 0 or 1: the item does not count.
-const NOT_COUNTED: u8 = 2;
+pub(super) const NOT_COUNTED: u8 = 2;
 
 /// [`FLAG_ENTRIES`], each padded to eight bytes (one store), with its length.
 const PADDED_FLAG_ENTRIES: [([u8; 8], usize); 3] = {
@@ -136,6 +136,15 @@ impl Observations {
             (Observations::Numbers(numbers), Observation::Number(x)) => numbers.push(Some(*x)),
             (Observations::Any(all), observation) => all.push(observation.clone()),
             (_, observation) => self.make_any_and_push(observation),
+        }
+    }
+
+    /// Pushes a count's or ratio's observation given as its flag.
+    #[inline(always)]
+    fn push_flag(&mut self, flag: u8) {
+        match self {
+            Observations::Flags(flags) => flags.push(flag),
+            other => other.push(&flag_number(flag).map_or(Observation::Out, Observation::Number)),
         }
     }
 
@@ -531,21 +540,67 @@ pub(super) fn untouched(function: AggregateFn) -> Observation {
     }
 }
 
-/// Adds one item: `contributions` holds one entry per aggregate of the plan.
+/// [`untouched`] as a flag.
+pub(super) fn untouched_flag(function: AggregateFn) -> u8 {
+    match function {
+        AggregateFn::Count => 0,
+        _ => NOT_COUNTED,
+    }
+}
+
+/// Where each column of a [`ValueTable`] (numbered as
+/// [`ValueTable::column_keeping`] numbers them) takes an item's observation
+/// from: its aggregate's contribution, or its flag for the aggregates scored
+/// as flags (`ItemChunk::flagged`). Worked out once per chunk, so that adding
+/// an item is a loop over each list without a test per column.
+#[derive(Debug, Default)]
+pub(super) struct Sources {
+    /// (column, aggregate) pairs.
+    contributions: Vec<(usize, usize)>,
+    flags: Vec<(usize, usize)>,
+}
+
+impl ValueTable {
+    pub(super) fn sources(&self, plan: &Plan, flagged: &[bool]) -> Sources {
+        let metric_columns = (plan.stats.columns.iter().enumerate())
+            .map(|(c, column)| (c, column.aggregate.index()));
+        let own_columns =
+            (self.observed.iter().zip(&plan.stats.observed)).filter_map(|(kept, a)| match *kept {
+                Kept::Own(j) => Some((self.columns.len() + j, a.index())),
+                Kept::Column(_) => None,
+            });
+        let (flags, contributions) = metric_columns
+            .chain(own_columns)
+            .partition(|&(_, a)| flagged[a]);
+        Sources {
+            contributions,
+            flags,
+        }
+    }
+
+    fn column_mut(&mut self, column: usize) -> &mut Observations {
+        match column.checked_sub(self.columns.len()) {
+            None => &mut self.columns[column],
+            Some(j) => &mut self.own[j],
+        }
+    }
+}
+
+/// Adds one item: `contributions` and `flags` hold one entry per aggregate
+/// of the plan, each column's read from where `sources` says.
 pub(super) fn push(
     table: &mut ValueTable,
-    plan: &Plan,
+    sources: &Sources,
     key: Option<&Key>,
     contributions: &[Observation],
+    flags: &[u8],
 ) {
     table.keys.push(key.cloned());
-    for (column, plan_column) in table.columns.iter_mut().zip(&plan.stats.columns) {
-        column.push(&contributions[plan_column.aggregate.index()]);
+    for &(c, a) in &sources.contributions {
+        table.column_mut(c).push(&contributions[a]);
     }
-    for (kept, a) in table.observed.iter().zip(&plan.stats.observed) {
-        if let Kept::Own(j) = *kept {
-            table.own[j].push(&contributions[a.index()]);
-        }
+    for &(c, a) in &sources.flags {
+        table.column_mut(c).push_flag(flags[a]);
     }
 }
 

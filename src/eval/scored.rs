@@ -15,6 +15,7 @@ use crate::base::natural::key_order;
 use crate::base::value::{Key, Value};
 use crate::eval::aggregate::Observation;
 use crate::eval::item::ItemChunk;
+use crate::eval::item_values::NOT_COUNTED;
 use crate::library::aggregates::AggregateFn;
 use crate::plan::Plan;
 
@@ -168,7 +169,16 @@ impl ScoreArena {
             bytes: u32::try_from(self.bytes.len()).ok()?,
             values: u32::try_from(self.values.len()).ok()?,
         };
-        for (observation, tracked) in chunk.contributions.iter().zip(&chunk.tracked) {
+        let scored = chunk.contributions.iter().zip(&chunk.tracked);
+        for (i, (observation, tracked)) in scored.enumerate() {
+            if chunk.flagged[i] {
+                self.bytes.push(match chunk.flags[i] {
+                    0 => ZERO,
+                    1 => ONE,
+                    _ => OUT,
+                });
+                continue;
+            }
             if let Some(value) = tracked {
                 self.bytes.push(TRACKED);
                 self.values.push(value.clone());
@@ -223,6 +233,14 @@ impl ScoreArena {
             // a wider load than its store, a stall for every aggregate.
             if chunk.tracked[i].is_some() {
                 chunk.tracked[i] = None;
+            }
+            if chunk.flagged[i] {
+                chunk.flags[i] = match tag {
+                    ZERO => 0,
+                    ONE => 1,
+                    _ => NOT_COUNTED,
+                };
+                continue;
             }
             chunk.contributions[i] = match tag {
                 OUT => Observation::Out,
