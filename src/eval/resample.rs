@@ -346,6 +346,13 @@ struct Sides<'r> {
 
 enum Fold {
     Accumulators(Vec<Accumulator>),
+    /// A count or a ratio: each group's hits and items counted, apart, so
+    /// that a replicate's totals are two sums of products over the groups
+    /// (`merge_times` of each group was a tenth of a 46-aggregate run).
+    Counts {
+        hits: Vec<u64>,
+        totals: Vec<u64>,
+    },
     /// A percentile: each group's values, ranked.
     Sorted {
         q: f64,
@@ -478,14 +485,32 @@ impl Fold {
                     let _ = accumulators[g].observe_one(&Observation::Number(flag));
                 }
             }
-            return Fold::Accumulators(accumulators);
+            return Fold::of(accumulators);
         }
         for (g, observation) in observations() {
             // The run accepted these observations already; adding them again
             // cannot fail.
             let _ = accumulators[g].observe(&observation, 1);
         }
-        Fold::Accumulators(accumulators)
+        Fold::of(accumulators)
+    }
+
+    /// The groups' accumulators, as counts where they are a count's or a
+    /// ratio's.
+    fn of(groups: Vec<Accumulator>) -> Fold {
+        let counts = |group: &Accumulator| match *group {
+            Accumulator::Count(n) => Some((n, 0)),
+            Accumulator::Ratio { hits, total } => Some((hits, total)),
+            _ => None,
+        };
+        match groups
+            .iter()
+            .map(counts)
+            .collect::<Option<(Vec<_>, Vec<_>)>>()
+        {
+            Some((hits, totals)) => Fold::Counts { hits, totals },
+            None => Fold::Accumulators(groups),
+        }
     }
 
     /// The aggregate's value with group g counted `weights[g]` times.
@@ -496,6 +521,20 @@ impl Fold {
                 for (group, &w) in groups.iter().zip(weights) {
                     total.merge_times(group, w);
                 }
+                total.finish(function)
+            }
+            Fold::Counts { hits, totals } => {
+                // What `merge_times` adds up, group by group.
+                let weighted = |counts: &[u64]| -> u64 {
+                    counts.iter().zip(weights).map(|(n, &w)| n * w).sum()
+                };
+                let total = match Accumulator::new(function) {
+                    Accumulator::Count(_) => Accumulator::Count(weighted(hits)),
+                    _ => Accumulator::Ratio {
+                        hits: weighted(hits),
+                        total: weighted(totals),
+                    },
+                };
                 total.finish(function)
             }
             Fold::Sorted { q, ranks } => {

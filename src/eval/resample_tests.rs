@@ -208,3 +208,38 @@ fn a_formula_reading_an_earlier_one_recomputes_it() {
     );
     assert_eq!(recipe.reads(1), vec![true]);
 }
+
+/// A count's or ratio's groups folded as counts give each replicate the
+/// value that merging each group `weight` times gives; other aggregates
+/// keep their accumulators.
+#[test]
+fn groups_folded_as_counts_weigh_as_merged_accumulators() {
+    let mut rng = SplitMix64::seeded("counts", 7);
+    for function in [AggregateFn::Count, AggregateFn::Ratio] {
+        for groups in [0, 1, 5, 300] {
+            let accumulators: Vec<Accumulator> = (0..groups)
+                .map(|_| {
+                    let mut group = Accumulator::new(function);
+                    for _ in 0..rng.below(40) {
+                        let flag = f64::from(u8::from(rng.below(3) == 0));
+                        group.observe_one(&Observation::Number(flag)).unwrap();
+                    }
+                    group
+                })
+                .collect();
+            let counts = Fold::of(accumulators.clone());
+            assert!(matches!(counts, Fold::Counts { .. }), "{function:?}");
+            let merged = Fold::Accumulators(accumulators);
+            for _ in 0..20 {
+                let weights: Vec<u64> = (0..groups).map(|_| rng.below(4)).collect();
+                assert_eq!(
+                    counts.value(function, &weights),
+                    merged.value(function, &weights),
+                    "{function:?}, {groups} groups, {weights:?}"
+                );
+            }
+        }
+    }
+    let mean = Fold::of(vec![Accumulator::new(AggregateFn::Mean); 3]);
+    assert!(matches!(mean, Fold::Accumulators(_)));
+}
