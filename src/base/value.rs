@@ -246,6 +246,15 @@ impl PartialEq for Value {
     }
 }
 
+impl Value {
+    /// Whether this is the text `text`: what `==` with a string gives, as no
+    /// other kind of value equals one.
+    #[inline]
+    pub fn is_text(&self, text: &str) -> bool {
+        matches!(self, Value::String(s) if same_bytes(s, text))
+    }
+}
+
 /// Whether two texts have the same bytes. Those of at most 16 bytes (labels,
 /// ids: most of what specs compare) are compared in two loads each, which may
 /// overlap; the call to memcmp cost more than the comparison (`gold ==
@@ -524,6 +533,41 @@ pub fn json_to_value(json: &serde_json::Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `is_text` is `==` against a string, for every kind of value and
+    /// texts of every length `same_bytes` treats apart.
+    #[test]
+    fn is_text_is_equality_with_a_string() {
+        let texts = [
+            "",
+            "c",
+            "c0",
+            "1",
+            "true",
+            "c0de",
+            "abcdefgh",
+            "a text of 17 bytes",
+        ];
+        let mut values = vec![
+            Value::Null,
+            Value::Bool(true),
+            Value::Number(1.0),
+            Value::from_i64(1),
+            Value::from_u64(u64::MAX),
+            Value::list(vec![Value::from("c0")]),
+            Value::empty_list(),
+        ];
+        for text in texts {
+            values.push(Value::from(text));
+            values.push(Value::from(format!("{text}x").as_str()));
+        }
+        for value in &values {
+            for text in texts {
+                let equal = *value == Value::from(text);
+                assert_eq!(value.is_text(text), equal, "{value:?} against {text:?}");
+            }
+        }
+    }
 
     proptest::proptest! {
         /// Texts of every length to past 16 bytes, differing in any one
