@@ -16,7 +16,7 @@ use crate::eval::keys::{duplicate_error, key_of, FastMap, SeenKeys};
 use crate::eval::lookup::Lookup;
 use crate::eval::outcome::{push_item_body, report_order, ItemRow, OffenderRow};
 use crate::eval::slices::{self, SliceFold};
-use crate::ir::{evaluate, evaluate_into, AggregateId, Frame, Record, RuntimeError};
+use crate::ir::{evaluate, evaluate_into, AggregateId, Frame, Record, RuntimeError, TextTest};
 use crate::library::aggregates::AggregateFn;
 use crate::library::error::RuntimeErrorKind;
 use crate::plan::{DatasetPlan, Plan};
@@ -81,9 +81,8 @@ pub(super) struct ItemChunk<'p> {
     pub(super) values: ValueTable,
     /// The current item's contribution to each aggregate.
     pub(super) contributions: Vec<Observation>,
-    /// Each shared filter's or argument's (`plan.shared`) last value, and
-    /// the item it was computed for (a number from `scored`).
-    shared: Vec<(u64, Value)>,
+    /// Each shared filter's or argument's last value.
+    shared: Vec<Shared>,
     /// Items scored by this chunk, counting from 1: the current item's number.
     scored: u64,
     /// The current item's value of each slice.
@@ -107,24 +106,50 @@ pub(super) struct ItemChunk<'p> {
     pub(super) defer: bool,
 }
 
+/// A shared filter's or argument's (`plan.shared`) last value, the item it
+/// was computed for (a number from `ItemChunk::scored`), and the op as a
+/// [`TextTest`] where it is one.
+#[derive(Debug, Clone)]
+struct Shared {
+    computed_for: u64,
+    value: Value,
+    test: Option<TextTest>,
+}
+
+impl Shared {
+    fn all(plan: &Plan) -> Vec<Shared> {
+        (plan.shared.ops.iter())
+            .map(|op| Shared {
+                computed_for: 0,
+                value: Value::Null,
+                test: TextTest::of(op),
+            })
+            .collect()
+    }
+}
+
 /// A shared filter's or argument's value for item `item`: computed into
 /// `shared[at]` the first time an aggregate asks, read in place after.
 // Numbered rather than cleared per item: an `Option<Value>` per slot, set to
 // `None` for every item and then to `Some` of the result, cost as much as
 // the comparisons it held.
+#[inline(always)]
 fn shared_value<'s>(
-    shared: &'s mut [(u64, Value)],
+    shared: &'s mut [Shared],
     at: usize,
     item: u64,
     plan: &Plan,
     frame: &Frame<'_>,
 ) -> Result<&'s Value, RuntimeError> {
-    let (computed_for, value) = &mut shared[at];
-    if *computed_for != item {
-        evaluate_into(&plan.shared.ops[at], frame, value)?;
-        *computed_for = item;
+    let shared = &mut shared[at];
+    if shared.computed_for != item {
+        match &shared.test {
+            Some(test) => shared.value = Value::Bool(test.holds(frame)),
+            None => evaluate_into(&plan.shared.ops[at], frame, &mut shared.value)?,
+        }
+        shared.computed_for = item;
     }
-    Ok(value)
+    Ok(&shared.value)
 }
 
 /// Whether the item passes aggregate `i`'s filter (one without passes).
@@ -132,7 +157,7 @@ fn shared_value<'s>(
 fn passes_filter(
     plan: &Plan,
     i: usize,
-    shared: &mut [(u64, Value)],
+    shared: &mut [Shared],
     item: u64,
     frame: &Frame<'_>,
 ) -> Result<bool, RuntimeError> {
@@ -156,7 +181,7 @@ fn passes_filter(
 fn observe(
     plan: &Plan,
     i: usize,
-    shared: &mut [(u64, Value)],
+    shared: &mut [Shared],
     item: u64,
     frame: &Frame<'_>,
     accumulator: &Accumulator,
@@ -218,13 +243,7 @@ impl FlagStep {
     /// The item's flag; `None` where `observe_in_plan_order` must look (a
     /// value that is no condition, an error).
     #[inline]
-    fn flag(
-        &self,
-        shared: &mut [(u64, Value)],
-        item: u64,
-        plan: &Plan,
-        frame: &Frame<'_>,
-    ) -> Option<u8> {
+    fn flag(&self, shared: &mut [Shared], item: u64, plan: &Plan, frame: &Frame<'_>) -> Option<u8> {
         if self.filter != Self::NONE && !truth(shared, self.filter, item, plan, frame)? {
             return Some(self.untouched);
         }
@@ -239,7 +258,7 @@ impl FlagStep {
 /// anything else or an error.
 #[inline(always)]
 fn truth(
-    shared: &mut [(u64, Value)],
+    shared: &mut [Shared],
     at: u32,
     item: u64,
     plan: &Plan,
@@ -321,7 +340,7 @@ impl<'p> ItemChunk<'p> {
             flags: vec![item_values::NOT_COUNTED; plan.aggregates.len()],
             values,
             contributions: vec![Observation::Out; plan.aggregates.len()],
-            shared: vec![(0, Value::Null); plan.shared.ops.len()],
+            shared: Shared::all(plan),
             scored: 0,
             slice_texts: vec![Arc::from(""); plan.slices.len()],
             tracked: vec![None; plan.aggregates.len()],

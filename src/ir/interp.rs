@@ -2,6 +2,7 @@
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 use crate::base::value::Value;
 use crate::ir::{DatasetId, ExprAt, Op, Record, RuntimeError, Slot};
@@ -80,6 +81,42 @@ fn input<'f>(Slot { dataset, slot }: &Slot, frame: &'f Frame<'_>) -> &'f Value {
     }
 }
 
+/// A field compared with a text (`items.gold == "c0"`, `!=` too), the
+/// commonest per-item filter, taken out of its op once: `holds` reads the
+/// slot and compares its bytes, without walking the op or `Value::eq`'s
+/// dispatch on both sides.
+#[derive(Debug, Clone)]
+pub struct TextTest {
+    slot: Slot,
+    text: Arc<str>,
+    equal: bool,
+}
+
+impl TextTest {
+    /// The test `op` is, if it is one.
+    pub fn of(op: &Op) -> Option<TextTest> {
+        let Op::Binary(op @ (BinaryOp::Eq | BinaryOp::Ne), l, r, _) = op else {
+            return None;
+        };
+        match (&**l, &**r) {
+            (Op::Input(slot), Op::Const(Value::String(text)))
+            | (Op::Const(Value::String(text)), Op::Input(slot)) => Some(TextTest {
+                slot: *slot,
+                text: text.clone(),
+                equal: *op == BinaryOp::Eq,
+            }),
+            _ => None,
+        }
+    }
+
+    /// What evaluating its op gives: `==` with a string holds only for a
+    /// string of the same bytes.
+    #[inline]
+    pub fn holds(&self, frame: &Frame<'_>) -> bool {
+        input(&self.slot, frame).is_text(&self.text) == self.equal
+    }
+}
+
 /// Evaluates `op` into `out`. An equality (`items.gold == "c0"`, what per-item
 /// filters mostly are) writes its bool in place: returned as a `Value` it
 /// was copied through the stack in pieces the store before it could not
@@ -87,15 +124,7 @@ fn input<'f>(Slot { dataset, slot }: &Slot, frame: &'f Frame<'_>) -> &'f Value {
 pub fn evaluate_into(op: &Op, frame: &Frame<'_>, out: &mut Value) -> Result<(), RuntimeError> {
     match op {
         Op::Binary(op @ (BinaryOp::Eq | BinaryOp::Ne), l, r, _) => {
-            let equal = match (&**l, &**r) {
-                // A field against a text (`items.gold == "c0"`), the commonest
-                // filter: `Value::eq` of the two, without its dispatch on both.
-                (Op::Input(slot), Op::Const(Value::String(text)))
-                | (Op::Const(Value::String(text)), Op::Input(slot)) => {
-                    input(slot, frame).is_text(text)
-                }
-                _ => *operand(l, frame)? == *operand(r, frame)?,
-            };
+            let equal = *operand(l, frame)? == *operand(r, frame)?;
             *out = Value::Bool(equal == (*op == BinaryOp::Eq));
         }
         _ => *out = evaluate(op, frame)?,
@@ -512,5 +541,64 @@ mod tests {
             Value::Number(2.0)
         );
         assert_eq!(index_value(&xs, &5.0.into()).unwrap(), Value::Null);
+    }
+
+    /// A field compared with a text, either way round and with `!=` too, is
+    /// taken out as a test that holds where evaluating the op gives true, for
+    /// every kind of value in the field and for an item without the record.
+    #[test]
+    fn a_text_test_holds_where_its_op_is_true() {
+        let slot = Slot {
+            dataset: DatasetId::new(0),
+            slot: crate::ir::SlotId::new(1),
+        };
+        let field = || Box::new(Op::Input(slot));
+        let text = || c(Value::from("c0"));
+        let ops = [
+            Op::Binary(B::Eq, field(), text(), at()),
+            Op::Binary(B::Eq, text(), field(), at()),
+            Op::Binary(B::Ne, field(), text(), at()),
+            Op::Binary(B::Ne, text(), field(), at()),
+        ];
+        let values = [
+            Value::from("c0"),
+            Value::from("c1"),
+            Value::from(""),
+            Value::Null,
+            Value::Bool(true),
+            Value::Number(0.0),
+            Value::list(vec![Value::from("c0")]),
+        ];
+        for op in &ops {
+            let test = TextTest::of(op).expect("a field against a text");
+            for value in &values {
+                let record = Record {
+                    slots: vec![Value::Null, value.clone()].into(),
+                    line: 1,
+                };
+                let records = [Some(&record)];
+                let frame = Frame {
+                    records: &records,
+                    ..Frame::default()
+                };
+                let expected = evaluate(op, &frame).unwrap() == Value::Bool(true);
+                assert_eq!(test.holds(&frame), expected, "{op:?} with {value:?}");
+            }
+            let without: [Option<&Record>; 1] = [None];
+            let frame = Frame {
+                records: &without,
+                ..Frame::default()
+            };
+            assert_eq!(
+                test.holds(&frame),
+                evaluate(op, &frame).unwrap() == Value::Bool(true)
+            );
+        }
+        let neither = [
+            Op::Binary(B::Eq, field(), c(Value::Number(1.0)), at()),
+            Op::Binary(B::Lt, field(), text(), at()),
+            Op::Binary(B::Eq, field(), field(), at()),
+        ];
+        assert!(neither.iter().all(|op| TextTest::of(op).is_none()));
     }
 }

@@ -10,6 +10,6 @@ mod record;
 
 pub use error::RuntimeError;
 pub use ids::{AggregateId, DatasetId, DerivedId, ExprAt, ExprLocations, MetricId, Slot, SlotId};
-pub use interp::{evaluate, evaluate_constant, evaluate_into, evaluate_on_record, Frame};
+pub use interp::{evaluate, evaluate_constant, evaluate_into, evaluate_on_record, Frame, TextTest};
 pub use op::{Linked, Op, Relink, Stage};
 pub use record::Record;
