@@ -18,6 +18,7 @@ mod in_parallel;
 mod item;
 mod item_index;
 mod item_lines;
+mod item_scoring;
 mod item_values;
 mod keys;
 mod lookup;
