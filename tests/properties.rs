@@ -131,7 +131,7 @@ fn calibration(items: &[(&str, &str, f64)], bins: u32) -> evalspec::eval::Calibr
 proptest! {
     #[test]
     fn f1_scores_are_bounded_and_micro_f1_is_the_accuracy(items in labelled(), cut in 0usize..60) {
-        let whole = confusion(&items);
+        let whole = confusion(&items).table();
         for f1 in [whole.macro_f1(), whole.micro_f1(), whole.weighted_f1()] {
             prop_assert_eq!(f1.is_none(), items.is_empty());
             prop_assert!(f1.is_none_or(|f| (0.0..=1.0).contains(&f)));
@@ -143,7 +143,8 @@ proptest! {
         // Split anywhere and merged, the scores are the same to the bit.
         let cut = cut.min(items.len());
         let mut first = confusion(&items[..cut]);
-        first.merge(confusion(&items[cut..]));
+        first.merge(&confusion(&items[cut..]));
+        let first = first.table();
         prop_assert_eq!(first.macro_f1(), whole.macro_f1());
         prop_assert_eq!(first.weighted_f1(), whole.weighted_f1());
     }
@@ -157,7 +158,7 @@ proptest! {
         }
         let cut = cut.min(items.len());
         let mut first = calibration(&items[..cut], bins);
-        first.merge(calibration(&items[cut..], bins));
+        first.merge(&calibration(&items[cut..], bins));
         prop_assert_eq!(first.ece(), whole.ece());
         prop_assert_eq!(first.brier(), whole.brier());
         // One bin: |accuracy − mean confidence|.

@@ -35,8 +35,8 @@ impl ExactSum {
         self.partials.push(x);
     }
 
-    pub fn merge(&mut self, other: ExactSum) {
-        other.partials.into_iter().for_each(|p| self.add(p));
+    pub fn merge(&mut self, other: &ExactSum) {
+        other.partials.iter().for_each(|&p| self.add(p));
         self.special += other.special;
     }
 
@@ -87,7 +87,7 @@ mod tests {
         let (mut a, mut b) = (ExactSum::default(), ExactSum::default());
         terms[..3].iter().for_each(|&x| a.add(x));
         terms[3..].iter().rev().for_each(|&x| b.add(x));
-        a.merge(b);
+        a.merge(&b);
         assert_eq!(a.total(), forward.total());
     }
 }

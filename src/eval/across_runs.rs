@@ -65,7 +65,7 @@ pub(super) fn combine(
                     Value::Null
                 }
                 Accumulator::Confusion(confusion) => {
-                    let value = confusion.value(aggregate.function);
+                    let value = confusion.table().value(aggregate.function);
                     // The reports show the tables of `kappa`/`agreement` and of
                     // `confusion`; the F1 scores only give their value.
                     let tables = match aggregate.function {

@@ -242,7 +242,7 @@ impl Accumulator {
 
     /// Folds in the accumulator of a later chunk of items. Every accumulator merges
     /// exactly, so the result does not depend on how the items were split.
-    pub fn merge(&mut self, other: Accumulator) {
+    pub fn merge(&mut self, other: &Accumulator) {
         match (self, other) {
             (Accumulator::Count(a), Accumulator::Count(b)) => *a += b,
             (Accumulator::Ratio { hits, total }, Accumulator::Ratio { hits: h, total: t }) => {
@@ -254,25 +254,24 @@ impl Accumulator {
                 *n += m;
             }
             (Accumulator::Extreme { best, max }, Accumulator::Extreme { best: other, .. }) => {
-                if let Some(x) = other {
+                if let &Some(x) = other {
                     let better = best.is_none_or(|b| (*max && x > b) || (!*max && x < b));
                     if better {
                         *best = Some(x);
                     }
                 }
             }
-            (Accumulator::Values(a), Accumulator::Values(b)) => a.extend(b),
+            (Accumulator::Values(a), Accumulator::Values(b)) => a.extend_from_slice(b),
             (Accumulator::Confusion(a), Accumulator::Confusion(b)) => a.merge(b),
             (Accumulator::Calibration(a), Accumulator::Calibration(b)) => a.merge(b),
-            (Accumulator::Track(a), Accumulator::Track(b)) => a.extend(b),
+            (Accumulator::Track(a), Accumulator::Track(b)) => a.extend_from_slice(b),
             _ => unreachable!("accumulators of one aggregate have one kind"),
         }
     }
 
     /// Folds in `other` `times` times, as that many merges would (a bootstrap
-    /// replicate that draws a group `times` times); a count's and a ratio's
-    /// integers are multiplied instead, where a clone and a merge per draw
-    /// were most of a replicate.
+    /// replicate that draws a group `times` times); integer counts are
+    /// multiplied instead, where a merge per draw was most of a replicate.
     pub fn merge_times(&mut self, other: &Accumulator, times: u64) {
         match (&mut *self, other) {
             (Accumulator::Count(a), Accumulator::Count(b)) => *a += b * times,
@@ -280,9 +279,10 @@ impl Accumulator {
                 *hits += h * times;
                 *total += t * times;
             }
+            (Accumulator::Confusion(a), Accumulator::Confusion(b)) => a.merge_times(b, times),
             _ => {
                 for _ in 0..times {
-                    self.merge(other.clone());
+                    self.merge(other);
                 }
             }
         }
@@ -304,7 +304,7 @@ impl Accumulator {
                 percentile(&values, q).map_or(Value::Null, Value::Number)
             }
             (Accumulator::Values(_), _) => Value::Null,
-            (Accumulator::Confusion(c), function) => c.value(function),
+            (Accumulator::Confusion(c), function) => c.table().value(function),
             (Accumulator::Calibration(c), AggregateFn::Brier) => {
                 c.brier().map_or(Value::Null, Value::Number)
             }
@@ -330,24 +330,25 @@ impl Confusion {
         *self.counts.entry((a, b)).or_insert(0) += times;
     }
 
-    pub fn merge(&mut self, other: Confusion) {
-        for (pair, n) in other.counts {
-            *self.counts.entry(pair).or_insert(0) += n;
-        }
+    pub fn merge(&mut self, other: &Confusion) {
+        self.merge_times(other, 1);
     }
 
-    /// The value of an aggregate folded into a table: `kappa`, an F1, `confusion`
-    /// (the items in it), or `agreement` (any other function).
-    pub fn value(&self, function: AggregateFn) -> Value {
-        let value = match function {
-            AggregateFn::Kappa => self.kappa(),
-            AggregateFn::MacroF1 => self.macro_f1(),
-            AggregateFn::MicroF1 => self.micro_f1(),
-            AggregateFn::WeightedF1 => self.weighted_f1(),
-            AggregateFn::Confusion => Some(self.total() as f64),
-            _ => self.agreement(),
-        };
-        value.map_or(Value::Null, Value::Number)
+    /// `times` merges of `other` at once: its counts multiplied.
+    pub fn merge_times(&mut self, other: &Confusion, times: u64) {
+        if times == 0 {
+            return;
+        }
+        for (pair, n) in &other.counts {
+            // A look-up by reference first: cloning the pair's labels for
+            // `entry` on every merge was most of a bootstrap of `kappa`.
+            match self.counts.get_mut(pair) {
+                Some(count) => *count += n * times,
+                None => {
+                    self.counts.insert(pair.clone(), n * times);
+                }
+            }
+        }
     }
 
     /// Every non-zero cell: (first, second) label → items, in byte order.
@@ -378,54 +379,6 @@ impl Confusion {
             .get(&(Arc::from(a), Arc::from(b)))
             .copied()
             .unwrap_or(0)
-    }
-
-    /// Observed agreement `p_o`: the share of items with the same two labels.
-    pub fn agreement(&self) -> Option<f64> {
-        let n = self.total();
-        (n > 0).then(|| self.agreeing() as f64 / n as f64)
-    }
-
-    /// Expected agreement `p_e` by chance: `Σ_k (a_k/n)(b_k/n)` over the label
-    /// marginals of each side.
-    pub fn expected(&self) -> Option<f64> {
-        let n = self.total();
-        (n > 0).then(|| self.marginal_products() as f64 / (n as f64 * n as f64))
-    }
-
-    /// Cohen's kappa `(p_o − p_e) / (1 − p_e)`, computed exactly in integers as
-    /// `(n·agree − Σ a_k b_k) / (n² − Σ a_k b_k)`. Undefined (null) without items
-    /// and when `p_e = 1`: both sides put every item in one and the same class.
-    pub fn kappa(&self) -> Option<f64> {
-        let n = u128::from(self.total());
-        let chance = self.marginal_products();
-        let denominator = n * n - chance;
-        if n == 0 || denominator == 0 {
-            return None;
-        }
-        let numerator = (n * u128::from(self.agreeing())) as i128 - chance as i128;
-        Some(numerator as f64 / denominator as f64)
-    }
-
-    fn agreeing(&self) -> u64 {
-        self.counts
-            .iter()
-            .filter(|((a, b), _)| a == b)
-            .map(|(_, n)| n)
-            .sum()
-    }
-
-    /// `Σ_k a_k · b_k`, the label marginals of both sides multiplied.
-    fn marginal_products(&self) -> u128 {
-        let (mut first, mut second) = (BTreeMap::new(), BTreeMap::new());
-        for ((a, b), n) in &self.counts {
-            *first.entry(a).or_insert(0u128) += u128::from(*n);
-            *second.entry(b).or_insert(0u128) += u128::from(*n);
-        }
-        first
-            .iter()
-            .map(|(label, a)| a * second.get(label).copied().unwrap_or(0))
-            .sum()
     }
 }
 
@@ -585,7 +538,7 @@ mod tests {
                 at_once.merge_times(&group, times);
                 let mut one_by_one = group.clone();
                 for _ in 0..times {
-                    one_by_one.merge(group.clone());
+                    one_by_one.merge(&group);
                 }
                 let at = format!("{function:?} x{times}");
                 assert_eq!(format!("{at_once:?}"), format!("{one_by_one:?}"), "{at}");
@@ -630,44 +583,11 @@ mod tests {
     }
 
     #[test]
-    fn kappa_is_one_for_perfect_agreement_and_zero_at_chance() {
-        let perfect = confusion(&[("yes", "yes"), ("no", "no"), ("yes", "yes")]);
-        assert_eq!(perfect.agreement(), Some(1.0));
-        assert_eq!(perfect.kappa(), Some(1.0));
-        // Each side says yes half the time, independently: p_o = p_e = 0.5.
-        let chance = confusion(&[("yes", "yes"), ("yes", "no"), ("no", "yes"), ("no", "no")]);
-        assert_eq!(chance.agreement(), Some(0.5));
-        assert_eq!(chance.expected(), Some(0.5));
-        assert_eq!(chance.kappa(), Some(0.0));
-        // Always disagreeing on two balanced classes: p_o = 0, p_e = 0.5, κ = −1.
-        let opposite = confusion(&[("yes", "no"), ("no", "yes")]);
-        assert_eq!(opposite.kappa(), Some(-1.0));
-    }
-
-    #[test]
-    fn kappa_is_undefined_when_every_item_is_in_one_class() {
-        // p_e = 1: both sides said `yes` to everything. Agreement is perfect, kappa 0/0.
-        let one_class = confusion(&[("yes", "yes"), ("yes", "yes")]);
-        assert_eq!(one_class.expected(), Some(1.0));
-        assert_eq!(one_class.agreement(), Some(1.0));
-        assert_eq!(one_class.kappa(), None);
-        // One side in one class, the other not: p_e < 1, kappa is defined (and 0).
-        let one_sided = confusion(&[("yes", "yes"), ("yes", "no")]);
-        assert_eq!(one_sided.kappa(), Some(0.0));
-        assert_eq!(Confusion::default().kappa(), None);
-        assert_eq!(Confusion::default().agreement(), None);
-    }
-
-    #[test]
-    fn kappa_matches_a_hand_computed_table() {
-        // 8 items: refuse 2/2, supported 5 (auditor 6), unsupported 1 (auditor 0);
-        // 7 agree. Σ a_k·b_k = 2·2 + 5·6 + 1·0 = 34: κ = (8·7 − 34) / (64 − 34) = 22/30.
+    fn a_table_lists_its_labels_and_counts_and_merges_as_one() {
         let mut pairs = vec![("refuse", "refuse"); 2];
         pairs.extend([("supported", "supported"); 5]);
         pairs.push(("unsupported", "supported"));
         let c = confusion(&pairs);
-        assert_eq!(c.expected(), Some(34.0 / 64.0));
-        assert_eq!(c.kappa(), Some(22.0 / 30.0));
         assert_eq!(
             c.labels().iter().map(|l| l.as_ref()).collect::<Vec<_>>(),
             ["refuse", "supported", "unsupported"]
@@ -675,7 +595,7 @@ mod tests {
         assert_eq!(c.count("unsupported", "supported"), 1);
         // Split anywhere, merged: the same table.
         let (mut first, second) = (confusion(&pairs[..3]), confusion(&pairs[3..]));
-        first.merge(second);
+        first.merge(&second);
         assert_eq!(first, c);
     }
 

@@ -52,13 +52,13 @@ impl Calibration {
         Ok(())
     }
 
-    pub fn merge(&mut self, other: Calibration) {
-        for (bin, theirs) in self.bins.iter_mut().zip(other.bins) {
+    pub fn merge(&mut self, other: &Calibration) {
+        for (bin, theirs) in self.bins.iter_mut().zip(&other.bins) {
             bin.n += theirs.n;
             bin.correct += theirs.correct;
-            bin.confidence.merge(theirs.confidence);
+            bin.confidence.merge(&theirs.confidence);
         }
-        self.squared.merge(other.squared);
+        self.squared.merge(&other.squared);
         self.n += other.n;
     }
 
@@ -124,7 +124,7 @@ mod tests {
         let items: Vec<(f64, bool)> = (0..50).map(|i| (f64::from(i) / 49.0, i % 3 == 0)).collect();
         let whole = calibration(7, &items);
         let mut first = calibration(7, &items[..17]);
-        first.merge(calibration(7, &items[17..]));
+        first.merge(&calibration(7, &items[17..]));
         assert_eq!(first.ece(), whole.ece());
         assert_eq!(first.brier(), whole.brier());
     }

@@ -204,7 +204,7 @@ pub(super) fn merge_items<'p>(
     lines.add(std::mem::take(&mut total.lines), 0);
     let mut values = Vec::new();
     for mut part in chunks {
-        for (a, b) in total.accumulators.iter_mut().zip(part.accumulators) {
+        for (a, b) in total.accumulators.iter_mut().zip(&part.accumulators) {
             a.merge(b);
         }
         for (a, b) in total.slices.iter_mut().zip(part.slices) {

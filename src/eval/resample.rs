@@ -21,14 +21,17 @@
 //! items in file order.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
+use crate::base::natural::natural_cmp;
 use crate::base::stats::bootstrap::{
     self, paired_result, percentile_interval, replicate_generators, valid_level, Method,
     PairedResult, BOOTSTRAP_MAX_DRAWS,
 };
 use crate::base::stats::rng::SplitMix64;
 use crate::base::value::Value;
-use crate::eval::aggregate::{percentile_of, Accumulator, Observation};
+use crate::eval::aggregate::{percentile_of, Accumulator, Confusion, Observation};
+use crate::eval::classification::{ClassCounts, ClassTable};
 use crate::eval::item_values::Flags;
 use crate::eval::percentile_ranks::{Ranks, MAX_MARKS};
 use crate::ir::formula::Formula;
@@ -353,6 +356,15 @@ enum Fold {
         hits: Vec<u64>,
         totals: Vec<u64>,
     },
+    /// A score of a confusion table (kappa, an F1, agreement): each group's
+    /// cells as (truth, predicted, items) over class numbers in natural order
+    /// of the labels, so that a replicate adds integers into a row per class
+    /// instead of merging tables keyed by text (11 s of a run with 3,000
+    /// classes).
+    Cells {
+        classes: usize,
+        groups: Vec<Vec<(u32, u32, u64)>>,
+    },
     /// A percentile: each group's values, ranked.
     Sorted {
         q: f64,
@@ -496,20 +508,53 @@ impl Fold {
     }
 
     /// The groups' accumulators, as counts where they are a count's or a
-    /// ratio's.
+    /// ratio's and as numbered cells where they are confusion tables.
+    /// (No groups keep the accumulators: nothing says which kind they are.)
     fn of(groups: Vec<Accumulator>) -> Fold {
-        let counts = |group: &Accumulator| match *group {
-            Accumulator::Count(n) => Some((n, 0)),
-            Accumulator::Ratio { hits, total } => Some((hits, total)),
-            _ => None,
-        };
-        match groups
-            .iter()
-            .map(counts)
-            .collect::<Option<(Vec<_>, Vec<_>)>>()
-        {
-            Some((hits, totals)) => Fold::Counts { hits, totals },
-            None => Fold::Accumulators(groups),
+        let one_kind = "accumulators of one aggregate have one kind";
+        match groups.first() {
+            Some(Accumulator::Count(_) | Accumulator::Ratio { .. }) => {
+                let (hits, totals) = (groups.iter())
+                    .map(|group| match *group {
+                        Accumulator::Count(n) => (n, 0),
+                        Accumulator::Ratio { hits, total } => (hits, total),
+                        _ => unreachable!("{one_kind}"),
+                    })
+                    .unzip();
+                Fold::Counts { hits, totals }
+            }
+            Some(Accumulator::Confusion(_)) => {
+                let tables: Vec<&Confusion> = (groups.iter())
+                    .map(|group| match group {
+                        Accumulator::Confusion(table) => table,
+                        _ => unreachable!("{one_kind}"),
+                    })
+                    .collect();
+                Fold::cells(&tables)
+            }
+            _ => Fold::Accumulators(groups),
+        }
+    }
+
+    fn cells(tables: &[&Confusion]) -> Fold {
+        let mut labels: Vec<&str> = (tables.iter())
+            .flat_map(|table| table.cells())
+            .flat_map(|((truth, predicted), _)| [&**truth, &**predicted])
+            .collect();
+        labels.sort_unstable();
+        labels.dedup();
+        labels.sort_by(|a, b| natural_cmp(a, b));
+        let class: HashMap<&str, u32> = labels.iter().zip(0..).map(|(&l, n)| (l, n)).collect();
+        let groups = (tables.iter())
+            .map(|table| {
+                (table.cells())
+                    .map(|((truth, predicted), &n)| (class[&**truth], class[&**predicted], n))
+                    .collect()
+            })
+            .collect();
+        Fold::Cells {
+            classes: labels.len(),
+            groups,
         }
     }
 
@@ -536,6 +581,25 @@ impl Fold {
                     },
                 };
                 total.finish(function)
+            }
+            Fold::Cells { classes, groups } => {
+                // What `merge_times` and `Confusion::classes` add up.
+                let mut counts = vec![ClassCounts::default(); *classes];
+                let mut named = vec![false; *classes];
+                for (cells, &w) in groups.iter().zip(weights).filter(|(_, &w)| w > 0) {
+                    for &(truth, predicted, n) in cells {
+                        let (truth, predicted) = (truth as usize, predicted as usize);
+                        counts[truth].support += n * w;
+                        counts[predicted].predicted += n * w;
+                        if truth == predicted {
+                            counts[truth].correct += n * w;
+                        }
+                        named[truth] = true;
+                        named[predicted] = true;
+                    }
+                }
+                let classes = counts.into_iter().zip(named).filter(|(_, named)| *named);
+                ClassTable(classes.map(|(counts, _)| counts).collect()).value(function)
             }
             Fold::Sorted { q, ranks } => {
                 let n = ranks.weighted_len(weights);

@@ -63,7 +63,7 @@ impl SliceFold {
                 Some(&at) => {
                     let mine = &mut self.values[at];
                     mine.items += entry.items;
-                    for (a, b) in mine.accumulators.iter_mut().zip(entry.accumulators) {
+                    for (a, b) in mine.accumulators.iter_mut().zip(&entry.accumulators) {
                         a.merge(b);
                     }
                 }

@@ -218,6 +218,7 @@ pub fn agreements(plan: &Plan, outcome: &Outcome) -> Vec<Agreement> {
         .map(|a| {
             let aggregate = &plan.aggregates[a.aggregate];
             let (labels, table, folded) = confusion_table(&a.confusion);
+            let scores = a.confusion.table();
             let (first, second) = split_pair(&aggregate.subject);
             Agreement {
                 subject: aggregate.subject.clone(),
@@ -228,9 +229,9 @@ pub fn agreements(plan: &Plan, outcome: &Outcome) -> Vec<Agreement> {
                 table,
                 folded,
                 items: a.confusion.total(),
-                observed: a.confusion.agreement(),
-                expected: a.confusion.expected(),
-                kappa: a.confusion.kappa(),
+                observed: scores.agreement(),
+                expected: scores.expected(),
+                kappa: scores.kappa(),
                 function: match aggregate.function {
                     AggregateFn::Kappa => "kappa",
                     _ => "agreement",
