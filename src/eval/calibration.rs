@@ -53,7 +53,8 @@ impl Calibration {
     }
 
     pub fn merge(&mut self, other: &Calibration) {
-        for (bin, theirs) in self.bins.iter_mut().zip(&other.bins) {
+        // An empty bin adds nothing: most of a one-item group's bins are.
+        for (bin, theirs) in (self.bins.iter_mut().zip(&other.bins)).filter(|(_, b)| b.n > 0) {
             bin.n += theirs.n;
             bin.correct += theirs.correct;
             bin.confidence.merge(&theirs.confidence);
