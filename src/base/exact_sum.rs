@@ -40,6 +40,14 @@ impl ExactSum {
         self.special += other.special;
     }
 
+    /// The sum `times` merges of `other` add to a `FixedSum`.
+    pub fn add_to(&self, sum: &mut FixedSum, times: u64) {
+        self.partials.iter().for_each(|&p| sum.add_times(p, times));
+        if self.special != 0.0 || self.special.is_nan() {
+            (0..times).for_each(|_| sum.special += self.special);
+        }
+    }
+
     /// The correctly rounded total.
     pub fn total(&self) -> f64 {
         if self.special != 0.0 || self.special.is_nan() {
@@ -73,9 +81,139 @@ impl ExactSum {
     }
 }
 
+/// Where a `FixedSum`'s digit 0 starts: the least subnormal's bit, 2^-1074.
+const LOWEST_BIT: i32 = -1074;
+/// Bits per digit; a digit is kept in an `i64`, so that 2^30 terms can be
+/// added before the carries are propagated.
+const DIGIT_BITS: u32 = 32;
+/// Terms added between two propagations of the carries.
+const CARRY_ROOM: u32 = 1 << 30;
+
+/// An exact sum of floats, each times a whole number, as a fixed-point number
+/// of base-2^32 digits: adding `x` `n` times is an integer product and a few
+/// digit additions, where `ExactSum::add` walks its partials once per time.
+/// What a bootstrap replicate needs, which adds each drawn group's exact sums
+/// as many times as the group was drawn; converted back (`exact`), it gives
+/// the same correctly rounded total. Only the digits its terms reach are
+/// kept (a few for sums of confidences), so a fresh one costs little.
+#[derive(Debug, Clone, Default)]
+pub struct FixedSum {
+    /// `digits[i]` is worth 2^(32·(base + i) − 1074); the last one is spare,
+    /// for the carry out of the others.
+    base: usize,
+    digits: Vec<i64>,
+    /// Terms added since the carries were last propagated.
+    pending: u32,
+    special: f64,
+}
+
+impl FixedSum {
+    /// Adds `x` `times` times, exactly.
+    pub fn add_times(&mut self, x: f64, times: u64) {
+        if times == 0 || x == 0.0 {
+            return;
+        }
+        if !x.is_finite() {
+            (0..times).for_each(|_| self.special += x);
+            return;
+        }
+        // A product of at most 53 + 32 bits, shifted by at most 31: fits a u128.
+        let (mut times, step) = (times, u64::from(u32::MAX));
+        while times > step {
+            self.add_times(x, step);
+            times -= step;
+        }
+        let bits = x.to_bits();
+        let exponent = ((bits >> 52) & 0x7ff) as u32;
+        let fraction = bits & ((1 << 52) - 1);
+        // x = mantissa · 2^(offset + LOWEST_BIT).
+        let (mantissa, offset) = match exponent {
+            0 => (fraction, 0),
+            _ => (fraction | 1 << 52, exponent - 1),
+        };
+        let mut wide = (u128::from(mantissa) * u128::from(times)) << (offset % DIGIT_BITS);
+        let first = (offset / DIGIT_BITS) as usize;
+        let pieces = (128 - wide.leading_zeros()).div_ceil(DIGIT_BITS) as usize;
+        self.reach(first, first + pieces);
+        let sign = if x < 0.0 { -1 } else { 1 };
+        for digit in &mut self.digits[first - self.base..first - self.base + pieces] {
+            *digit += sign * i64::from(wide as u32);
+            wide >>= DIGIT_BITS;
+        }
+        self.pending += 1;
+        if self.pending == CARRY_ROOM {
+            self.carry();
+        }
+    }
+
+    /// Keeps digits `first..end` (absolute) and a spare one above them.
+    fn reach(&mut self, first: usize, end: usize) {
+        if self.digits.is_empty() {
+            self.base = first;
+        } else if first < self.base {
+            let below = self.base - first;
+            self.digits.splice(0..0, std::iter::repeat_n(0, below));
+            self.base = first;
+        }
+        if self.digits.len() < end + 1 - self.base {
+            self.digits.resize(end + 1 - self.base, 0);
+        }
+    }
+
+    /// Leaves every digit but the last in [0, 2^32), the last (the spare one
+    /// until it takes a carry, then a new spare above it) signed.
+    fn carry(&mut self) {
+        for i in 0..self.digits.len().saturating_sub(1) {
+            let carry = self.digits[i] >> DIGIT_BITS;
+            self.digits[i] -= carry << DIGIT_BITS;
+            self.digits[i + 1] += carry;
+        }
+        if self.digits.last().is_some_and(|&top| top != 0) {
+            self.digits.push(0);
+        }
+        self.pending = 0;
+    }
+
+    /// The same number as an `ExactSum`: each digit times its power of two is
+    /// a float exactly (at most 32 significant bits, a multiple of 2^-1074).
+    pub fn exact(mut self) -> ExactSum {
+        self.carry();
+        // A negative number's digits are carried as its magnitude's, so that
+        // none is a borrow from a digit past f64's range.
+        let negative = self
+            .digits
+            .iter()
+            .rev()
+            .find(|&&d| d != 0)
+            .is_some_and(|&d| d < 0);
+        let sign = if negative { -1.0 } else { 1.0 };
+        if negative {
+            self.digits.iter_mut().for_each(|d| *d = -*d);
+            self.carry();
+        }
+        let mut sum = ExactSum::default();
+        for (i, &digit) in self.digits.iter().enumerate().filter(|(_, &d)| d != 0) {
+            let at = power_of_two((self.base + i) as i32 * DIGIT_BITS as i32 + LOWEST_BIT);
+            sum.add(sign * digit as f64 * at);
+        }
+        sum.special = self.special;
+        sum
+    }
+}
+
+/// 2^k, exactly, for k from -1074 (infinity past f64's range).
+fn power_of_two(k: i32) -> f64 {
+    match k {
+        1024.. => f64::INFINITY,
+        -1022.. => f64::from_bits(((k + 1023) as u64) << 52),
+        _ => f64::from_bits(1 << (k - LOWEST_BIT)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::stats::rng::SplitMix64;
 
     #[test]
     fn sums_are_exact_and_order_independent() {
@@ -89,5 +227,62 @@ mod tests {
         terms[3..].iter().rev().for_each(|&x| b.add(x));
         a.merge(&b);
         assert_eq!(a.total(), forward.total());
+    }
+
+    /// Terms of every kind: confidences, their squares, values of one sign
+    /// and both, subnormals, huge values that cancel, and any finite float.
+    fn term(rng: &mut SplitMix64, kind: u64) -> f64 {
+        match kind {
+            0 => rng.next_f64(),
+            1 => rng.next_f64().powi(2),
+            2 => rng.next_f64() * 1e6 - 5e5,
+            3 => f64::from_bits(rng.below(1 << 52)) * if rng.below(2) == 0 { 1.0 } else { -1.0 },
+            4 => (rng.next_f64() - 0.5) * 1e300,
+            _ => loop {
+                let x = f64::from_bits(rng.next_u64());
+                if x.is_finite() && x.abs() < 1e300 {
+                    break x;
+                }
+            },
+        }
+    }
+
+    #[test]
+    fn a_fixed_sum_totals_as_an_exact_sum_of_as_many_terms() {
+        let mut rng = SplitMix64::seeded("fixed sums", 1);
+        for round in 0..600 {
+            let kind = round % 6;
+            let (mut exact, mut fixed) = (ExactSum::default(), FixedSum::default());
+            for _ in 0..rng.below(40) {
+                let (x, times) = (term(&mut rng, kind), rng.below(5));
+                (0..times).for_each(|_| exact.add(x));
+                fixed.add_times(x, times);
+            }
+            let total = fixed.exact().total();
+            assert_eq!(total.to_bits(), exact.total().to_bits(), "round {round}");
+        }
+    }
+
+    #[test]
+    fn an_exact_sum_added_to_a_fixed_sum_is_as_many_merges() {
+        let mut rng = SplitMix64::seeded("fixed merges", 1);
+        for round in 0..200 {
+            let (mut merged, mut fixed) = (ExactSum::default(), FixedSum::default());
+            for _ in 0..rng.below(20) {
+                let mut group = ExactSum::default();
+                (0..rng.below(6)).for_each(|_| group.add(term(&mut rng, round % 6)));
+                let times = rng.below(4);
+                (0..times).for_each(|_| merged.merge(&group));
+                group.add_to(&mut fixed, times);
+            }
+            let total = fixed.exact().total();
+            assert_eq!(total.to_bits(), merged.total().to_bits(), "round {round}");
+        }
+        // Infinities and NaN are kept apart, as an exact sum keeps them.
+        let mut special = ExactSum::default();
+        special.add(f64::INFINITY);
+        let mut fixed = FixedSum::default();
+        special.add_to(&mut fixed, 2);
+        assert_eq!(fixed.exact().total(), f64::INFINITY);
     }
 }

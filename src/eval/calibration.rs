@@ -3,7 +3,7 @@
 //! mean squared error against 1 (correct) or 0. Every sum is exact, so the
 //! result does not depend on how items were split between threads.
 
-use crate::base::exact_sum::ExactSum;
+use crate::base::exact_sum::{ExactSum, FixedSum};
 use crate::library::error::RuntimeErrorKind;
 
 /// The items of one aggregate, binned by confidence.
@@ -63,6 +63,34 @@ impl Calibration {
         self.n += other.n;
     }
 
+    /// What merging each of `groups` (of one number of bins) as many times as
+    /// its weight gives, with each bin's sums added as fixed-point digits
+    /// rather than term by term: a bootstrap replicate's calibration.
+    pub fn weighted_sum<'a>(groups: impl Iterator<Item = (&'a Calibration, u64)>) -> Calibration {
+        let mut groups = groups.filter(|&(_, w)| w > 0).peekable();
+        let bins = groups.peek().map_or(1, |(group, _)| group.bins.len());
+        let mut sum = Calibration::new(bins as u32);
+        let mut confidence = vec![FixedSum::default(); bins];
+        let mut squared = FixedSum::default();
+        for (group, w) in groups {
+            let filled = (sum.bins.iter_mut().zip(&mut confidence))
+                .zip(&group.bins)
+                .filter(|(_, theirs)| theirs.n > 0);
+            for ((bin, confidence), theirs) in filled {
+                bin.n += theirs.n * w;
+                bin.correct += theirs.correct * w;
+                theirs.confidence.add_to(confidence, w);
+            }
+            group.squared.add_to(&mut squared, w);
+            sum.n += group.n * w;
+        }
+        for (bin, confidence) in sum.bins.iter_mut().zip(confidence) {
+            bin.confidence = confidence.exact();
+        }
+        sum.squared = squared.exact();
+        sum
+    }
+
     /// `Σ_b n_b/N · |accuracy_b − confidence_b|` over the non-empty bins, which is
     /// `Σ_b |correct_b − Σ confidence_b| / N`: one rounding per bin, then the sum.
     pub fn ece(&self) -> Option<f64> {
@@ -87,6 +115,7 @@ impl Calibration {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::stats::rng::SplitMix64;
 
     fn calibration(bins: u32, items: &[(f64, bool)]) -> Calibration {
         let mut c = Calibration::new(bins);
@@ -128,6 +157,33 @@ mod tests {
         first.merge(&calibration(7, &items[17..]));
         assert_eq!(first.ece(), whole.ece());
         assert_eq!(first.brier(), whole.brier());
+    }
+
+    #[test]
+    fn a_weighted_sum_scores_as_merging_each_group_its_weight_times() {
+        let mut rng = SplitMix64::seeded("calibrations", 3);
+        for bins in [1, 3, 10] {
+            for _ in 0..50 {
+                let groups: Vec<(Calibration, u64)> = (0..rng.below(12))
+                    .map(|_| {
+                        let items: Vec<(f64, bool)> = (0..rng.below(8))
+                            .map(|_| (rng.next_f64(), rng.below(2) == 0))
+                            .collect();
+                        (calibration(bins, &items), rng.below(4))
+                    })
+                    .collect();
+                let mut merged = Calibration::new(bins);
+                for (group, w) in &groups {
+                    (0..*w).for_each(|_| merged.merge(group));
+                }
+                let sum = Calibration::weighted_sum(groups.iter().map(|(g, w)| (g, *w)));
+                assert_eq!(sum.ece().map(f64::to_bits), merged.ece().map(f64::to_bits));
+                assert_eq!(
+                    sum.brier().map(f64::to_bits),
+                    merged.brier().map(f64::to_bits)
+                );
+            }
+        }
     }
 
     #[test]

@@ -31,6 +31,7 @@ use crate::base::stats::bootstrap::{
 use crate::base::stats::rng::SplitMix64;
 use crate::base::value::Value;
 use crate::eval::aggregate::{percentile_of, Accumulator, Confusion, Observation};
+use crate::eval::calibration::Calibration;
 use crate::eval::classification::{ClassCounts, ClassTable};
 use crate::eval::item_values::Flags;
 use crate::eval::percentile_ranks::{Ranks, MAX_MARKS};
@@ -365,6 +366,10 @@ enum Fold {
         classes: usize,
         groups: Vec<Vec<(u32, u32, u64)>>,
     },
+    /// A calibration's score (ece, brier): each group's calibration, summed
+    /// with weights in fixed-point digits (`Calibration::weighted_sum`)
+    /// instead of merged term by term (nearly all of an `ece` by slice).
+    Calibrations(Vec<Calibration>),
     /// A percentile: each group's values, ranked.
     Sorted {
         q: f64,
@@ -532,6 +537,14 @@ impl Fold {
                     .collect();
                 Fold::cells(&tables)
             }
+            Some(Accumulator::Calibration(_)) => Fold::Calibrations(
+                (groups.into_iter())
+                    .map(|group| match group {
+                        Accumulator::Calibration(calibration) => calibration,
+                        _ => unreachable!("{one_kind}"),
+                    })
+                    .collect(),
+            ),
             _ => Fold::Accumulators(groups),
         }
     }
@@ -600,6 +613,10 @@ impl Fold {
                 }
                 let classes = counts.into_iter().zip(named).filter(|(_, named)| *named);
                 ClassTable(classes.map(|(counts, _)| counts).collect()).value(function)
+            }
+            Fold::Calibrations(groups) => {
+                let sum = Calibration::weighted_sum(groups.iter().zip(weights.iter().copied()));
+                Accumulator::Calibration(sum).finish(function)
             }
             Fold::Sorted { q, ranks } => {
                 let n = ranks.weighted_len(weights);

@@ -294,3 +294,30 @@ fn groups_folded_as_cells_weigh_as_merged_tables() {
         }
     }
 }
+
+/// A calibration's groups are summed with weights in fixed-point digits, and
+/// score each replicate as merging each group `weight` times does.
+#[test]
+fn groups_folded_as_calibrations_weigh_as_merged_ones() {
+    let mut rng = SplitMix64::seeded("calibrations", 7);
+    for function in [
+        AggregateFn::Ece(10),
+        AggregateFn::Ece(1),
+        AggregateFn::Brier,
+    ] {
+        for groups in [0, 1, 5, 300] {
+            let accumulators: Vec<Accumulator> = (0..groups)
+                .map(|_| {
+                    let mut group = Accumulator::new(function);
+                    for _ in 0..rng.below(6) {
+                        let item = Observation::Calibrated(rng.next_f64(), rng.below(2) == 0);
+                        group.observe(&item, 1).unwrap();
+                    }
+                    group
+                })
+                .collect();
+            let calibrations = |fold: &Fold| matches!(fold, Fold::Calibrations(_));
+            assert_folded_as_merged(function, accumulators, calibrations, &mut rng);
+        }
+    }
+}
