@@ -112,12 +112,19 @@ impl<'a> Recipe<'a> {
         }
     }
 
-    /// The formulas' values from the aggregates' values, up to `target`: a
+    /// The formulas' values from the aggregates' values, for the formulas
+    /// `needed` marks (null for the others, which no needed formula reads): a
     /// formula that fails or is not finite is null, and null takes `empty`, as
-    /// the run itself computes its metrics.
-    fn values(&self, aggregates: &[Value], target: usize) -> Vec<Value> {
-        let mut metrics = Vec::with_capacity(target + 1);
-        for formula in &self.formulas[..=target] {
+    /// the run itself computes its metrics. Evaluating only what a target reads
+    /// matters because a replicate does this: the 46-metric spec's F1s read 3
+    /// of the up to 45 formulas before them.
+    fn values(&self, aggregates: &[Value], needed: &[bool]) -> Vec<Value> {
+        let mut metrics = Vec::with_capacity(needed.len());
+        for (formula, &needed) in self.formulas.iter().zip(needed) {
+            if !needed {
+                metrics.push(Value::Null);
+                continue;
+            }
             let frame = Frame {
                 aggregates,
                 metrics: &metrics,
@@ -148,10 +155,18 @@ impl<'a> Recipe<'a> {
 
     /// The aggregates formula `target` reads, itself or through earlier formulas.
     pub fn reads(&self, target: usize) -> Vec<bool> {
-        let mut formulas = vec![false; target + 1];
+        self.read_by([target]).aggregates
+    }
+
+    /// The formulas and aggregates `targets` read, themselves or through
+    /// earlier formulas (a target reads itself).
+    fn read_by(&self, targets: impl IntoIterator<Item = usize>) -> Reads {
+        let mut formulas = vec![false; self.formulas.len()];
         let mut aggregates = vec![false; self.functions.len()];
-        formulas[target] = true;
-        for j in (0..=target).rev() {
+        for target in targets {
+            formulas[target] = true;
+        }
+        for j in (0..formulas.len()).rev() {
             if !formulas[j] {
                 continue;
             }
@@ -161,8 +176,20 @@ impl<'a> Recipe<'a> {
                 _ => {}
             });
         }
-        aggregates
+        let upto = formulas.iter().rposition(|&read| read).map_or(0, |j| j + 1);
+        formulas.truncate(upto);
+        Reads {
+            formulas,
+            aggregates,
+        }
     }
+}
+
+/// What some formulas read: `formulas[j]` whether formula j is one of them or
+/// read by one (up to the last that is), `aggregates[k]` whether aggregate k is.
+struct Reads {
+    formulas: Vec<bool>,
+    aggregates: Vec<bool>,
 }
 
 /// Another run's observation rows in this recipe's order of aggregates:
@@ -221,7 +248,7 @@ pub fn interval(
     if !valid_level(level) || units.count == 0 {
         return None;
     }
-    let sides = Sides::new(recipe, target, recipe.reads(target), &[units], label);
+    let sides = Sides::new(recipe, recipe.read_by([target]), &[units], label);
     let mut values: Vec<f64> = Vec::with_capacity(bootstrap::DEFAULT_REPLICATES);
     sides.replicates(label, |value| values.extend(number(&value[0][target])));
     let (low, high) = percentile_interval(&mut values, level, point)?;
@@ -246,7 +273,7 @@ pub fn change(
     if !valid_level(level) || new.count == 0 {
         return None;
     }
-    let sides = Sides::new(recipe, target, recipe.reads(target), &[new, old], label);
+    let sides = Sides::new(recipe, recipe.read_by([target]), &[new, old], label);
     let whole = sides.values(&vec![1; sides.groups]);
     let delta = number(&whole[0][target])? - number(&whole[1][target])?;
     let mut changes = Vec::with_capacity(bootstrap::DEFAULT_REPLICATES);
@@ -274,18 +301,14 @@ pub fn across_interval(
     if !valid_level(level) || count == 0 {
         return None;
     }
-    let mut upto = 0;
-    let mut reads = vec![false; recipe.functions.len()];
+    let mut targets = Vec::new();
     op.walk(&mut |op| {
         if let Op::RunStat(_, m) = op {
-            upto = upto.max(m.index());
-            for (read, r) in reads.iter_mut().zip(recipe.reads(m.index())) {
-                *read |= r;
-            }
+            targets.push(m.index());
         }
     });
     let sides: Vec<&Units<'_>> = runs.iter().collect();
-    let sides = Sides::new(recipe, upto, reads, &sides, label);
+    let sides = Sides::new(recipe, recipe.read_by(targets), &sides, label);
     let mut values: Vec<f64> = Vec::with_capacity(bootstrap::DEFAULT_REPLICATES);
     sides.replicates(label, |run_metrics| {
         let frame = Frame {
@@ -306,13 +329,13 @@ pub fn across_interval(
 
 /// Formula `target`'s value on all of `units`, each counted once.
 pub fn value(recipe: &Recipe<'_>, target: usize, units: &Units<'_>) -> Option<f64> {
-    let reads = recipe.reads(target);
+    let reads = recipe.read_by([target]);
     let aggregates: Vec<Value> = recipe
         .functions
         .iter()
         .enumerate()
         .map(|(k, function)| {
-            if !reads[k] {
+            if !reads.aggregates[k] {
                 return Value::Null;
             }
             let mut accumulator = Accumulator::new(*function);
@@ -323,7 +346,7 @@ pub fn value(recipe: &Recipe<'_>, target: usize, units: &Units<'_>) -> Option<f6
             accumulator.finish(*function)
         })
         .collect();
-    number(&recipe.values(&aggregates, target)[target])
+    number(&recipe.values(&aggregates, &reads.formulas)[target])
 }
 
 fn number(value: &Value) -> Option<f64> {
@@ -333,11 +356,12 @@ fn number(value: &Value) -> Option<f64> {
     }
 }
 
-/// Each side's groups, built once: per aggregate the formulas up to `upto`
-/// read, per group, its accumulator (or, for a percentile, its sorted values).
+/// Each side's groups, built once: per aggregate the target formulas read,
+/// per group, its accumulator (or, for a percentile, its sorted values).
 struct Sides<'r> {
     recipe: &'r Recipe<'r>,
-    upto: usize,
+    /// The formulas a replicate evaluates: the targets and what they read.
+    formulas: Vec<bool>,
     groups: usize,
     grouped: bool,
     /// Per side, per aggregate (`None`: not read).
@@ -345,13 +369,7 @@ struct Sides<'r> {
 }
 
 impl<'r> Sides<'r> {
-    fn new(
-        recipe: &'r Recipe<'r>,
-        upto: usize,
-        reads: Vec<bool>,
-        sides: &[&Units<'_>],
-        label: &str,
-    ) -> Self {
+    fn new(recipe: &'r Recipe<'r>, reads: Reads, sides: &[&Units<'_>], label: &str) -> Self {
         let units = sides[0].count;
         let grouped = units > MAX_GROUPS;
         let groups = units.min(MAX_GROUPS);
@@ -379,14 +397,15 @@ impl<'r> Sides<'r> {
                     .iter()
                     .enumerate()
                     .map(|(k, function)| {
-                        reads[k].then(|| Fold::new(*function, k, units, &group_of, groups))
+                        reads.aggregates[k]
+                            .then(|| Fold::new(*function, k, units, &group_of, groups))
                     })
                     .collect()
             })
             .collect();
         Sides {
             recipe,
-            upto,
+            formulas: reads.formulas,
             groups,
             grouped,
             folds,
@@ -401,7 +420,7 @@ impl<'r> Sides<'r> {
         }
     }
 
-    /// Per side, the formulas' values up to `upto` with group g drawn
+    /// Per side, the target formulas' values with group g drawn
     /// `weights[g]` times.
     fn values(&self, weights: &[u64]) -> Vec<Vec<Value>> {
         self.folds
@@ -415,7 +434,7 @@ impl<'r> Sides<'r> {
                         None => Value::Null,
                     })
                     .collect();
-                self.recipe.values(&aggregates, self.upto)
+                self.recipe.values(&aggregates, &self.formulas)
             })
             .collect()
     }

@@ -210,6 +210,31 @@ fn a_formula_reading_an_earlier_one_recomputes_it() {
     assert_eq!(recipe.reads(1), vec![true]);
 }
 
+#[test]
+fn a_replicate_evaluates_only_what_its_targets_read() {
+    // m0 = a0, m1 = a1, m2 = 2·m0, m3 = 3·a1: m2 reads m0 and a0 only.
+    let formulas = [
+        formula(times(aggregate(0), 1.0), false),
+        formula(times(aggregate(1), 1.0), false),
+        formula(times(Box::new(Op::Metric(MetricId::new(0))), 2.0), true),
+        formula(times(aggregate(1), 3.0), true),
+    ];
+    let recipe = Recipe {
+        functions: vec![AggregateFn::Mean, AggregateFn::Mean],
+        formulas: &formulas,
+    };
+    let reads = recipe.read_by([2]);
+    assert_eq!(reads.formulas, [true, false, true]);
+    assert_eq!(reads.aggregates, [true, false]);
+    let both = recipe.read_by([0, 3]);
+    assert_eq!(both.formulas, [true, false, false, true]);
+    assert_eq!(both.aggregates, [true, true]);
+    // The others are null, the targets as the run computes them.
+    let values = recipe.values(&[Value::Number(1.5), Value::Number(4.0)], &reads.formulas);
+    let expected = [Value::Number(1.5), Value::Null, Value::Number(3.0)];
+    assert_eq!(values, expected);
+}
+
 /// Folds `groups` (of `function`'s accumulators) with `Fold::of`, checks it
 /// chose a fold `is_expected` accepts, and that 20 random replicates (each
 /// group drawn up to 3 times) get the value merging the groups gives.
