@@ -11,7 +11,7 @@ use crate::data::{validate, Flow};
 use crate::eval::aggregate::{condition, Accumulator, Observation};
 use crate::eval::error::{EvalError, Within};
 use crate::eval::item_lines::{LineLimit, LineSpool};
-use crate::eval::item_scoring::{observe, passes_filter, shared_value, FlagStep, Shared};
+use crate::eval::item_scoring::{observe, passes_filter, shared_value, FlagSteps, Shared};
 use crate::eval::item_values::{self, ValueTable};
 use crate::eval::keys::{duplicate_error, key_of, FastMap, SeenKeys};
 use crate::eval::lookup::Lookup;
@@ -74,7 +74,7 @@ pub(super) struct ItemChunk<'p> {
     /// instead of an `Observation` matched and converted twice.
     pub(super) flags: Vec<u8>,
     /// The flagged aggregates' steps, in plan order.
-    flag_steps: Vec<FlagStep>,
+    flag_steps: FlagSteps,
     /// Where each column of `values` takes an item's observation from.
     sources: item_values::Sources,
     /// Per item, its contribution to each metric computed from items.
@@ -134,10 +134,7 @@ impl<'p> ItemChunk<'p> {
         let mut flagged = vec![false; plan.aggregates.len()];
         counted.iter().for_each(|&(a, _)| flagged[a] = true);
         let sources = values.sources(plan, &flagged);
-        let flag_steps = counted
-            .iter()
-            .map(|&(a, _)| FlagStep::of(plan, a))
-            .collect();
+        let flag_steps = FlagSteps::of(plan, counted.iter().map(|&(a, _)| a));
         Self {
             plan,
             dataset,
@@ -379,13 +376,7 @@ impl<'p> ItemChunk<'p> {
                 return false;
             }
         }
-        for step in &self.flag_steps {
-            match step.flag(&mut self.shared, item, plan, frame) {
-                Some(flag) => self.flags[step.aggregate as usize] = flag,
-                None => return false,
-            }
-        }
-        true
+        (self.flag_steps).flag(&mut self.shared, item, plan, frame, &mut self.flags)
     }
 
     /// Observes the item for every aggregate in plan order, stopping at the

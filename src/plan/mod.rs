@@ -12,6 +12,8 @@ mod projection;
 use std::path::PathBuf;
 
 pub use compile::compile;
+#[cfg(test)]
+pub(crate) use compile::testing;
 pub use explain::{detectable, explain, explain_with, Power};
 pub use projection::{FieldPath, ProjectedField, Projection};
 

@@ -96,13 +96,16 @@ pub fn compile(
     }))
 }
 
+/// Plans from spec text, for other modules' unit tests.
 #[cfg(test)]
-mod tests {
+pub(crate) mod testing {
     use super::*;
     use crate::inputs::{gather, Overrides};
 
     /// Compiles a spec of `body` (YAML after its name and version).
-    fn compile_spec(body: &str) -> Result<Plan, Vec<crate::base::diagnostic::Diagnostic>> {
+    pub(crate) fn compile_spec(
+        body: &str,
+    ) -> Result<Plan, Vec<crate::base::diagnostic::Diagnostic>> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("spec.yaml");
         std::fs::write(&path, format!("name: t\nversion: 1.0.0\n{body}")).unwrap();
@@ -111,11 +114,16 @@ mod tests {
         compile(&spec, &[], inputs)
     }
 
-    /// The plan of a spec with `metrics` (YAML) over one dataset.
-    fn plan(metrics: &str) -> Plan {
+    /// The plan of a spec with `metrics` (YAML) over one dataset `j`.
+    pub(crate) fn plan(metrics: &str) -> Plan {
         let datasets = "datasets:\n  j: {format: jsonl, path: j.jsonl, key: id}\n";
         compile_spec(&format!("{datasets}metrics:\n{metrics}")).unwrap()
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::{compile_spec, plan};
 
     #[test]
     fn repeated_filters_and_arguments_are_computed_once() {
