@@ -436,7 +436,13 @@ impl<'p> ItemChunk<'p> {
         }
         if plan.stats.keeps_values() {
             let (contributions, flags) = (&self.contributions, &self.flags);
-            item_values::push(&mut self.values, &self.sources, key, contributions, flags);
+            item_values::push(
+                &mut self.values,
+                &mut self.sources,
+                key,
+                contributions,
+                flags,
+            );
             let slices = self.places.iter().zip(&self.slices);
             (self.values.slices).extend(slices.map(|(&place, fold)| fold.value_at(place).clone()));
         }
@@ -444,11 +450,14 @@ impl<'p> ItemChunk<'p> {
         Ok(())
     }
 
-    /// Counts the aggregates left to their columns (`counted`, the ones
-    /// `fold` skips) into their accumulators, once every item of the chunk
-    /// is folded: a loop over a column's bytes instead of a call per item
-    /// and aggregate. The chunks' merge (`pass::merge_items`) calls it.
+    /// Moves the flags still waiting into their columns
+    /// (`item_values::flush`), then counts the aggregates left to their
+    /// columns (`counted`, the ones `fold` skips) into their accumulators,
+    /// once every item of the chunk is folded: a loop over a column's bytes
+    /// instead of a call per item and aggregate. The chunks' merge
+    /// (`pass::merge_items`) calls it before it reads the chunk's values.
     pub(super) fn count_columns(&mut self) {
+        item_values::flush(&mut self.values, &mut self.sources);
         for (a, column) in std::mem::take(&mut self.counted) {
             self.values.count_into(column, &mut self.accumulators[a]);
         }

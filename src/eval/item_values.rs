@@ -558,7 +558,16 @@ pub(super) struct Sources {
     /// (column, aggregate) pairs.
     contributions: Vec<(usize, usize)>,
     flags: Vec<(usize, usize)>,
+    /// The flags of the last items, row by row in `flags`' order, not yet in
+    /// their columns: up to `PENDING_ROWS` items are moved column by column
+    /// at once (`flush`), a tight loop per column, instead of a push into
+    /// each column per item (a tenth of a 46-aggregate run at 1M items).
+    pending: Vec<u8>,
 }
+
+/// Items whose flags wait in `Sources::pending`: their 44 bytes each in the
+/// 46-aggregate benchmark stay within the first-level cache.
+const PENDING_ROWS: usize = 64;
 
 impl ValueTable {
     pub(super) fn sources(&self, plan: &Plan, flagged: &[bool]) -> Sources {
@@ -575,6 +584,7 @@ impl ValueTable {
         Sources {
             contributions,
             flags,
+            pending: Vec::new(),
         }
     }
 
@@ -587,10 +597,11 @@ impl ValueTable {
 }
 
 /// Adds one item: `contributions` and `flags` hold one entry per aggregate
-/// of the plan, each column's read from where `sources` says.
+/// of the plan, each column's read from where `sources` says. Its flags may
+/// wait in `sources` until `flush`.
 pub(super) fn push(
     table: &mut ValueTable,
-    sources: &Sources,
+    sources: &mut Sources,
     key: Option<&Key>,
     contributions: &[Observation],
     flags: &[u8],
@@ -599,9 +610,31 @@ pub(super) fn push(
     for &(c, a) in &sources.contributions {
         table.column_mut(c).push(&contributions[a]);
     }
-    for &(c, a) in &sources.flags {
-        table.column_mut(c).push_flag(flags[a]);
+    if sources.flags.is_empty() {
+        return;
     }
+    (sources.pending).extend(sources.flags.iter().map(|&(_, a)| flags[a]));
+    if sources.pending.len() >= PENDING_ROWS * sources.flags.len() {
+        flush(table, sources);
+    }
+}
+
+/// Moves the flags waiting in `sources` into their columns, in item order:
+/// what has to happen before the table is read.
+pub(super) fn flush(table: &mut ValueTable, sources: &mut Sources) {
+    let width = sources.flags.len();
+    if width == 0 || sources.pending.is_empty() {
+        return;
+    }
+    let rows = || sources.pending.chunks_exact(width);
+    for (j, &(c, _)) in sources.flags.iter().enumerate() {
+        let column_flags = rows().map(|row| row[j]);
+        match table.column_mut(c) {
+            Observations::Flags(flags) => flags.extend(column_flags),
+            other => column_flags.for_each(|flag| other.push_flag(flag)),
+        }
+    }
+    sources.pending.clear();
 }
 
 #[cfg(test)]
@@ -612,6 +645,58 @@ mod tests {
         (0..column.len())
             .map(|i| column.get(i).into_owned())
             .collect()
+    }
+
+    /// Items pushed with some of their flags waiting in `Sources` end up, once
+    /// flushed, in their columns in item order, beside the columns pushed
+    /// directly, however many items wait.
+    #[test]
+    fn waiting_flags_reach_their_columns_in_item_order() {
+        let plan = crate::plan::testing::plan(
+            "  a: ratio(j.gold == 'a' where j.pred == 'a')\n  \
+             b: count(j.pred == 'b')\n  \
+             m: mean(j.score)\n",
+        );
+        let flagged: Vec<bool> = (plan.aggregates.iter())
+            .map(|a| matches!(a.function, AggregateFn::Count | AggregateFn::Ratio))
+            .collect();
+        let flag_of = |i: usize, a: usize| ((i * 7 + a * 5) % 3) as u8;
+        let number_of = |i: usize, a: usize| (i * 10 + a) as f64;
+        for n in [
+            0,
+            1,
+            PENDING_ROWS - 1,
+            PENDING_ROWS,
+            PENDING_ROWS + 1,
+            3 * PENDING_ROWS + 5,
+        ] {
+            let mut table = ValueTable::new(&plan);
+            let mut sources = table.sources(&plan, &flagged);
+            assert_eq!((sources.flags.len(), sources.contributions.len()), (2, 1));
+            for i in 0..n {
+                let aggregates = 0..plan.aggregates.len();
+                let flags: Vec<u8> = aggregates.clone().map(|a| flag_of(i, a)).collect();
+                let contributions: Vec<Observation> = (aggregates)
+                    .map(|a| Observation::Number(number_of(i, a)))
+                    .collect();
+                push(&mut table, &mut sources, None, &contributions, &flags);
+            }
+            flush(&mut table, &mut sources);
+            assert_eq!(table.keys.len(), n);
+            for &(c, a) in &sources.flags {
+                let column = table.column_mut(c);
+                let numbers: Vec<Option<f64>> = (0..n).map(|i| column.number(i)).collect();
+                let expected: Vec<Option<f64>> =
+                    (0..n).map(|i| flag_number(flag_of(i, a))).collect();
+                assert_eq!((column.len(), numbers), (n, expected), "{n} items");
+            }
+            for &(c, a) in &sources.contributions {
+                let column = table.column_mut(c);
+                let numbers: Vec<Option<f64>> = (0..n).map(|i| column.number(i)).collect();
+                let expected: Vec<Option<f64>> = (0..n).map(|i| Some(number_of(i, a))).collect();
+                assert_eq!((column.len(), numbers), (n, expected), "{n} items");
+            }
+        }
     }
 
     /// A column read whole, item by item or folded, gives each item's number
