@@ -76,6 +76,74 @@ fn flag_entry(flag: u8) -> (&'static [u8; 8], usize) {
     (padded, *len)
 }
 
+/// One item's line of item-values.jsonl as `ValueTable::push_entries`
+/// writes it, entry by entry.
+struct LineEntries {
+    /// A `count`'s or `ratio`'s entry (most of a wide file's: the
+    /// 46-aggregate benchmark writes 44 a line) is a byte that picks its
+    /// text, gathered here eight bytes a store at a place kept in a register:
+    /// appended to `out` one at a time, each entry waited on the last one's
+    /// length, written to memory and read back.
+    pending: [u8; 64],
+    n: usize,
+    /// The last number written and where its text is in `out`: an item's
+    /// number is often in several columns (a score's mean, its percentile,
+    /// its max), and its text is copied rather than made again.
+    last_number: Option<(u64, Range<usize>)>,
+}
+
+impl Default for LineEntries {
+    fn default() -> Self {
+        LineEntries {
+            pending: [0; 64],
+            n: 0,
+            last_number: None,
+        }
+    }
+}
+
+impl LineEntries {
+    /// Appends item `item`'s entry of `column`, after a comma; `general`
+    /// writes a column of any other kind.
+    #[inline(always)]
+    fn push(
+        &mut self,
+        column: &Observations,
+        item: usize,
+        out: &mut Vec<u8>,
+        general: fn(&Observations, usize, &mut Vec<u8>),
+    ) {
+        if let Observations::Flags(flags) = column {
+            if self.n > self.pending.len() - 8 {
+                out.extend_from_slice(&self.pending[..self.n]);
+                self.n = 0;
+            }
+            let (padded, len) = flag_entry(flags[item]);
+            self.pending[self.n..self.n + 8].copy_from_slice(padded);
+            self.n += len;
+            return;
+        }
+        out.extend_from_slice(&self.pending[..self.n]);
+        self.n = 0;
+        let Observations::Numbers(numbers) = column else {
+            return general(column, item, out);
+        };
+        // The bytes of `push_value`.
+        let Some(x) = numbers[item] else {
+            return out.extend_from_slice(b",null");
+        };
+        out.push(b',');
+        match &self.last_number {
+            Some((bits, text)) if *bits == x.to_bits() => out.extend_from_within(text.clone()),
+            _ => {
+                let start = out.len();
+                push_number(out, x);
+                self.last_number = Some((x.to_bits(), start..out.len()));
+            }
+        }
+    }
+}
+
 /// One aggregate's observations, for a metric's column or an observed
 /// aggregate. A `count` or `ratio` observes 1, 0 or nothing: a byte each (at
 /// 1M items, 1 MB instead of 16 MB per column; the 46-aggregate benchmark
@@ -293,55 +361,16 @@ impl ValueTable {
     /// [`ValueTable::observation`]); a reader takes the others' from their
     /// columns.
     pub fn push_entries(&self, item: usize, out: &mut Vec<u8>) {
-        // A `count`'s or `ratio`'s entry (most of a wide file's: the
-        // 46-aggregate benchmark writes 44 a line) is a byte that picks its
-        // text, gathered here eight bytes a store at a place kept in a
-        // register: appended to `out` one at a time, each entry waited on the
-        // last one's length, written to memory and read back.
-        let mut pending = [0u8; 64];
-        let mut n = 0;
-        // The last number written and where its text is in `out`: an item's
-        // number is often in several columns (a score's mean, its
-        // percentile, its max), and its text is copied rather than made again.
-        let mut last_number: Option<(u64, Range<usize>)> = None;
-        let metric_columns = self.columns.len();
-        for (c, column) in self.columns.iter().chain(&self.own).enumerate() {
-            if let Observations::Flags(flags) = column {
-                if n > pending.len() - 8 {
-                    out.extend_from_slice(&pending[..n]);
-                    n = 0;
-                }
-                let (padded, len) = flag_entry(flags[item]);
-                pending[n..n + 8].copy_from_slice(padded);
-                n += len;
-                continue;
-            }
-            out.extend_from_slice(&pending[..n]);
-            n = 0;
-            if let Observations::Numbers(numbers) = column {
-                // The bytes of `push_value`.
-                let Some(x) = numbers[item] else {
-                    out.extend_from_slice(b",null");
-                    continue;
-                };
-                out.push(b',');
-                match &last_number {
-                    Some((bits, text)) if *bits == x.to_bits() => {
-                        out.extend_from_within(text.clone());
-                    }
-                    _ => {
-                        let start = out.len();
-                        push_number(out, x);
-                        last_number = Some((x.to_bits(), start..out.len()));
-                    }
-                }
-            } else if c < metric_columns {
-                column.push_value_entry(item, out);
-            } else {
-                column.push_observation_entry(item, out);
-            }
+        let mut line = LineEntries::default();
+        // Two loops rather than a chain of the two: the chain's test of which
+        // side it is on cost as much as a flag's entry.
+        for column in &self.columns {
+            line.push(column, item, out, Observations::push_value_entry);
         }
-        out.extend_from_slice(&pending[..n]);
+        for column in &self.own {
+            line.push(column, item, out, Observations::push_observation_entry);
+        }
+        out.extend_from_slice(&line.pending[..line.n]);
     }
 
     /// Where aggregate `a`'s observations are kept, if they are: a metric's
