@@ -73,7 +73,7 @@ pub(super) struct ItemChunk<'p> {
     /// column keeps it (1, 0 or `NOT_COUNTED`): a byte written and copied
     /// instead of an `Observation` matched and converted twice.
     pub(super) flags: Vec<u8>,
-    /// The flagged aggregates' steps, in plan order.
+    /// The flagged aggregates' steps.
     flag_steps: FlagSteps,
     /// Where each column of `values` takes an item's observation from.
     sources: item_values::Sources,

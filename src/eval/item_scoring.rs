@@ -8,7 +8,7 @@ use crate::eval::aggregate::{Accumulator, Observation};
 use crate::eval::error::Within;
 use crate::eval::item::ItemFailure;
 use crate::eval::item_values;
-use crate::ir::{evaluate_into, Frame, RuntimeError, TextTest};
+use crate::ir::{evaluate_into, Frame, RuntimeError, TextTest, TextTests};
 use crate::library::aggregates::AggregateFn;
 use crate::library::error::RuntimeErrorKind;
 use crate::plan::Plan;
@@ -132,7 +132,7 @@ pub(super) struct FlagSteps {
     /// The text tests the `text` steps read, and the current item's truth of
     /// each (0 or 1) followed by an always-true entry that stands for "no
     /// filter" and "no argument".
-    tests: Vec<TextTest>,
+    tests: TextTests,
     truths: Vec<u8>,
     text: Vec<TextFlagStep>,
 }
@@ -182,7 +182,7 @@ impl FlagSteps {
         truths.push(1);
         FlagSteps {
             general,
-            tests: kept,
+            tests: TextTests::new(&kept),
             truths,
             text: text_steps,
         }
@@ -209,9 +209,7 @@ impl FlagSteps {
         // A text test cannot fail, so all are computed, once each, however
         // many steps read them: about a tenth of the instructions of asking
         // for each step's shared values (the 46-aggregate benchmark's 44).
-        for (truth, test) in self.truths.iter_mut().zip(&self.tests) {
-            *truth = u8::from(test.holds(frame));
-        }
+        self.tests.truths_into(frame, &mut self.truths);
         let truths = &self.truths;
         for step in &self.text {
             let passes = truths[step.filter as usize] == 1;

@@ -117,6 +117,41 @@ impl TextTest {
     }
 }
 
+/// Text tests evaluated together, those on one field reading it once: a
+/// wide spec's conditions are mostly one field against each of its labels
+/// (`items.gold == "c0"` ... `"c9"`), and finding the field's value cost as
+/// much as comparing it.
+#[derive(Debug, Clone, Default)]
+pub struct TextTests {
+    /// Per field read, its tests: the text, `==` or `!=`, and the test's place.
+    fields: Vec<(Slot, Vec<(Arc<str>, bool, usize)>)>,
+}
+
+impl TextTests {
+    pub fn new(tests: &[TextTest]) -> Self {
+        let mut fields: Vec<(Slot, Vec<(Arc<str>, bool, usize)>)> = Vec::new();
+        for (at, test) in tests.iter().enumerate() {
+            let entry = (test.text.clone(), test.equal, at);
+            match fields.iter_mut().find(|(slot, _)| *slot == test.slot) {
+                Some((_, texts)) => texts.push(entry),
+                None => fields.push((test.slot, vec![entry])),
+            }
+        }
+        TextTests { fields }
+    }
+
+    /// Writes whether test i holds (1 or 0) into `truths[i]`, for each test.
+    #[inline]
+    pub fn truths_into(&self, frame: &Frame<'_>, truths: &mut [u8]) {
+        for (slot, texts) in &self.fields {
+            let value = input(slot, frame);
+            for (text, equal, at) in texts {
+                truths[*at] = u8::from(value.is_text(text) == *equal);
+            }
+        }
+    }
+}
+
 /// Evaluates `op` into `out`. An equality (`items.gold == "c0"`, what per-item
 /// filters mostly are) writes its bool in place: returned as a `Value` it
 /// was copied through the stack in pieces the store before it could not
@@ -600,5 +635,52 @@ mod tests {
             Op::Binary(B::Eq, field(), field(), at()),
         ];
         assert!(neither.iter().all(|op| TextTest::of(op).is_none()));
+    }
+
+    /// Tests taken together, over two fields in any order, give each test's
+    /// own truth in its place.
+    #[test]
+    fn text_tests_together_hold_as_each_alone() {
+        let slot = |s| Slot {
+            dataset: DatasetId::new(0),
+            slot: crate::ir::SlotId::new(s),
+        };
+        let test = |s, op, text: &str| {
+            let op = Op::Binary(op, Box::new(Op::Input(slot(s))), c(Value::from(text)), at());
+            TextTest::of(&op).expect("a field against a text")
+        };
+        let tests = [
+            test(0, B::Eq, "c0"),
+            test(1, B::Eq, "c0"),
+            test(0, B::Ne, "c1"),
+            test(0, B::Eq, "c1"),
+            test(1, B::Ne, ""),
+        ];
+        let together = TextTests::new(&tests);
+        assert_eq!(together.fields.len(), 2);
+        let values = [
+            Value::from("c0"),
+            Value::from("c1"),
+            Value::from(""),
+            Value::Null,
+        ];
+        for a in &values {
+            for b in &values {
+                let record = Record {
+                    slots: vec![a.clone(), b.clone()].into(),
+                    line: 1,
+                };
+                for records in [[Some(&record)], [None]] {
+                    let frame = Frame {
+                        records: &records,
+                        ..Frame::default()
+                    };
+                    let mut truths = vec![9; tests.len()];
+                    together.truths_into(&frame, &mut truths);
+                    let alone: Vec<u8> = tests.iter().map(|t| u8::from(t.holds(&frame))).collect();
+                    assert_eq!(truths, alone, "{a:?}, {b:?}");
+                }
+            }
+        }
     }
 }

@@ -10,6 +10,8 @@ mod record;
 
 pub use error::RuntimeError;
 pub use ids::{AggregateId, DatasetId, DerivedId, ExprAt, ExprLocations, MetricId, Slot, SlotId};
-pub use interp::{evaluate, evaluate_constant, evaluate_into, evaluate_on_record, Frame, TextTest};
+pub use interp::{
+    evaluate, evaluate_constant, evaluate_into, evaluate_on_record, Frame, TextTest, TextTests,
+};
 pub use op::{Linked, Op, Relink, Stage};
 pub use record::Record;
