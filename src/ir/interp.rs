@@ -123,18 +123,27 @@ impl TextTest {
 /// much as comparing it.
 #[derive(Debug, Clone, Default)]
 pub struct TextTests {
-    /// Per field read, its tests: the text, `==` or `!=`, and the test's place.
-    fields: Vec<(Slot, Vec<(Arc<str>, bool, usize)>)>,
+    fields: Vec<FieldTests>,
+}
+
+/// The tests on one field, each with its place.
+#[derive(Debug, Clone)]
+struct FieldTests {
+    slot: Slot,
+    tests: Vec<(TextTest, usize)>,
 }
 
 impl TextTests {
     pub fn new(tests: &[TextTest]) -> Self {
-        let mut fields: Vec<(Slot, Vec<(Arc<str>, bool, usize)>)> = Vec::new();
+        let mut fields: Vec<FieldTests> = Vec::new();
         for (at, test) in tests.iter().enumerate() {
-            let entry = (test.text.clone(), test.equal, at);
-            match fields.iter_mut().find(|(slot, _)| *slot == test.slot) {
-                Some((_, texts)) => texts.push(entry),
-                None => fields.push((test.slot, vec![entry])),
+            let entry = (test.clone(), at);
+            match fields.iter_mut().find(|field| field.slot == test.slot) {
+                Some(field) => field.tests.push(entry),
+                None => fields.push(FieldTests {
+                    slot: test.slot,
+                    tests: vec![entry],
+                }),
             }
         }
         TextTests { fields }
@@ -143,10 +152,10 @@ impl TextTests {
     /// Writes whether test i holds (1 or 0) into `truths[i]`, for each test.
     #[inline]
     pub fn truths_into(&self, frame: &Frame<'_>, truths: &mut [u8]) {
-        for (slot, texts) in &self.fields {
-            let value = input(slot, frame);
-            for (text, equal, at) in texts {
-                truths[*at] = u8::from(value.is_text(text) == *equal);
+        for field in &self.fields {
+            let value = input(&field.slot, frame);
+            for (test, at) in &field.tests {
+                truths[*at] = u8::from(value.is_text(&test.text) == test.equal);
             }
         }
     }
