@@ -76,72 +76,96 @@ fn flag_entry(flag: u8) -> (&'static [u8; 8], usize) {
     (padded, *len)
 }
 
-/// One item's line of item-values.jsonl as `ValueTable::push_entries`
-/// writes it, entry by entry.
-struct LineEntries {
-    /// A `count`'s or `ratio`'s entry (most of a wide file's: the
-    /// 46-aggregate benchmark writes 44 a line) is a byte that picks its
-    /// text, gathered here eight bytes a store at a place kept in a register:
-    /// appended to `out` one at a time, each entry waited on the last one's
-    /// length, written to memory and read back.
-    pending: [u8; 64],
-    n: usize,
-    /// The last number written and where its text is in `out`: an item's
-    /// number is often in several columns (a score's mean, its percentile,
-    /// its max), and its text is copied rather than made again.
-    last_number: Option<(u64, Range<usize>)>,
+/// A table's columns as its lines of item-values.jsonl write them, sorted
+/// out once per part of the file rather than matched per item and column:
+/// each run of neighbouring `count` and `ratio` columns (most of a wide
+/// file's: the 46-aggregate benchmark writes 44 a line) as their bytes, each
+/// other column as it is.
+pub struct LineWriter<'t> {
+    segments: Vec<Segment<'t>>,
 }
 
-impl Default for LineEntries {
-    fn default() -> Self {
-        LineEntries {
-            pending: [0; 64],
-            n: 0,
-            last_number: None,
+enum Segment<'t> {
+    Flags(Vec<&'t [u8]>),
+    Numbers(&'t [Option<f64>]),
+    /// Any other column, with how its entry is written.
+    Other(&'t Observations, fn(&Observations, usize, &mut Vec<u8>)),
+}
+
+impl<'t> LineWriter<'t> {
+    fn new(table: &'t ValueTable) -> Self {
+        let metric = table.columns.iter().map(|c| (c, true));
+        let own = table.own.iter().map(|c| (c, false));
+        let mut segments = Vec::new();
+        for (column, is_metric) in metric.chain(own) {
+            match (column, segments.last_mut()) {
+                (Observations::Flags(flags), Some(Segment::Flags(run))) => run.push(&flags[..]),
+                (Observations::Flags(flags), _) => segments.push(Segment::Flags(vec![&flags[..]])),
+                (Observations::Numbers(numbers), _) => segments.push(Segment::Numbers(numbers)),
+                (other, _) => segments.push(Segment::Other(
+                    other,
+                    match is_metric {
+                        true => Observations::push_value_entry,
+                        false => Observations::push_observation_entry,
+                    },
+                )),
+            }
+        }
+        LineWriter { segments }
+    }
+
+    /// Appends item `item`'s entries, each after a comma (see
+    /// [`ValueTable::line_writer`]).
+    pub fn push_entries(&self, item: usize, out: &mut Vec<u8>) {
+        // The last number written and where its text is in `out`: an item's
+        // number is often in several columns (a score's mean, its
+        // percentile, its max), and its text is copied rather than made again.
+        let mut last_number: Option<(u64, Range<usize>)> = None;
+        for segment in &self.segments {
+            match segment {
+                Segment::Flags(columns) => push_flag_entries(columns, item, out),
+                Segment::Numbers(numbers) => {
+                    // The bytes of `push_value`.
+                    let Some(x) = numbers[item] else {
+                        out.extend_from_slice(b",null");
+                        continue;
+                    };
+                    out.push(b',');
+                    match &last_number {
+                        Some((bits, text)) if *bits == x.to_bits() => {
+                            out.extend_from_within(text.clone())
+                        }
+                        _ => {
+                            let start = out.len();
+                            push_number(out, x);
+                            last_number = Some((x.to_bits(), start..out.len()));
+                        }
+                    }
+                }
+                Segment::Other(column, push) => push(column, item, out),
+            }
         }
     }
 }
 
-impl LineEntries {
-    /// Appends item `item`'s entry of `column`, after a comma; `general`
-    /// writes a column of any other kind.
-    #[inline(always)]
-    fn push(
-        &mut self,
-        column: &Observations,
-        item: usize,
-        out: &mut Vec<u8>,
-        general: fn(&Observations, usize, &mut Vec<u8>),
-    ) {
-        if let Observations::Flags(flags) = column {
-            if self.n > self.pending.len() - 8 {
-                out.extend_from_slice(&self.pending[..self.n]);
-                self.n = 0;
-            }
-            let (padded, len) = flag_entry(flags[item]);
-            self.pending[self.n..self.n + 8].copy_from_slice(padded);
-            self.n += len;
-            return;
+/// Appends item `item`'s entry of each flag column, each a byte that picks
+/// its text: gathered eight bytes a store at a place kept in a register,
+/// since appended to `out` one at a time each entry waited on the last one's
+/// length, written to memory and read back.
+#[inline]
+fn push_flag_entries(columns: &[&[u8]], item: usize, out: &mut Vec<u8>) {
+    let mut pending = [0u8; 256];
+    let mut n = 0;
+    for flags in columns {
+        if n > pending.len() - 8 {
+            out.extend_from_slice(&pending[..n]);
+            n = 0;
         }
-        out.extend_from_slice(&self.pending[..self.n]);
-        self.n = 0;
-        let Observations::Numbers(numbers) = column else {
-            return general(column, item, out);
-        };
-        // The bytes of `push_value`.
-        let Some(x) = numbers[item] else {
-            return out.extend_from_slice(b",null");
-        };
-        out.push(b',');
-        match &self.last_number {
-            Some((bits, text)) if *bits == x.to_bits() => out.extend_from_within(text.clone()),
-            _ => {
-                let start = out.len();
-                push_number(out, x);
-                self.last_number = Some((x.to_bits(), start..out.len()));
-            }
-        }
+        let (padded, len) = flag_entry(flags[item]);
+        pending[n..n + 8].copy_from_slice(padded);
+        n += len;
     }
+    out.extend_from_slice(&pending[..n]);
 }
 
 /// One aggregate's observations, for a metric's column or an observed
@@ -246,7 +270,7 @@ impl Observations {
     }
 
     /// Appends item `item`'s contribution as an entry of item-values.jsonl
-    /// (a wide line's flags go through [`ValueTable::push_entries`]).
+    /// (a wide line's flags go through [`LineWriter::push_entries`]).
     #[inline]
     fn push_value_entry(&self, item: usize, out: &mut Vec<u8>) {
         match self {
@@ -354,23 +378,14 @@ impl ValueTable {
         self.columns[c].number(item)
     }
 
-    /// Appends item `item`'s entries of item-values.jsonl, each after a
-    /// comma: its contribution to every column (the bytes of `push_value` of
+    /// Writes items' entries of item-values.jsonl, each after a comma: an
+    /// item's contribution to every column (the bytes of `push_value` of
     /// [`ValueTable::value`]), then its observation of every observed
     /// aggregate kept apart from the columns (those of `push_observation` of
     /// [`ValueTable::observation`]); a reader takes the others' from their
     /// columns.
-    pub fn push_entries(&self, item: usize, out: &mut Vec<u8>) {
-        let mut line = LineEntries::default();
-        // Two loops rather than a chain of the two: the chain's test of which
-        // side it is on cost as much as a flag's entry.
-        for column in &self.columns {
-            line.push(column, item, out, Observations::push_value_entry);
-        }
-        for column in &self.own {
-            line.push(column, item, out, Observations::push_observation_entry);
-        }
-        out.extend_from_slice(&line.pending[..line.n]);
+    pub fn line_writer(&self) -> LineWriter<'_> {
+        LineWriter::new(self)
     }
 
     /// Where aggregate `a`'s observations are kept, if they are: a metric's
@@ -888,19 +903,20 @@ mod tests {
             }
             column
         };
+        // Runs of up to 85 flags: up to 425 bytes, past the 256 gathered.
         let functions = |n: usize| {
-            (0..n).map(|i| match i % 17 {
+            (0..n).map(|i| match i % 97 {
                 5 => AggregateFn::Mean,
                 11 => AggregateFn::Kappa,
                 _ => AggregateFn::Ratio,
             })
         };
         let table = ValueTable {
-            columns: functions(40)
+            columns: functions(120)
                 .enumerate()
                 .map(|(i, f)| column(f, i))
                 .collect(),
-            own: functions(30)
+            own: functions(110)
                 .enumerate()
                 .map(|(i, f)| column(f, i + 7))
                 .collect(),
@@ -915,7 +931,7 @@ mod tests {
                 push_observation(&mut expected, &own.get(item));
             }
             let mut line = b"[1".to_vec();
-            table.push_entries(item, &mut line);
+            table.line_writer().push_entries(item, &mut line);
             assert_eq!(
                 String::from_utf8(line).unwrap(),
                 format!("[1{}", String::from_utf8(expected).unwrap())
@@ -963,7 +979,7 @@ mod tests {
         }
         let expected = String::from_utf8(expected).unwrap();
         let mut line = Vec::new();
-        table.push_entries(0, &mut line);
+        table.line_writer().push_entries(0, &mut line);
         assert_eq!(String::from_utf8(line).unwrap(), expected);
     }
 
@@ -998,7 +1014,7 @@ mod tests {
             let rows: Vec<String> = (0..t.len())
                 .map(|i| {
                     let mut line = Vec::new();
-                    t.push_entries(i, &mut line);
+                    t.line_writer().push_entries(i, &mut line);
                     format!(
                         "{:?} {} {}",
                         t.keys[i],

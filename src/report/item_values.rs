@@ -130,10 +130,11 @@ fn batches(len: usize, batch: usize, threads: usize) -> impl Iterator<Item = Vec
 /// Appends the lines of `rows` of `table` to `out`.
 fn render_rows(table: &ValueTable, run: Option<&str>, rows: Range<usize>, out: &mut Vec<u8>) {
     let mut key = String::new();
+    let entries = table.line_writer();
     for i in rows {
         key.clear();
         push_key_json(&mut key, table.keys[i].as_ref());
-        push_row(out, &key, run, |out| table.push_entries(i, out));
+        push_row(out, &key, run, |out| entries.push_entries(i, out));
     }
 }
 
