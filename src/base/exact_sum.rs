@@ -40,12 +40,10 @@ impl ExactSum {
         self.special += other.special;
     }
 
-    /// The sum `times` merges of `other` add to a `FixedSum`.
+    /// Adds to `sum` what merging this sum `times` times would add.
     pub fn add_to(&self, sum: &mut FixedSum, times: u64) {
         self.partials.iter().for_each(|&p| sum.add_times(p, times));
-        if self.special != 0.0 || self.special.is_nan() {
-            (0..times).for_each(|_| sum.special += self.special);
-        }
+        sum.add_special(self.special, times);
     }
 
     /// The correctly rounded total.
@@ -114,8 +112,7 @@ impl FixedSum {
             return;
         }
         if !x.is_finite() {
-            (0..times).for_each(|_| self.special += x);
-            return;
+            return self.add_special(x, times);
         }
         // A product of at most 53 + 32 bits, shifted by at most 31: fits a u128.
         let (mut times, step) = (times, u64::from(u32::MAX));
@@ -143,6 +140,14 @@ impl FixedSum {
         self.pending += 1;
         if self.pending == CARRY_ROOM {
             self.carry();
+        }
+    }
+
+    /// Adds a sum of infinities and NaNs (or 0) `times` times: once is the
+    /// same, since such a sum added to itself is itself.
+    fn add_special(&mut self, special: f64, times: u64) {
+        if times > 0 && (special != 0.0 || special.is_nan()) {
+            self.special += special;
         }
     }
 

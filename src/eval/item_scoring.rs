@@ -129,9 +129,9 @@ pub(super) fn observe(
 #[derive(Debug, Clone)]
 pub(super) struct FlagSteps {
     general: Vec<FlagStep>,
-    /// The text tests the `text` steps read, and the current item's truth of
-    /// each (0 or 1) followed by an always-true entry that stands for "no
-    /// filter" and "no argument".
+    /// The text tests the `text` steps read, and the current item's truths:
+    /// an always-true entry that stands for "no filter" and "no argument",
+    /// then each test's (0 or 1).
     tests: TextTests,
     truths: Vec<u8>,
     text: Vec<TextFlagStep>,
@@ -141,7 +141,8 @@ impl FlagSteps {
     /// The steps of aggregates `flagged`.
     pub(super) fn of(plan: &Plan, flagged: impl Iterator<Item = usize>) -> Self {
         let tests: Vec<Option<TextTest>> = plan.shared.ops.iter().map(TextTest::of).collect();
-        // Shared op -> its place among `tests` kept, numbered as first met.
+        // Shared op -> its truth's place: its test's among those kept, numbered
+        // as first met, after the always-true entry.
         let mut place: Vec<Option<u32>> = vec![None; tests.len()];
         let mut kept = Vec::new();
         let (mut general, mut text_steps) = (Vec::new(), Vec::new());
@@ -154,11 +155,11 @@ impl FlagSteps {
             }
             let mut truth_of = |at: u32| -> u32 {
                 if at == FlagStep::NONE {
-                    return u32::MAX;
+                    return 0;
                 }
                 *place[at as usize].get_or_insert_with(|| {
                     kept.push(tests[at as usize].clone().expect("a text test"));
-                    kept.len() as u32 - 1
+                    kept.len() as u32
                 })
             };
             let (filter, arg) = (truth_of(step.filter), truth_of(step.arg));
@@ -169,17 +170,8 @@ impl FlagSteps {
                 untouched: step.untouched,
             });
         }
-        // "None" reads the always-true entry after the tests' truths.
-        let always = kept.len() as u32;
-        for step in &mut text_steps {
-            for at in [&mut step.filter, &mut step.arg] {
-                if *at == u32::MAX {
-                    *at = always;
-                }
-            }
-        }
-        let mut truths = vec![0; kept.len()];
-        truths.push(1);
+        let mut truths = vec![0; kept.len() + 1];
+        truths[0] = 1;
         FlagSteps {
             general,
             tests: TextTests::new(&kept),
@@ -210,7 +202,7 @@ impl FlagSteps {
         // many steps read them, instead of each step asking for its shared
         // values (the 46-aggregate benchmark's 44 steps: `ItemChunk::score`
         // 115 -> 60 M instructions at 100k items).
-        self.tests.truths_into(frame, &mut self.truths);
+        self.tests.truths_into(frame, &mut self.truths[1..]);
         let truths = &self.truths;
         for step in &self.text {
             let passes = truths[step.filter as usize] == 1;
