@@ -200,8 +200,7 @@ pub(super) fn push_item_body(
             if i > 0 {
                 body.push(',');
             }
-            push_string(body, &column.name);
-            body.push(':');
+            body.push_str(&column.member);
             push_typed(body, &derived[column.slot.index()], &column.ty);
         }
         body.push('}');

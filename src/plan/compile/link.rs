@@ -159,6 +159,12 @@ pub fn link(parts: Parts<'_>) -> Plan {
         .filter(|(_, id)| derived[id.index()].kind != DerivedKind::Label)
         .map(|(name, id)| ItemColumn {
             name: name.clone(),
+            member: {
+                let mut member = String::new();
+                crate::base::typed_json::push_string(&mut member, name);
+                member.push(':');
+                member
+            },
             kind: derived[id.index()].kind,
             ty: derived[id.index()].ty.clone(),
             slot: id,
