@@ -71,23 +71,23 @@ impl Ranks {
     }
 
     /// How many values there are, group g's counted `weights[g]` times.
-    pub(super) fn weighted_len(&self, weights: &[u64]) -> u64 {
+    pub(super) fn weighted_len(&self, weights: &[u32]) -> u64 {
         (self.groups.iter())
             .zip(weights)
-            .map(|(g, w)| g.len() as u64 * w)
+            .map(|(g, &w)| g.len() as u64 * u64::from(w))
             .sum()
     }
 
     /// The value of rank `rank` (0 the least), group g's values counted
     /// `weights[g]` times.
-    pub(super) fn weighted_nth(&self, weights: &[u64], rank: u64) -> f64 {
+    pub(super) fn weighted_nth(&self, weights: &[u32], rank: u64) -> f64 {
         let width = self.groups.len();
         let at_mark = |m: usize| -> u64 {
             let counts = &self.marks[m * width..(m + 1) * width];
             counts
                 .iter()
                 .zip(weights)
-                .map(|(&c, &w)| u64::from(c) * w)
+                .map(|(&c, &w)| u64::from(c) * u64::from(w))
                 .sum()
         };
         // The first mark with more than `rank` values at or below it
@@ -120,7 +120,7 @@ impl Ranks {
                         false => values.len(),
                     };
                     let within = values[from..to].partition_point(|v| *v <= x);
-                    (from + within) as u64 * w
+                    (from + within) as u64 * u64::from(*w)
                 })
                 .sum()
         };
@@ -165,7 +165,7 @@ mod tests {
         for max_marks in [usize::MAX, 9 * 4, 9 * 3, 1] {
             let ranks = Ranks::new(groups.clone(), max_marks);
             for round in 0..20 {
-                let weights: Vec<u64> = (0..groups.len()).map(|_| rng.below(4)).collect();
+                let weights: Vec<u32> = (0..groups.len()).map(|_| rng.below(4) as u32).collect();
                 let mut expanded: Vec<f64> = groups
                     .iter()
                     .zip(&weights)

@@ -422,7 +422,7 @@ impl<'r> Sides<'r> {
 
     /// Per side, the target formulas' values with group g drawn
     /// `weights[g]` times.
-    fn values(&self, weights: &[u64]) -> Vec<Vec<Value>> {
+    fn values(&self, weights: &[u32]) -> Vec<Vec<Value>> {
         self.folds
             .iter()
             .map(|folds| {
@@ -441,7 +441,9 @@ impl<'r> Sides<'r> {
 
     /// Calls `each` with every replicate's per-side values.
     fn replicates(&self, label: &str, mut each: impl FnMut(Vec<Vec<Value>>)) {
-        let mut weights = vec![0u64; self.groups];
+        // A group is drawn at most `groups` times, so a weight fits in 32 bits
+        // and a count times a weight in 64 (`Fold::value`'s products).
+        let mut weights = vec![0u32; self.groups];
         let generators = replicate_generators(
             label,
             crate::eval::stats::SEED,

@@ -19,10 +19,14 @@ pub(super) enum Fold {
     Accumulators(Vec<Accumulator>),
     /// A count or a ratio: each group's hits and items counted, apart, so
     /// that a replicate's totals are two sums of products over the groups
-    /// (`merge_times` of each group was a tenth of a 46-aggregate run).
+    /// (`merge_times` of each group was a tenth of a 46-aggregate run). In
+    /// 32 bits, as the weights are: a product of two is one vectorised
+    /// multiply on any x86-64 (of two 64-bit numbers it is three, and was not
+    /// vectorised: two fifths of `value` in a 46-aggregate run). A group of
+    /// more than 4 billion items keeps its accumulators.
     Counts {
-        hits: Vec<u64>,
-        totals: Vec<u64>,
+        hits: Vec<u32>,
+        totals: Vec<u32>,
     },
     /// A score of a confusion table (kappa, an F1, agreement): each group's
     /// cells as (truth, predicted, items) over class numbers in natural order
@@ -92,14 +96,20 @@ impl Fold {
         let one_kind = "accumulators of one aggregate have one kind";
         match groups.first() {
             Some(Accumulator::Count(_) | Accumulator::Ratio { .. }) => {
-                let (hits, totals) = (groups.iter())
-                    .map(|group| match *group {
-                        Accumulator::Count(n) => (n, 0),
-                        Accumulator::Ratio { hits, total } => (hits, total),
-                        _ => unreachable!("{one_kind}"),
+                let counts: Option<(Vec<u32>, Vec<u32>)> = (groups.iter())
+                    .map(|group| {
+                        let (hits, total) = match *group {
+                            Accumulator::Count(n) => (n, 0),
+                            Accumulator::Ratio { hits, total } => (hits, total),
+                            _ => unreachable!("{one_kind}"),
+                        };
+                        Some((u32::try_from(hits).ok()?, u32::try_from(total).ok()?))
                     })
-                    .unzip();
-                Fold::Counts { hits, totals }
+                    .collect();
+                match counts {
+                    Some((hits, totals)) => Fold::Counts { hits, totals },
+                    None => Fold::Accumulators(groups),
+                }
             }
             Some(Accumulator::Confusion(_)) => {
                 let tables: Vec<&Confusion> = (groups.iter())
@@ -145,19 +155,21 @@ impl Fold {
     }
 
     /// The aggregate's value with group g counted `weights[g]` times.
-    pub(super) fn value(&self, function: AggregateFn, weights: &[u64]) -> Value {
+    pub(super) fn value(&self, function: AggregateFn, weights: &[u32]) -> Value {
         match self {
             Fold::Accumulators(groups) => {
                 let mut total = Accumulator::new(function);
                 for (group, &w) in groups.iter().zip(weights) {
-                    total.merge_times(group, w);
+                    total.merge_times(group, u64::from(w));
                 }
                 total.finish(function)
             }
             Fold::Counts { hits, totals } => {
                 // What `merge_times` adds up, group by group.
-                let weighted = |counts: &[u64]| -> u64 {
-                    counts.iter().zip(weights).map(|(n, &w)| n * w).sum()
+                let weighted = |counts: &[u32]| -> u64 {
+                    (counts.iter().zip(weights))
+                        .map(|(&n, &w)| u64::from(n) * u64::from(w))
+                        .sum()
                 };
                 let total = match Accumulator::new(function) {
                     Accumulator::Count(_) => Accumulator::Count(weighted(hits)),
@@ -173,6 +185,7 @@ impl Fold {
                 let mut counts = vec![ClassCounts::default(); *classes];
                 let mut named = vec![false; *classes];
                 for (cells, &w) in groups.iter().zip(weights).filter(|(_, &w)| w > 0) {
+                    let w = u64::from(w);
                     for &(truth, predicted, n) in cells {
                         let (truth, predicted) = (truth as usize, predicted as usize);
                         counts[truth].support += n * w;
@@ -188,7 +201,8 @@ impl Fold {
                 ClassTable(classes.map(|(counts, _)| counts).collect()).value(function)
             }
             Fold::Calibrations(groups) => {
-                let sum = Calibration::weighted_sum(groups.iter().zip(weights.iter().copied()));
+                let weights = weights.iter().map(|&w| u64::from(w));
+                let sum = Calibration::weighted_sum(groups.iter().zip(weights));
                 Accumulator::Calibration(sum).finish(function)
             }
             Fold::Sorted { q, ranks } => {

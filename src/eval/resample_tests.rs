@@ -249,7 +249,7 @@ fn assert_folded_as_merged(
     assert!(n == 0 || is_expected(&folded), "{function:?}");
     let merged = Fold::Accumulators(groups);
     for _ in 0..20 {
-        let weights: Vec<u64> = (0..n).map(|_| rng.below(4)).collect();
+        let weights: Vec<u32> = (0..n).map(|_| rng.below(4) as u32).collect();
         assert_eq!(
             folded.value(function, &weights),
             merged.value(function, &weights),
@@ -282,6 +282,28 @@ fn groups_folded_as_counts_weigh_as_merged_accumulators() {
     }
     let mean = Fold::of(vec![Accumulator::new(AggregateFn::Mean); 3]);
     assert!(matches!(mean, Fold::Accumulators(_)));
+}
+
+/// Counts are folded in 32 bits; a group counted past that keeps its
+/// accumulators, and weighs the same.
+#[test]
+fn counts_past_32_bits_keep_their_accumulators() {
+    let mut rng = SplitMix64::seeded("wide counts", 7);
+    let big = u64::from(u32::MAX) + 1;
+    for (function, group) in [
+        (AggregateFn::Count, Accumulator::Count(big)),
+        (
+            AggregateFn::Ratio,
+            Accumulator::Ratio {
+                hits: 3,
+                total: big,
+            },
+        ),
+    ] {
+        let groups = vec![Accumulator::new(function), group];
+        let accumulators = |fold: &Fold| matches!(fold, Fold::Accumulators(_));
+        assert_folded_as_merged(function, groups, accumulators, &mut rng);
+    }
 }
 
 /// A confusion table's groups folded as numbered cells give each replicate
