@@ -7,7 +7,7 @@
 //! read whole and split into elements, so that each element's errors still
 //! name a line.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 use std::ops::{ControlFlow, Range};
 
 use crate::base::diagnostic::{Diagnostic, Location};
@@ -17,7 +17,7 @@ use crate::base::value::Value;
 use crate::data::chunks::{chunk_count, read_ranges, CHUNKS_PER_THREAD};
 use crate::data::error::DataError;
 use crate::data::file::{
-    chunk_ranges, count_lines, open, open_error, open_range, trec_ranges, LineBreaks,
+    chunk_ranges, count_lines, for_each_line, open, open_error, open_range, trec_ranges, LineBreaks,
 };
 use crate::data::position::{char_column, line_col, utf8_error};
 use crate::data::progress::Progress;
@@ -248,7 +248,7 @@ fn read_jsonl_range<S>(
     let (mut line, mut records, mut unreported) = (first_line, 0usize, 0u64);
     // One line's bytes (with its `\n`): its records are parsed and handed on;
     // `Some` says the chunk stops.
-    let mut read_line = |bytes: &[u8]| -> Option<Option<Diagnostic>> {
+    let read_line = |bytes: &[u8]| -> Option<Option<Diagnostic>> {
         if let Some(hasher) = hasher.as_deref_mut() {
             hasher.update(bytes);
         }
@@ -310,44 +310,10 @@ fn read_jsonl_range<S>(
         }
         None
     };
-    // Lines are read where they lie in the reader's buffer, found with a
-    // vectorised search; only a line that straddles two fills is gathered.
-    let mut straddling = Vec::new();
-    loop {
-        let available = match reader.fill_buf() {
-            Ok(available) => available,
-            // As `read_until` did: a read a signal interrupted is tried again.
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(open_error(dataset, &e)),
-        };
-        if available.is_empty() {
-            if !straddling.is_empty() {
-                if let Some(stop) = read_line(&straddling) {
-                    return Ok((records, stop));
-                }
-            }
-            break;
-        }
-        let Some(end) = memchr::memchr(b'\n', available).map(|i| i + 1) else {
-            straddling.extend_from_slice(available);
-            let n = available.len();
-            reader.consume(n);
-            continue;
-        };
-        let stop = if straddling.is_empty() {
-            read_line(&available[..end])
-        } else {
-            straddling.extend_from_slice(&available[..end]);
-            let stop = read_line(&straddling);
-            straddling.clear();
-            stop
-        };
-        reader.consume(end);
-        if let Some(stop) = stop {
-            return Ok((records, stop));
-        }
+    match for_each_line(&mut reader, read_line) {
+        Ok(stop) => Ok((records, stop.flatten())),
+        Err(e) => Err(open_error(dataset, &e)),
     }
-    Ok((records, None))
 }
 
 /// A line's pieces between lone `\r`s: the line itself when it has none (no

@@ -23,6 +23,7 @@ use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::sha256::Sha256;
 use crate::base::value::Value;
 use crate::data::error::DataError;
+use crate::data::file::for_each_line;
 use crate::data::progress::Progress;
 use crate::data::reader::Flow;
 use crate::ir::Record;
@@ -143,7 +144,7 @@ pub fn query_end(mut reader: impl BufRead) -> std::io::Result<u64> {
 /// of each query's first line.
 pub fn read<S, R: BufRead>(
     dataset: &DatasetPlan,
-    mut lines: Lines<'_, R>,
+    lines: Lines<'_, R>,
     mode: Mode,
     state: &mut S,
     sink: &(impl Fn(&mut S, Record) -> Flow + Sync),
@@ -159,8 +160,13 @@ pub fn read<S, R: BufRead>(
     let mut ended: HashSet<Arc<str>, foldhash::fast::FixedState> = HashSet::default();
     let qrels = dataset.format == Format::TrecQrels;
     let columns = if qrels { 4 } else { 6 };
-    let mut buffer = Vec::new();
-    let (mut line, mut unreported) = (lines.first_line, 0u64);
+    let Lines {
+        mut reader,
+        first_line,
+        mut hasher,
+        progress,
+    } = lines;
+    let (mut line, mut unreported) = (first_line, 0u64);
     let emit = |group: Group, state: &mut S, outcome: &mut Outcome| -> bool {
         outcome.records += 1;
         match sink(state, record(dataset, group)) {
@@ -172,32 +178,28 @@ pub fn read<S, R: BufRead>(
             }
         }
     };
-    loop {
-        buffer.clear();
-        let n = lines.reader.read_until(b'\n', &mut buffer)?;
-        if n == 0 {
-            break;
+    // `Some` says the reading stops, its reason in `outcome`.
+    let stopped = for_each_line(&mut reader, |buffer: &[u8]| -> Option<()> {
+        if let Some(hasher) = hasher.as_deref_mut() {
+            hasher.update(buffer);
         }
-        if let Some(hasher) = lines.hasher.as_deref_mut() {
-            hasher.update(&buffer);
-        }
-        unreported += n as u64;
+        unreported += buffer.len() as u64;
         if line % 4096 == 0 {
-            lines.progress.add(std::mem::take(&mut unreported), 4096);
+            progress.add(std::mem::take(&mut unreported), 4096);
         }
         line += 1;
         let error = |column: usize, kind: DataError| {
             Diagnostic::of(&kind).at(Location::in_data(&dataset.display_path, line, Some(column)))
         };
         let name = || dataset.name.clone();
-        let Ok(line_text) = std::str::from_utf8(&buffer) else {
+        let Ok(line_text) = std::str::from_utf8(buffer) else {
             outcome.stop = Some(error(1, DataError::TrecLineNotUtf8 { dataset: name() }));
-            return Ok(outcome);
+            return Some(());
         };
         let mut fields = [(0usize, ""); 6];
         let found = split_fields(line_text, &mut fields);
         if found == 0 {
-            continue;
+            return None;
         }
         if found != columns {
             let kind = DataError::TrecColumns {
@@ -206,7 +208,7 @@ pub fn read<S, R: BufRead>(
                 found,
             };
             outcome.stop = Some(error(1, kind));
-            return Ok(outcome);
+            return Some(());
         }
         let (value_column, value_text) = fields[if qrels { 3 } else { 4 }];
         let value = if qrels {
@@ -221,7 +223,7 @@ pub fn read<S, R: BufRead>(
                 text: value_text.to_string(),
             };
             outcome.stop = Some(error(char_column(line_text, value_column), kind));
-            return Ok(outcome);
+            return Some(());
         };
         let (qid, (doc_column, docno)) = (fields[0].1, fields[2]);
         let group = match mode {
@@ -229,7 +231,7 @@ pub fn read<S, R: BufRead>(
                 if groups.last().is_none_or(|g| &*g.qid != qid) {
                     if ended.contains(qid) {
                         outcome.restart = true;
-                        return Ok(outcome);
+                        return Some(());
                     }
                     let mut next = Group::new(qid, line);
                     if let Some(mut done) = groups.pop() {
@@ -238,7 +240,7 @@ pub fn read<S, R: BufRead>(
                         done.seen.clear();
                         next.seen = std::mem::take(&mut done.seen);
                         if !emit(done, state, &mut outcome) {
-                            return Ok(outcome);
+                            return Some(());
                         }
                     }
                     groups.push(next);
@@ -268,10 +270,14 @@ pub fn read<S, R: BufRead>(
                 first_line,
             };
             outcome.stop = Some(error(char_column(line_text, doc_column), kind));
-            return Ok(outcome);
+            return Some(());
         }
+        None
+    })?;
+    if stopped.is_some() {
+        return Ok(outcome);
     }
-    lines.progress.add(unreported, (line % 4096) as u64);
+    progress.add(unreported, (line % 4096) as u64);
     if mode == Mode::Stream {
         outcome.queries = ended.into_iter().collect();
         outcome.queries.extend(groups.last().map(|g| g.qid.clone()));
