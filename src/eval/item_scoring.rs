@@ -174,7 +174,7 @@ impl FlagSteps {
         truths[0] = 1;
         FlagSteps {
             general,
-            tests: TextTests::new(&kept),
+            tests: TextTests::new(kept),
             truths,
             text: text_steps,
         }

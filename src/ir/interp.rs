@@ -134,15 +134,14 @@ struct FieldTests {
 }
 
 impl TextTests {
-    pub fn new(tests: &[TextTest]) -> Self {
+    pub fn new(tests: Vec<TextTest>) -> Self {
         let mut fields: Vec<FieldTests> = Vec::new();
-        for (at, test) in tests.iter().enumerate() {
-            let entry = (test.clone(), at);
+        for (at, test) in tests.into_iter().enumerate() {
             match fields.iter_mut().find(|field| field.slot == test.slot) {
-                Some(field) => field.tests.push(entry),
+                Some(field) => field.tests.push((test, at)),
                 None => fields.push(FieldTests {
                     slot: test.slot,
-                    tests: vec![entry],
+                    tests: vec![(test, at)],
                 }),
             }
         }
@@ -665,7 +664,7 @@ mod tests {
             test(0, B::Eq, "c1"),
             test(1, B::Ne, ""),
         ];
-        let together = TextTests::new(&tests);
+        let together = TextTests::new(tests.to_vec());
         assert_eq!(together.fields.len(), 2);
         let values = [
             Value::from("c0"),

@@ -179,9 +179,9 @@ pub struct Tradeoff {
 
 #[derive(Debug)]
 pub struct ItemColumn {
-    pub name: String,
-    /// `name` as a JSON member's key with its colon (`"claim":`), escaped once
-    /// here rather than on every line of items.jsonl.
+    /// The field's or matcher's name as a JSON member's key with its colon
+    /// (`"claim":`), escaped once here rather than on every line of
+    /// items.jsonl.
     pub member: String,
     pub kind: DerivedKind,
     pub ty: Type,

@@ -7,6 +7,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use crate::base::typed_json::push_string;
 use crate::inputs::{PriorReport, ReportFiles};
 use crate::ir::{DatasetId, DerivedId, ExprLocations, Linked, MetricId, Op, Relink, Slot};
 use crate::plan::compile::datasets::DatasetDraft;
@@ -158,10 +159,9 @@ pub fn link(parts: Parts<'_>) -> Plan {
         .map(|(i, name)| (name, linker.derived(DeclaredDerived(i))))
         .filter(|(_, id)| derived[id.index()].kind != DerivedKind::Label)
         .map(|(name, id)| ItemColumn {
-            name: name.clone(),
             member: {
                 let mut member = String::new();
-                crate::base::typed_json::push_string(&mut member, name);
+                push_string(&mut member, name);
                 member.push(':');
                 member
             },
