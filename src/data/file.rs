@@ -40,14 +40,29 @@ pub(super) fn open_range(
     ))
 }
 
+/// A line as [`for_each_line`] gives it: its text, or its bytes when they
+/// are not UTF-8.
+pub(super) type Line<'a> = Result<&'a str, &'a [u8]>;
+
+fn line_of(bytes: &[u8]) -> Line<'_> {
+    std::str::from_utf8(bytes).map_err(|_| bytes)
+}
+
+/// The bytes of a line, text or not.
+pub(super) fn bytes_of(line: Line<'_>) -> &[u8] {
+    line.map_or_else(|bytes| bytes, str::as_bytes)
+}
+
 /// Calls `each` with every line of `reader` (with its `\n`; the last may have
 /// none) until it returns `Some`, which is returned. Lines are read where they
 /// lie in the reader's buffer, found with a vectorised search; only a line
 /// that straddles two fills is gathered. (`read_until` copies every line out,
-/// found by a byte-at-a-time search: a twentieth of reading a TREC run.)
+/// found by a byte-at-a-time search: a twentieth of reading a TREC run.) The
+/// whole lines of a fill are checked as UTF-8 at once: a TREC run's lines are
+/// a few dozen bytes, and a check per line cost three times as much.
 pub(super) fn for_each_line<T>(
     reader: &mut impl BufRead,
-    mut each: impl FnMut(&[u8]) -> Option<T>,
+    mut each: impl FnMut(Line<'_>) -> Option<T>,
 ) -> std::io::Result<Option<T>> {
     let mut straddling = Vec::new();
     loop {
@@ -60,27 +75,82 @@ pub(super) fn for_each_line<T>(
         if available.is_empty() {
             return Ok(match straddling.is_empty() {
                 true => None,
-                false => each(&straddling),
+                false => each(line_of(&straddling)),
             });
         }
-        let Some(end) = memchr::memchr(b'\n', available).map(|i| i + 1) else {
+        let Some(end) = memchr::memrchr(b'\n', available).map(|i| i + 1) else {
             straddling.extend_from_slice(available);
             let n = available.len();
             reader.consume(n);
             continue;
         };
-        let stop = if straddling.is_empty() {
-            each(&available[..end])
-        } else {
-            straddling.extend_from_slice(&available[..end]);
-            let stop = each(&straddling);
+        // The line begun in an earlier fill ends at this fill's first break.
+        let mut start = 0;
+        if !straddling.is_empty() {
+            start = memchr::memchr(b'\n', available).map_or(end, |i| i + 1);
+            straddling.extend_from_slice(&available[..start]);
+            let stop = each(line_of(&straddling));
             straddling.clear();
-            stop
-        };
-        reader.consume(end);
-        if stop.is_some() {
-            return Ok(stop);
+            if stop.is_some() {
+                reader.consume(start);
+                return Ok(stop);
+            }
         }
+        let stopped = match std::str::from_utf8(&available[start..end]) {
+            Ok(text) => lines_in(text, |line| each(Ok(line))),
+            // Some line is not text: each says which, from its own bytes.
+            Err(_) => lines_in(&available[start..end], |line| each(line_of(line))),
+        };
+        if let Some((read, stop)) = stopped {
+            reader.consume(start + read);
+            return Ok(Some(stop));
+        }
+        reader.consume(end);
+    }
+}
+
+/// Calls `each` with the lines of `block` (which ends with a break) until it
+/// returns `Some`; then returns that and the bytes read up to the end of that
+/// line.
+fn lines_in<'b, B: ?Sized + Block, T>(
+    block: &'b B,
+    mut each: impl FnMut(&'b B) -> Option<T>,
+) -> Option<(usize, T)> {
+    let mut at = 0;
+    while at < block.len() {
+        let end = memchr::memchr(b'\n', &block.bytes()[at..]).map_or(block.len(), |i| at + i + 1);
+        if let Some(stop) = each(block.part(at..end)) {
+            return Some((end, stop));
+        }
+        at = end;
+    }
+    None
+}
+
+/// Text or bytes, cut at line breaks (which are never inside a character).
+trait Block {
+    fn bytes(&self) -> &[u8];
+    fn part(&self, range: std::ops::Range<usize>) -> &Self;
+    fn len(&self) -> usize {
+        self.bytes().len()
+    }
+}
+
+impl Block for str {
+    fn bytes(&self) -> &[u8] {
+        self.as_bytes()
+    }
+    fn part(&self, range: std::ops::Range<usize>) -> &str {
+        &self[range]
+    }
+}
+
+impl Block for [u8] {
+    fn bytes(&self) -> &[u8] {
+        self
+    }
+    fn part(&self, range: std::ops::Range<usize>) -> &[u8] {
+        &self[range]
     }
 }
 
@@ -238,13 +308,15 @@ pub(super) fn trec_ranges(
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use std::io::Read;
 
-    /// The lines `for_each_line` gives from `text` read `capacity` bytes at a time.
-    fn lines_of(text: &[u8], capacity: usize) -> Vec<Vec<u8>> {
+    /// The lines `for_each_line` gives from `text` read `capacity` bytes at a
+    /// time, each with whether it was given as text.
+    fn lines_of(text: &[u8], capacity: usize) -> Vec<(Vec<u8>, bool)> {
         let mut reader = BufReader::with_capacity(capacity, text);
         let mut lines = Vec::new();
         let stop = for_each_line(&mut reader, |line| {
-            lines.push(line.to_vec());
+            lines.push((bytes_of(line).to_vec(), line.is_ok()));
             None::<()>
         });
         assert_eq!(stop.unwrap(), None);
@@ -254,26 +326,42 @@ mod tests {
     proptest! {
         /// Every line with its break, the last without one if the text has
         /// none: what splitting after each `\n` gives, however the reader's
-        /// fills cut the text.
+        /// fills cut the text; given as text exactly when it is UTF-8 (a
+        /// two-byte letter, a lone continuation byte and a lone lead byte
+        /// among the bytes).
         #[test]
         fn lines_are_given_whole_across_fills(
-            text in proptest::collection::vec(prop_oneof![Just(b'\n'), Just(b'\r'), Just(b'a')], 0..40),
+            pieces in proptest::collection::vec(
+                prop_oneof![Just(&b"\n"[..]), Just(&b"\r"[..]), Just(&b"a"[..]), Just("é".as_bytes()), Just(&[0x80u8][..]), Just(&[0xC3u8][..])],
+                0..40,
+            ),
             capacity in 1usize..9,
         ) {
-            let expected: Vec<Vec<u8>> = text.split_inclusive(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
+            let text = pieces.concat();
+            let expected: Vec<(Vec<u8>, bool)> = text
+                .split_inclusive(|&b| b == b'\n')
+                .map(|line| (line.to_vec(), std::str::from_utf8(line).is_ok()))
+                .collect();
             prop_assert_eq!(lines_of(&text, capacity), expected);
         }
     }
 
     #[test]
     fn lines_stop_where_asked_and_say_why() {
-        let mut reader = BufReader::with_capacity(3, &b"one\ntwo\nthree\n"[..]);
-        let mut seen = 0;
-        let stop = for_each_line(&mut reader, |line| {
-            seen += 1;
-            line.starts_with(b"two").then_some(seen)
-        });
-        assert_eq!(stop.unwrap(), Some(2));
+        for capacity in [3, 64] {
+            let text = b"one\ntwo\nthree\n";
+            let mut reader = BufReader::with_capacity(capacity, &text[..]);
+            let mut seen = 0;
+            let stop = for_each_line(&mut reader, |line| {
+                seen += 1;
+                bytes_of(line).starts_with(b"two").then_some(seen)
+            });
+            assert_eq!(stop.unwrap(), Some(2));
+            // The reader is left after the line that stopped it.
+            let mut rest = String::new();
+            reader.read_to_string(&mut rest).unwrap();
+            assert_eq!(rest, "three\n");
+        }
     }
 
     /// Universal line breaks, byte by byte: the definition the fast count keeps.

@@ -17,7 +17,8 @@ use crate::base::value::Value;
 use crate::data::chunks::{chunk_count, read_ranges, CHUNKS_PER_THREAD};
 use crate::data::error::DataError;
 use crate::data::file::{
-    chunk_ranges, count_lines, for_each_line, open, open_error, open_range, trec_ranges, LineBreaks,
+    bytes_of, chunk_ranges, count_lines, for_each_line, open, open_error, open_range, trec_ranges,
+    Line, LineBreaks,
 };
 use crate::data::position::{char_column, line_col, utf8_error};
 use crate::data::progress::Progress;
@@ -248,7 +249,8 @@ fn read_jsonl_range<S>(
     let (mut line, mut records, mut unreported) = (first_line, 0usize, 0u64);
     // One line's bytes (with its `\n`): its records are parsed and handed on;
     // `Some` says the chunk stops.
-    let read_line = |bytes: &[u8]| -> Option<Option<Diagnostic>> {
+    let read_line = |read: Line<'_>| -> Option<Option<Diagnostic>> {
+        let bytes = bytes_of(read);
         if let Some(hasher) = hasher.as_deref_mut() {
             hasher.update(bytes);
         }
@@ -257,13 +259,11 @@ fn read_jsonl_range<S>(
             progress.add(std::mem::take(&mut unreported), 4096);
         }
         line += 1;
-        let text = match std::str::from_utf8(bytes) {
+        let text = match read {
             Ok(text) => text,
-            Err(e) => {
-                let column = String::from_utf8_lossy(&bytes[..e.valid_up_to()])
-                    .chars()
-                    .count()
-                    + 1;
+            Err(bytes) => {
+                let valid = std::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len);
+                let column = String::from_utf8_lossy(&bytes[..valid]).chars().count() + 1;
                 let kind = DataError::NotUtf8 {
                     dataset: dataset.name.clone(),
                 };

@@ -23,7 +23,7 @@ use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::sha256::Sha256;
 use crate::base::value::Value;
 use crate::data::error::DataError;
-use crate::data::file::for_each_line;
+use crate::data::file::{bytes_of, for_each_line, Line};
 use crate::data::progress::Progress;
 use crate::data::reader::Flow;
 use crate::ir::Record;
@@ -179,7 +179,8 @@ pub fn read<S, R: BufRead>(
         }
     };
     // `Some` says the reading stops, its reason in `outcome`.
-    let stopped = for_each_line(&mut reader, |buffer: &[u8]| -> Option<()> {
+    let stopped = for_each_line(&mut reader, |read: Line<'_>| -> Option<()> {
+        let buffer = bytes_of(read);
         if let Some(hasher) = hasher.as_deref_mut() {
             hasher.update(buffer);
         }
@@ -192,7 +193,7 @@ pub fn read<S, R: BufRead>(
             Diagnostic::of(&kind).at(Location::in_data(&dataset.display_path, line, Some(column)))
         };
         let name = || dataset.name.clone();
-        let Ok(line_text) = std::str::from_utf8(buffer) else {
+        let Ok(line_text) = read else {
             outcome.stop = Some(error(1, DataError::TrecLineNotUtf8 { dataset: name() }));
             return Some(());
         };
