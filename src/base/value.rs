@@ -469,6 +469,15 @@ impl Key {
             }
         })
     }
+
+    /// As [`Key::of`], taking the value: a string moves into its key instead
+    /// of being shared with a value dropped at once (every record's key).
+    pub fn from_value(value: Value) -> Result<Option<Key>, ValueError> {
+        match value {
+            Value::String(s) => Ok(Some(Key::Str(s))),
+            other => Key::of(&other),
+        }
+    }
 }
 
 impl fmt::Display for Key {
@@ -585,6 +594,16 @@ mod tests {
             proptest::prop_assert!(same_bytes(&text, &text.clone()));
             let longer = format!("{text}a");
             proptest::prop_assert!(!same_bytes(&text, &longer));
+        }
+    }
+
+    proptest::proptest! {
+        /// Taking a value gives the key (or the refusal) that reading it does.
+        #[test]
+        fn a_value_taken_is_the_key_it_reads_as(value in super::strategies::value()) {
+            let read = Key::of(&value).map_err(|e| e.to_string());
+            let taken = Key::from_value(value).map_err(|e| e.to_string());
+            proptest::prop_assert_eq!(taken, read);
         }
     }
 

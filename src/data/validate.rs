@@ -1,5 +1,7 @@
 //! Checking a record against its dataset's schema rules (the data contract).
 
+use std::borrow::Cow;
+
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::value::{Value, ValueError};
 use crate::data::error::{DataError, SchemaProblem};
@@ -7,13 +9,18 @@ use crate::ir::{evaluate_on_record, DatasetId, ExprLocations, Record};
 use crate::plan::{DatasetPlan, FieldPath, Rule};
 use crate::spec::DataType;
 
-/// The value at a projected path of a record.
-pub fn read_path(record: &Record, path: &FieldPath) -> Result<Value, ValueError> {
-    let mut value = record.slots[path.slot.index()].clone();
-    for name in &path.rest {
+/// The value at a projected path of a record: the slot itself when the path
+/// is a slot (no count of its references to raise and lower per record).
+fn read_path<'r>(record: &'r Record, path: &FieldPath) -> Result<Cow<'r, Value>, ValueError> {
+    let slot = &record.slots[path.slot.index()];
+    let Some((first, rest)) = path.rest.split_first() else {
+        return Ok(Cow::Borrowed(slot));
+    };
+    let mut value = slot.field(first)?;
+    for name in rest {
         value = value.field(name)?;
     }
-    Ok(value)
+    Ok(Cow::Owned(value))
 }
 
 /// Checks every schema rule, then every check, then the run's name; the first

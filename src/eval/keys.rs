@@ -21,8 +21,9 @@ pub(super) fn key_of(
     record: &Record,
     locations: &ExprLocations,
 ) -> Result<Option<Key>, Diagnostic> {
-    let value = evaluate_on_record(&dataset.key, dataset_id, record)
-        .and_then(|v| Key::of(&v).map_err(|e| RuntimeError::from(e).or_at(Some(dataset.key_at))));
+    let value = evaluate_on_record(&dataset.key, dataset_id, record).and_then(|v| {
+        Key::from_value(v).map_err(|e| RuntimeError::from(e).or_at(Some(dataset.key_at)))
+    });
     value.map_err(|error| {
         let kind = EvalError::KeyNotEvaluated {
             dataset: dataset.name.clone(),
