@@ -247,8 +247,8 @@ fn read_jsonl_range<S>(
     let mut reader = open_range(dataset, range)?;
     let mut interner = project::Interner::default();
     let (mut line, mut records, mut unreported) = (first_line, 0usize, 0u64);
-    // One line's bytes (with its `\n`): its records are parsed and handed on;
-    // `Some` says the chunk stops.
+    // One line (with its `\n`), as text or as bytes that are not UTF-8: its
+    // records are parsed and handed on; `Some` says the chunk stops.
     let read_line = |read: Line<'_>| -> Option<Option<Diagnostic>> {
         let bytes = bytes_of(read);
         if let Some(hasher) = hasher.as_deref_mut() {
