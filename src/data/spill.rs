@@ -296,6 +296,31 @@ pub fn read_key(input: &mut impl BufRead) -> io::Result<Option<Key>> {
     }))
 }
 
+/// Passes over a key written by [`write_key`] without building it.
+pub fn skip_key(input: &mut impl BufRead) -> io::Result<()> {
+    let [tag] = read_array(input)?;
+    let len = match tag {
+        NULL => 0,
+        STRING => read_len(input)?,
+        NUMBER | BIG_POSITIVE | BIG_NEGATIVE => 8,
+        other => {
+            return Err(invalid_data(format!(
+                "a spilled key has an unknown tag {other}"
+            )))
+        }
+    };
+    let mut left = len;
+    while left > 0 {
+        let buffered = input.fill_buf()?.len().min(left);
+        if buffered == 0 {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+        input.consume(buffered);
+        left -= buffered;
+    }
+    Ok(())
+}
+
 /// Reads `N` bytes: a number written with `to_le_bytes`.
 pub fn read_array<const N: usize>(input: &mut impl BufRead) -> io::Result<[u8; N]> {
     let mut bytes = [0u8; N];
@@ -386,6 +411,14 @@ mod tests {
             write_key(&mut bytes, key.as_ref()).unwrap();
             let back = read_key(&mut bytes.as_slice()).unwrap();
             prop_assert_eq!(format!("{back:?}"), format!("{key:?}"));
+            // Passed over, a key leaves the reader at what follows it; cut
+            // short, it is an error.
+            bytes.push(b'!');
+            let mut input = std::io::BufReader::with_capacity(3, bytes.as_slice());
+            skip_key(&mut input).unwrap();
+            prop_assert_eq!(input.fill_buf().unwrap(), b"!");
+            let cut = &bytes[..bytes.len() - 2];
+            prop_assert!(cut.is_empty() || skip_key(&mut &cut[..]).is_err());
         }
 
         /// Damaged bytes are an error or some record, never a panic.

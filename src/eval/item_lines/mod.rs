@@ -421,6 +421,12 @@ impl ItemLines {
                 })
             })
             .collect();
+        // Lines of one run all ordered by their place compare no keys
+        // (`Head::order`): a run's keys need not be read back (each an
+        // allocation and a UTF-8 check, on the merge's one thread).
+        let first_run = self.spools.first().map(|spool| spool.run_index);
+        let keys_unread = (self.spools.iter())
+            .all(|spool| spool.by_ordinal && Some(spool.run_index) == first_run);
         let mut cursors = Vec::new();
         for (spool, run_entry) in self.spools.iter().zip(&runs) {
             if let Some(error) = &spool.failed {
@@ -428,6 +434,7 @@ impl ItemLines {
             }
             let place = Place {
                 run_entry: run_entry.as_deref(),
+                keys_unread,
                 ..Place::of(spool)
             };
             for run in &spool.runs {

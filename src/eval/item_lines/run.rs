@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, BufRead, BufWriter, Write};
 
-use crate::data::spill::{read_array, read_key, write_key};
+use crate::data::spill::{read_array, read_key, skip_key, write_key};
 
 use super::merge::{Head, Place, Text};
 use super::Entry;
@@ -92,8 +92,14 @@ pub(super) fn read_head<'a>(
     cursor: usize,
     place: Place<'a>,
 ) -> io::Result<Head<'a>> {
+    let key = if place.keys_unread {
+        skip_key(input)?;
+        None
+    } else {
+        read_key(input)?.map(Cow::Owned)
+    };
     Ok(Head {
-        key: read_key(input)?.map(Cow::Owned),
+        key,
         line: u32::from_le_bytes(read_array(input)?),
         score: u32::from_le_bytes(read_array(input)?),
         ordinal: u64::from_le_bytes(read_array(input)?),
