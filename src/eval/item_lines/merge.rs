@@ -33,8 +33,9 @@ pub(super) struct Place<'a> {
     pub(super) by_ordinal: bool,
     /// The run as its lines' entry (`"run":…,`), when items.jsonl is written.
     pub(super) run_entry: Option<&'a str>,
-    /// Whether a run's keys are passed over unread: when every line merged
-    /// is ordered by its place alone, no key is compared (nor written on).
+    /// Whether a spilled run's keys are passed over unread: when every line
+    /// merged is ordered by its place alone, no key is compared (nor written
+    /// on).
     pub(super) keys_unread: bool,
 }
 

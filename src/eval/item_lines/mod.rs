@@ -421,9 +421,10 @@ impl ItemLines {
                 })
             })
             .collect();
-        // Lines of one run all ordered by their place compare no keys
-        // (`Head::order`): a run's keys need not be read back (each an
-        // allocation and a UTF-8 check, on the merge's one thread).
+        // Lines all of one evaluated run (`run_index`) and ordered by their
+        // place compare no keys (`Head::order`): the spilled runs' keys need
+        // not be read back (each an allocation and a UTF-8 check, on the
+        // merge's one thread).
         let first_run = self.spools.first().map(|spool| spool.run_index);
         let keys_unread = (self.spools.iter())
             .all(|spool| spool.by_ordinal && Some(spool.run_index) == first_run);
