@@ -96,10 +96,11 @@ pub(super) fn for_each_line<T>(
                 return Ok(stop);
             }
         }
-        let stopped = match std::str::from_utf8(&available[start..end]) {
-            Ok(text) => lines_in(text, |line| each(Ok(line))),
+        let block = &available[start..end];
+        let stopped = match std::str::from_utf8(block) {
+            Ok(text) => lines_in(block, |line| each(Ok(&text[line]))),
             // Some line is not text: each says which, from its own bytes.
-            Err(_) => lines_in(&available[start..end], |line| each(line_of(line))),
+            Err(_) => lines_in(block, |line| each(line_of(&block[line]))),
         };
         if let Some((read, stop)) = stopped {
             reader.consume(start + read);
@@ -109,49 +110,22 @@ pub(super) fn for_each_line<T>(
     }
 }
 
-/// Calls `each` with the lines of `block` (which ends with a break) until it
-/// returns `Some`; then returns that and the bytes read up to the end of that
-/// line.
-fn lines_in<'b, B: ?Sized + Block, T>(
-    block: &'b B,
-    mut each: impl FnMut(&'b B) -> Option<T>,
+/// Calls `each` with the range of every line of `block` (which ends with a
+/// break; breaks never fall inside a character) until it returns `Some`;
+/// then returns that and the bytes read up to the end of that line.
+fn lines_in<T>(
+    block: &[u8],
+    mut each: impl FnMut(std::ops::Range<usize>) -> Option<T>,
 ) -> Option<(usize, T)> {
     let mut at = 0;
     while at < block.len() {
-        let end = memchr::memchr(b'\n', &block.bytes()[at..]).map_or(block.len(), |i| at + i + 1);
-        if let Some(stop) = each(block.part(at..end)) {
+        let end = memchr::memchr(b'\n', &block[at..]).map_or(block.len(), |i| at + i + 1);
+        if let Some(stop) = each(at..end) {
             return Some((end, stop));
         }
         at = end;
     }
     None
-}
-
-/// Text or bytes, cut at line breaks (which are never inside a character).
-trait Block {
-    fn bytes(&self) -> &[u8];
-    fn part(&self, range: std::ops::Range<usize>) -> &Self;
-    fn len(&self) -> usize {
-        self.bytes().len()
-    }
-}
-
-impl Block for str {
-    fn bytes(&self) -> &[u8] {
-        self.as_bytes()
-    }
-    fn part(&self, range: std::ops::Range<usize>) -> &str {
-        &self[range]
-    }
-}
-
-impl Block for [u8] {
-    fn bytes(&self) -> &[u8] {
-        self
-    }
-    fn part(&self, range: std::ops::Range<usize>) -> &[u8] {
-        &self[range]
-    }
 }
 
 /// Where chunk `i` of `chunks` nominally starts in a file of `size` bytes.

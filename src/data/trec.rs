@@ -180,11 +180,11 @@ pub fn read<S, R: BufRead>(
     };
     // `Some` says the reading stops, its reason in `outcome`.
     let stopped = for_each_line(&mut reader, |read: Line<'_>| -> Option<()> {
-        let buffer = bytes_of(read);
+        let bytes = bytes_of(read);
         if let Some(hasher) = hasher.as_deref_mut() {
-            hasher.update(buffer);
+            hasher.update(bytes);
         }
-        unreported += buffer.len() as u64;
+        unreported += bytes.len() as u64;
         if line % 4096 == 0 {
             progress.add(std::mem::take(&mut unreported), 4096);
         }
