@@ -309,14 +309,24 @@ pub fn skip_key(input: &mut impl BufRead) -> io::Result<()> {
             )))
         }
     };
-    let mut left = len;
-    while left > 0 {
-        let buffered = input.fill_buf()?.len().min(left);
-        if buffered == 0 {
+    copy_bytes(input, len, &mut io::sink())
+}
+
+/// Copies the next `len` bytes of `reader` to `out`.
+pub fn copy_bytes(
+    reader: &mut impl BufRead,
+    mut len: usize,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    while len > 0 {
+        let buffer = reader.fill_buf()?;
+        if buffer.is_empty() {
             return Err(io::ErrorKind::UnexpectedEof.into());
         }
-        input.consume(buffered);
-        left -= buffered;
+        let taken = buffer.len().min(len);
+        out.write_all(&buffer[..taken])?;
+        reader.consume(taken);
+        len -= taken;
     }
     Ok(())
 }

@@ -4,10 +4,11 @@
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::binary_heap::{BinaryHeap, PeekMut};
-use std::io::{self, BufRead, BufReader, Seek, SeekFrom, Write};
+use std::io::{self, BufReader, Seek, SeekFrom, Write};
 use std::ops::Range;
 
 use crate::base::value::Key;
+use crate::data::spill::copy_bytes;
 use crate::eval::outcome::report_order;
 
 use super::run::{read_head, Run, RunReader};
@@ -239,25 +240,6 @@ pub(super) fn merge<'a>(
             Some(next) => *smallest = next,
             None => drop(PeekMut::pop(smallest)),
         }
-    }
-    Ok(())
-}
-
-/// Copies the next `len` bytes of `reader` to `out`.
-pub(super) fn copy_bytes(
-    reader: &mut impl BufRead,
-    mut len: usize,
-    out: &mut impl Write,
-) -> io::Result<()> {
-    while len > 0 {
-        let buffer = reader.fill_buf()?;
-        if buffer.is_empty() {
-            return Err(io::ErrorKind::UnexpectedEof.into());
-        }
-        let taken = buffer.len().min(len);
-        out.write_all(&buffer[..taken])?;
-        reader.consume(taken);
-        len -= taken;
     }
     Ok(())
 }
