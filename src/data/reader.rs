@@ -20,7 +20,7 @@ use crate::data::file::{
     bytes_of, chunk_ranges, count_lines, for_each_line, open, open_error, open_range, trec_ranges,
     Line, LineBreaks,
 };
-use crate::data::position::{char_column, line_col, utf8_error};
+use crate::data::position::{char_column, line_col, utf8_error, LineCursor};
 use crate::data::progress::Progress;
 use crate::data::{csv, json_array, parquet, project, trec};
 use crate::ir::Record;
@@ -448,8 +448,9 @@ fn read_json_array<S>(
         }
     };
     let mut interner = project::Interner::default();
+    let mut cursor = LineCursor::new(text);
     for range in elements {
-        let (line, column) = line_col(text, range.start);
+        let (line, column) = cursor.at(range.start);
         let record = match parse_record(dataset, &mut interner, &text[range], line, column - 1) {
             Ok(record) => record,
             Err(d) => return Ok((Some(d), stats)),
