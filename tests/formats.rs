@@ -164,6 +164,52 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// A CSV file or a JSON array past two chunks' size is hashed on a thread of
+/// its own, a smaller one as it is read: either way report.json has the
+/// file's SHA-256 and the same metrics.
+#[test]
+fn csv_and_json_array_digests_are_the_files_hashed_apart_or_not() {
+    use sha2::Digest;
+    let root = repo_root();
+    let runs = [
+        (
+            "specs/rag-precision.yaml",
+            vec![
+                ("gold", format!("{FORMATS}/rag-precision/gold.csv")),
+                ("trace", format!("{FORMATS}/rag-precision/trace.tsv")),
+            ],
+        ),
+        (
+            "specs/rag-quality-report.yaml",
+            vec![(
+                "qaset",
+                "specs/data/rag-quality-report/qaset.json".to_string(),
+            )],
+        ),
+    ];
+    for (spec, datasets) in runs {
+        let args: Vec<String> = datasets.iter().map(|(n, p)| format!("{n}={p}")).collect();
+        let mut metrics = Vec::new();
+        // Small files hash as they are read; a one-byte chunk makes every file large.
+        for env in [vec![], vec![("EVALSPEC_MIN_CHUNK_BYTES", "1")]] {
+            let (out, report) = run_in(&root, spec, &args, &[], &env);
+            assert_eq!(out.code, 0, "{spec} {env:?}: {}", out.stderr);
+            let report = report.unwrap();
+            let json: serde_json::Value = serde_json::from_str(&report).unwrap();
+            for (name, path) in &datasets {
+                let bytes = std::fs::read(root.join(path)).unwrap();
+                assert_eq!(
+                    json["datasets"][name]["sha256"],
+                    format!("{:x}", sha2::Sha256::digest(&bytes)),
+                    "{spec} {name} {env:?}"
+                );
+            }
+            metrics.push(metrics_and_gates(&report));
+        }
+        assert_eq!(metrics[0], metrics[1], "{spec}");
+    }
+}
+
 #[test]
 fn parquet_and_csv_read_the_same_for_any_thread_count() {
     let root = repo_root();

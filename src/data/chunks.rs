@@ -25,6 +25,15 @@ pub(super) fn min_chunk_bytes() -> u64 {
         .unwrap_or(256 << 10)
 }
 
+/// Whether a file is hashed on a thread of its own beside its reading: past
+/// two chunks' size (a JSONL file on `--threads 1`, a JSON array, a CSV
+/// file), where the hash would take a share of the reading thread's time (a
+/// fifteenth of a JSONL read, a sixth of a CSV read fed row by row); below
+/// it a thread costs more than it saves.
+pub(super) fn hash_apart(size: u64) -> bool {
+    size >= 2 * min_chunk_bytes()
+}
+
 /// Chunks per thread when a file is split: a thread that ends its chunk early
 /// takes the next one left, so the threads end together. At 1M items two
 /// threads with a chunk each ended up to a third of a second apart (one
@@ -81,10 +90,8 @@ pub(super) fn read_ranges<S: Send, R: Send>(
         .map(Mutex::new)
         .collect();
     // Several ranges leave the hash to a thread of its own, and so does one
-    // range of a file past two chunks' size (`--threads 1` on a large file):
-    // hashing took a fifteenth of that thread's time. One small range hashes
-    // as it reads.
-    let apart = ranges.len() > 1 || size >= 2 * min_chunk_bytes();
+    // range of a large file (`hash_apart`). One small range hashes as it reads.
+    let apart = ranges.len() > 1 || hash_apart(size);
     let next_range = &AtomicUsize::new(0);
     let read_one = &|i: usize| {
         let (next, previous) = std::mem::take(&mut *passes[i].lock().expect("never poisoned"));

@@ -14,7 +14,8 @@
 //! gives each row's exact first byte and line (the `csv` crate reports positions
 //! before skipped line breaks) and tells when a quoted cell runs to the end of the
 //! file (which the `csv` crate silently accepts). A file is read by one thread, in
-//! one chunk; its SHA-256 is computed as it is read.
+//! one chunk; its SHA-256 is computed as it is read, or for a large file on a
+//! thread of its own.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -24,9 +25,10 @@ use std::sync::Arc;
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::sha256::Sha256;
 use crate::base::value::Value;
+use crate::data::chunks::hash_apart;
 use crate::data::columns::{self, Target};
 use crate::data::csv_scan::Scan;
-use crate::data::file::{count_newlines, open_error};
+use crate::data::file::{count_newlines, hash_file, open_error};
 use crate::data::project::{self, Interner};
 use crate::data::reader::Flow;
 use crate::data::reader::ReadStats;
@@ -41,10 +43,32 @@ pub fn read<S>(
     sink: &(impl Fn(&mut S, Record) -> Flow + Sync),
 ) -> Result<(Option<Diagnostic>, ReadStats), Diagnostic> {
     let file = File::open(&dataset.path).map_err(|e| open_error(dataset, &e))?;
+    let size = file.metadata().map_err(|e| open_error(dataset, &e))?.len();
+    if !hash_apart(size) {
+        return read_rows(dataset, file, Some(Sha256::new()), state, sink);
+    }
+    std::thread::scope(|scope| {
+        let digest = scope.spawn(|| hash_file(dataset));
+        let read = read_rows(dataset, file, None, state, sink);
+        let digest = digest.join().expect("hashing does not panic");
+        let (stop, mut stats) = read?;
+        stats.sha256 = digest?;
+        Ok((stop, stats))
+    })
+}
+
+/// Reads the rows, hashing them as they are read when given a hasher.
+fn read_rows<S>(
+    dataset: &DatasetPlan,
+    file: File,
+    hasher: Option<Sha256>,
+    state: &mut S,
+    sink: &(impl Fn(&mut S, Record) -> Flow + Sync),
+) -> Result<(Option<Diagnostic>, ReadStats), Diagnostic> {
     let delimiter = delimiter(dataset);
     let mut input = Input {
         reader: BufReader::with_capacity(1 << 20, file),
-        hasher: Sha256::new(),
+        hasher,
         offset: 0,
         line: 1,
     };
@@ -88,7 +112,7 @@ pub fn read<S>(
         input.skip_breaks().map_err(io)?;
     }
     stats.bytes = input.offset;
-    stats.sha256 = input.hasher.hex();
+    stats.sha256 = input.hasher.map(Sha256::hex).unwrap_or_default();
     Ok((stop, stats))
 }
 
@@ -103,10 +127,10 @@ fn delimiter(dataset: &DatasetPlan) -> u8 {
         })
 }
 
-/// The file, hashed and counted as it is consumed.
+/// The file, counted (and hashed, unless it is hashed apart) as it is consumed.
 struct Input {
     reader: BufReader<File>,
-    hasher: Sha256,
+    hasher: Option<Sha256>,
     offset: u64,
     /// The line of the next byte.
     line: usize,
@@ -149,7 +173,9 @@ impl Input {
                 .take_while(|&&b| b == b'\n' || b == b'\r')
                 .count();
             let breaks = count_newlines(&buffer[..n]);
-            self.hasher.update(&buffer[..n]);
+            if let Some(hasher) = &mut self.hasher {
+                hasher.update(&buffer[..n]);
+            }
             let more = n < buffer.len();
             self.consume(n, breaks);
             if more {
@@ -181,7 +207,9 @@ impl Input {
             let (result, nin, nout, nend) =
                 core.read_record(buffer, &mut row.cells[out..], &mut row.ends[ends..]);
             let breaks = count_newlines(&buffer[..nin]);
-            self.hasher.update(&buffer[..nin]);
+            if let Some(hasher) = &mut self.hasher {
+                hasher.update(&buffer[..nin]);
+            }
             self.consume(nin, breaks);
             out += nout;
             ends += nend;

@@ -14,7 +14,7 @@ use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::python::{is_python_space, python_strip};
 use crate::base::sha256::{sha256_hex, Sha256};
 use crate::base::value::Value;
-use crate::data::chunks::{chunk_count, read_ranges, CHUNKS_PER_THREAD};
+use crate::data::chunks::{chunk_count, hash_apart, read_ranges, CHUNKS_PER_THREAD};
 use crate::data::error::DataError;
 use crate::data::file::{
     bytes_of, chunk_ranges, count_lines, for_each_line, open, open_error, open_range, trec_ranges,
@@ -334,17 +334,12 @@ impl<'t> Iterator for Pieces<'t> {
     }
 }
 
-fn read_whole(dataset: &DatasetPlan) -> Result<(Vec<u8>, ReadStats), Diagnostic> {
+fn read_whole(dataset: &DatasetPlan) -> Result<Vec<u8>, Diagnostic> {
     let mut bytes = Vec::new();
     BufReader::new(open(dataset)?)
         .read_to_end(&mut bytes)
         .map_err(|e| open_error(dataset, &e))?;
-    let stats = ReadStats {
-        bytes: bytes.len() as u64,
-        sha256: sha256_hex(&bytes),
-        records: 0,
-    };
-    Ok((bytes, stats))
+    Ok(bytes)
 }
 
 /// A TREC file, streamed query by query in ranges that each hold whole queries;
@@ -426,10 +421,37 @@ fn read_json_array<S>(
     state: &mut S,
     sink: &(impl Fn(&mut S, Record) -> Flow + Sync),
 ) -> Result<(Option<Diagnostic>, ReadStats), Diagnostic> {
-    let (bytes, mut stats) = read_whole(dataset)?;
-    let text = match std::str::from_utf8(&bytes) {
+    let bytes = read_whole(dataset)?;
+    let mut stats = ReadStats {
+        bytes: bytes.len() as u64,
+        ..ReadStats::default()
+    };
+    let stop = if hash_apart(stats.bytes) {
+        std::thread::scope(|scope| {
+            let digest = scope.spawn(|| sha256_hex(&bytes));
+            let stop = read_array(dataset, &bytes, &mut stats.records, state, sink);
+            stats.sha256 = digest.join().expect("hashing does not panic");
+            stop
+        })
+    } else {
+        stats.sha256 = sha256_hex(&bytes);
+        read_array(dataset, &bytes, &mut stats.records, state, sink)
+    };
+    Ok((stop, stats))
+}
+
+/// Reads a JSON array's elements into records for `sink`, counting them;
+/// returns the error that stopped it.
+fn read_array<S>(
+    dataset: &DatasetPlan,
+    bytes: &[u8],
+    records: &mut usize,
+    state: &mut S,
+    sink: &(impl Fn(&mut S, Record) -> Flow + Sync),
+) -> Option<Diagnostic> {
+    let text = match std::str::from_utf8(bytes) {
         Ok(text) => text.strip_prefix('\u{feff}').unwrap_or(text),
-        Err(e) => return Ok((Some(utf8_error(dataset, &bytes, &e)), stats)),
+        Err(e) => return Some(utf8_error(dataset, bytes, &e)),
     };
     let elements = match json_array::split(text) {
         Ok(elements) => elements,
@@ -439,12 +461,11 @@ fn read_json_array<S>(
                 dataset: dataset.name.clone(),
                 problem,
             };
-            let d = Diagnostic::of(&kind).at(Location::in_data(
+            return Some(Diagnostic::of(&kind).at(Location::in_data(
                 &dataset.display_path,
                 line,
                 Some(column),
-            ));
-            return Ok((Some(d), stats));
+            )));
         }
     };
     let mut interner = project::Interner::default();
@@ -453,16 +474,16 @@ fn read_json_array<S>(
         let (line, column) = cursor.at(range.start);
         let record = match parse_record(dataset, &mut interner, &text[range], line, column - 1) {
             Ok(record) => record,
-            Err(d) => return Ok((Some(d), stats)),
+            Err(d) => return Some(d),
         };
-        stats.records += 1;
+        *records += 1;
         match sink(state, record) {
             Ok(ControlFlow::Continue(())) => {}
-            Ok(ControlFlow::Break(())) => return Ok((None, stats)),
-            Err(d) => return Ok((Some(d), stats)),
+            Ok(ControlFlow::Break(())) => return None,
+            Err(d) => return Some(d),
         }
     }
-    Ok((None, stats))
+    None
 }
 
 #[cfg(test)]
