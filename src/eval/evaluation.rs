@@ -260,7 +260,8 @@ pub(super) fn first_run_name(
     check: &Check,
     locations: &ExprLocations,
 ) -> Result<Value, Vec<Diagnostic>> {
-    // One reader hashes as it reads, so stopping at the first record reads no further.
+    // One reader: stopping at the first record parses no further (a file past
+    // two chunks' size is still hashed whole beside it, `chunks::hash_apart`).
     let read = read_chunked(
         dataset,
         1,
