@@ -225,11 +225,11 @@ fn spec_id(report: &Report) -> SpecId {
 /// Names of both maps: the new run's order, then names only the old run has.
 fn union<T>(old: &NameMap<T>, new: &NameMap<T>) -> Vec<String> {
     let mut all: Vec<String> = new.names().map(str::to_string).collect();
-    for name in old.names() {
-        if !all.iter().any(|n| n == name) {
-            all.push(name.to_string());
-        }
-    }
+    all.extend(
+        old.names()
+            .filter(|name| !new.contains(name))
+            .map(str::to_string),
+    );
     all
 }
 

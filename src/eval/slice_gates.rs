@@ -159,14 +159,13 @@ impl SliceRun<'_> {
             Better::Lower => a > b,
         };
         let mut pick: Option<(f64, &SliceGateOutcome)> = None;
-        for (row, outcome) in values {
+        // `by_slices` made a row per value, in the slices' order.
+        let entries = by.slices.iter().flat_map(|&s| &self.slices[s]);
+        for ((row, outcome), entry) in values.iter().zip(entries) {
+            debug_assert_eq!(row.value, entry.value, "a row per value, in order");
             if outcome.is_none() {
                 continue;
             }
-            let entry = &self.slices[row.slice]
-                .iter()
-                .find(|e| e.value == row.value)
-                .expect("the row's value");
             if let Value::Number(x) = entry.metrics[m] {
                 if pick.is_none_or(|(best, _)| worse(x, best)) {
                     pick = Some((x, row));

@@ -1,6 +1,7 @@
 //! The slices of `report.json`: each slice value's items and metrics (per run as
 //! `NAME@RUN`, with several runs), and how a gate with `by:` decided per value.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::base::natural::natural_cmp;
@@ -35,14 +36,18 @@ pub(super) fn slices(plan: &Plan, outcome: &Outcome) -> Option<Slices> {
             .collect();
         values.sort_by(|a, b| natural_cmp(a, b).then_with(|| a.cmp(b)));
         values.dedup();
+        // Each run's values by their text, found once each.
+        let found_in: Vec<HashMap<&str, &SliceValueOutcome>> = (runs.iter())
+            .map(|(_, values)| values.iter().map(|v| (&*v.value, v)).collect())
+            .collect();
         let mut entries = NameMap::new();
         for value in values {
             let mut items = 0;
             let mut per_run = NameMap::new();
             let mut metrics = NameMap::new();
             let mut intervals = NameMap::new();
-            for (run, run_values) in &runs {
-                let found = run_values.iter().find(|v| v.value == value);
+            for ((run, _), found_in) in runs.iter().zip(&found_in) {
+                let found = found_in.get(&*value).copied();
                 let n = found.map_or(0, |v| v.items);
                 items += n;
                 if let Some(run) = run {

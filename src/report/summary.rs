@@ -1,5 +1,6 @@
 //! The concise terminal summary of a run.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use crate::base::natural::natural_cmp;
@@ -193,11 +194,13 @@ fn slices(plan: &Plan, outcome: &Outcome, out: &mut String) {
         values.sort_by(|a, b| natural_cmp(a, b).then_with(|| a.cmp(b)));
         values.dedup();
         let _ = writeln!(out, "\nslice {} ({} values)", slice.name, values.len());
+        // Each run's values by their text, found once each.
+        let found_in: Vec<HashMap<&str, &SliceValueOutcome>> = (runs.iter())
+            .map(|r| r.iter().map(|v| (&*v.value, v)).collect())
+            .collect();
         for value in values {
-            let found: Vec<Option<&SliceValueOutcome>> = runs
-                .iter()
-                .map(|r| r.iter().find(|v| &*v.value == value))
-                .collect();
+            let found: Vec<Option<&SliceValueOutcome>> =
+                found_in.iter().map(|r| r.get(value).copied()).collect();
             let items: Vec<String> = (found.iter())
                 .map(|v| v.map_or(0, |v| v.items).to_string())
                 .collect();
