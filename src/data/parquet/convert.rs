@@ -16,7 +16,7 @@ use arrow_schema::DataType as ArrowType;
 use super::Columns;
 use crate::base::value::Value;
 use crate::data::columns::{self};
-use crate::data::project::Interner;
+use crate::data::project::{Interner, ObjectFields};
 use crate::ir::Record;
 
 /// One batch's columns, ready to be turned into values row by row.
@@ -340,19 +340,15 @@ impl<'a> Converter<'a> {
                 Value::list(items)
             }
             Kind::Map(range, keys, values) => {
-                let mut fields: Vec<(Arc<str>, Value)> = Vec::new();
+                let mut fields = ObjectFields::default();
                 for j in range(i) {
                     let key: Arc<str> = match keys.value(j, cx, false)? {
                         Value::String(s) => s,
                         other => Arc::from(other.to_string()),
                     };
-                    let value = values.value(j, cx, false)?;
-                    match fields.iter_mut().find(|(k, _)| *k == key) {
-                        Some(existing) => existing.1 = value,
-                        None => fields.push((key, value)),
-                    }
+                    fields.insert(key, values.value(j, cx, false)?);
                 }
-                Value::Object(Arc::from(fields))
+                fields.into_value()
             }
             Kind::Struct(names, children) => Value::Object(
                 names
