@@ -1,9 +1,7 @@
 //! The concise terminal summary of a run.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use crate::base::natural::natural_cmp;
 use crate::base::typed_json::format_typed;
 use crate::base::types::Type;
 use crate::eval::{GateOutcome, GateStatus, Outcome, SliceValueOutcome};
@@ -186,21 +184,9 @@ fn slices(plan: &Plan, outcome: &Outcome, out: &mut String) {
                 .map(|r| r.slices[s].as_slice())
                 .collect(),
         };
-        let mut values: Vec<&str> = runs
-            .iter()
-            .flat_map(|r| r.iter())
-            .map(|v| &*v.value)
-            .collect();
-        values.sort_by(|a, b| natural_cmp(a, b).then_with(|| a.cmp(b)));
-        values.dedup();
+        let values = super::slices::across_runs(&runs);
         let _ = writeln!(out, "\nslice {} ({} values)", slice.name, values.len());
-        // Each run's values by their text, found once each.
-        let found_in: Vec<HashMap<&str, &SliceValueOutcome>> = (runs.iter())
-            .map(|r| r.iter().map(|v| (&*v.value, v)).collect())
-            .collect();
-        for value in values {
-            let found: Vec<Option<&SliceValueOutcome>> =
-                found_in.iter().map(|r| r.get(value).copied()).collect();
+        for (value, found) in values {
             let items: Vec<String> = (found.iter())
                 .map(|v| v.map_or(0, |v| v.items).to_string())
                 .collect();
