@@ -8,7 +8,8 @@
 //! (report.json and items.jsonl as serde types) → [`syntax`] (expression text
 //! → AST) → [`library`] (the callables) → [`ir`] (ops and their interpreter) →
 //! [`spec`] (YAML → declarations) → [`inputs`] (every other file a run needs) →
-//! [`plan`] (declarations → a checked, linked plan; pure) → [`lock`] (frozen
+//! [`plan`] (declarations → a checked, linked plan; pure) → [`stats`]
+//! (accumulators, intervals, paired tests, the bootstrap) → [`lock`] (frozen
 //! specs) → [`data`] (records read and validated) → [`eval`] (items, aggregates,
 //! metrics, gates) → [`report`] (report.json, items.jsonl, templated reports) →
 //! [`diff`] (two reports compared) → [`commands`] (one file per subcommand).
@@ -28,6 +29,7 @@ pub mod plan;
 pub mod report;
 pub mod report_model;
 pub mod spec;
+pub mod stats;
 pub mod syntax;
 
 pub use commands::exit;

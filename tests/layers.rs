@@ -20,6 +20,7 @@ const LAYERS: &[&str] = &[
     "spec",
     "inputs",
     "plan",
+    "stats",
     "lock",
     "data",
     "eval",

@@ -2,8 +2,8 @@
 
 use evalspec::base::python::python_strip;
 use evalspec::base::value::Value;
-use evalspec::eval::percentile;
 use evalspec::library::builtins::lookup;
+use evalspec::stats::aggregate::percentile;
 use proptest::prelude::*;
 
 fn call(name: &str, args: &[Value]) -> Value {
@@ -112,16 +112,19 @@ fn labelled() -> impl Strategy<Value = Vec<(&'static str, &'static str, f64)>> {
     prop::collection::vec((label(), label(), 0f64..=1.0), 0..60)
 }
 
-fn confusion(items: &[(&'static str, &'static str, f64)]) -> evalspec::eval::Confusion {
-    let mut c = evalspec::eval::Confusion::default();
+fn confusion(items: &[(&'static str, &'static str, f64)]) -> evalspec::stats::aggregate::Confusion {
+    let mut c = evalspec::stats::aggregate::Confusion::default();
     for (t, p, _) in items {
         c.add((*t).into(), (*p).into());
     }
     c
 }
 
-fn calibration(items: &[(&str, &str, f64)], bins: u32) -> evalspec::eval::Calibration {
-    let mut c = evalspec::eval::Calibration::new(bins);
+fn calibration(
+    items: &[(&str, &str, f64)],
+    bins: u32,
+) -> evalspec::stats::calibration::Calibration {
+    let mut c = evalspec::stats::calibration::Calibration::new(bins);
     for (t, p, confidence) in items {
         c.add(*confidence, t == p).unwrap();
     }

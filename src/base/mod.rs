@@ -10,6 +10,7 @@ pub mod diagnostic;
 pub mod exact_sum;
 pub mod files;
 pub mod natural;
+pub mod parallel;
 pub mod python;
 pub mod sha256;
 pub mod source;

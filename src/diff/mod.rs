@@ -13,10 +13,10 @@ use std::path::Path;
 use serde_json::Value as Json;
 
 use crate::base::diagnostic::Diagnostic;
-use crate::eval::stats::ChangeTest;
 use crate::inputs::prior_items::PriorItems;
 use crate::inputs::prior_report::PriorReport;
 use crate::report_model::{Better, GateStatus, MetricValue, NameMap, Report, SliceStatus};
+use crate::stats::inference::ChangeTest;
 
 pub use items::{item_changes, Flips, ItemChanges, Move, Moves};
 pub use render::{json, markdown, text};

@@ -10,12 +10,12 @@
 use std::collections::BTreeMap;
 
 use crate::base::diagnostic::Location;
-use crate::eval::resample::{self, ObservedRows, Recipe, Units};
-use crate::eval::stats::{change, ChangeTest, Pairing};
 use crate::ir::formula::{op_from_json, well_formed, Formula};
 use crate::ir::ExprLocations;
 use crate::library::aggregates::AggregateFn;
 use crate::report_model::item_values::{ItemValues, ITEM_VALUES_FILE};
+use crate::stats::inference::{change, ChangeTest, Pairing};
+use crate::stats::resample::{self, ObservedRows, Recipe, Units};
 
 /// The level of the change intervals a diff shows.
 pub const DIFF_CONFIDENCE: f64 = crate::plan::DEFAULT_CONFIDENCE;

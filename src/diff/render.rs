@@ -8,8 +8,8 @@ use crate::base::value::format_number;
 use crate::diff::item_lists;
 use crate::diff::page::{Page, MARKDOWN_LIMIT};
 use crate::diff::{Comparison, Direction, MetricChange, DEFAULT_SIGNIFICANCE};
-use crate::eval::stats::{fixed, p_text};
 use crate::report_model::GateStatus;
+use crate::stats::inference::{fixed, p_text};
 
 fn show(value: &Json) -> String {
     match value {

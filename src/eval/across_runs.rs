@@ -9,7 +9,6 @@ use crate::base::diagnostic::Diagnostic;
 use crate::base::natural::key_order;
 use crate::base::sha256::Sha256;
 use crate::base::value::{Key, Value};
-use crate::eval::aggregate::Accumulator;
 use crate::eval::error::EvalError;
 use crate::eval::gates::{evaluate_gate, GateOutcome};
 use crate::eval::item_lines::ItemLines;
@@ -26,6 +25,7 @@ use crate::ir::{evaluate, Frame, RuntimeError};
 use crate::library::aggregates::AggregateFn;
 use crate::plan::{GatePlan, GateRule, Plan};
 use crate::spec::GateRuns;
+use crate::stats::aggregate::Accumulator;
 
 /// What one run reads: its name, and per dataset which of its run files
 /// (`None`: the dataset's one file, shared by every run).

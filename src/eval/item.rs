@@ -8,7 +8,6 @@ use std::sync::Arc;
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::value::{Key, Value};
 use crate::data::{validate, Flow};
-use crate::eval::aggregate::{condition, Accumulator, Observation};
 use crate::eval::error::{EvalError, Within};
 use crate::eval::item_lines::{LineLimit, LineSpool};
 use crate::eval::item_scoring::{observe, passes_filter, shared_value, FlagSteps, Shared};
@@ -21,6 +20,7 @@ use crate::ir::{evaluate, AggregateId, Frame, Record, RuntimeError};
 use crate::library::aggregates::AggregateFn;
 use crate::plan::{DatasetPlan, Plan};
 use crate::spec::{Duplicates, Join};
+use crate::stats::aggregate::{condition, Accumulator, Observation};
 
 /// Item-evaluation errors to show before giving up.
 pub(super) const MAX_ITEM_ERRORS: usize = 10;
@@ -169,7 +169,7 @@ impl<'p> ItemChunk<'p> {
             flagged,
             flag_steps,
             sources,
-            flags: vec![item_values::NOT_COUNTED; plan.aggregates.len()],
+            flags: vec![crate::stats::resample::NOT_COUNTED; plan.aggregates.len()],
             values,
             contributions: vec![Observation::Out; plan.aggregates.len()],
             shared: Shared::all(plan),

@@ -4,7 +4,6 @@
 //! (`FlagSteps`). `ItemChunk::score` drives them.
 
 use crate::base::value::Value;
-use crate::eval::aggregate::{Accumulator, Observation};
 use crate::eval::error::Within;
 use crate::eval::item::ItemFailure;
 use crate::eval::item_values;
@@ -12,6 +11,7 @@ use crate::ir::{evaluate_into, Frame, RuntimeError, TextTest, TextTests};
 use crate::library::aggregates::AggregateFn;
 use crate::library::error::RuntimeErrorKind;
 use crate::plan::Plan;
+use crate::stats::aggregate::{Accumulator, Observation};
 
 /// A shared filter's or argument's (`plan.shared`) last value, the item it
 /// was computed for (a number from `ItemChunk::scored`), and the op as a
@@ -325,7 +325,7 @@ mod tests {
                     ..Frame::default()
                 };
                 let item = 2 * combination as u64 + 1 + u64::from(records[0].is_none());
-                let mut flags = vec![item_values::NOT_COUNTED; plan.aggregates.len()];
+                let mut flags = vec![crate::stats::resample::NOT_COUNTED; plan.aggregates.len()];
                 let flagged_all = steps.flag(&mut shared, item, &plan, &frame, &mut flags);
                 let mut general = Shared::all(&plan);
                 let expected: Vec<Option<u8>> = (flagged.iter())

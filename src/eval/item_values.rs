@@ -10,16 +10,16 @@ use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
+use crate::base::parallel::map_in_parallel;
 use crate::base::value::{push_number, Key};
-use crate::eval::aggregate::Accumulator;
-use crate::eval::in_parallel::map_in_parallel;
-use crate::eval::resample::Observed;
 use crate::ir::AggregateId;
 use crate::library::aggregates::AggregateFn;
 use crate::plan::Plan;
 use crate::report_model::item_values::{
     push_observation, push_value, Observation, ValueKind, FLAG_ENTRIES,
 };
+use crate::stats::aggregate::Accumulator;
+use crate::stats::resample::{flag_number, Flags, Observed, NOT_COUNTED};
 
 /// One run's items, each with one contribution per column.
 #[derive(Debug, Clone, Default)]
@@ -48,9 +48,6 @@ enum Kept {
     Column(usize),
     Own(usize),
 }
-
-/// A flag that is not 0 or 1: the item does not count.
-pub(super) const NOT_COUNTED: u8 = 2;
 
 /// [`FLAG_ENTRIES`], each padded to eight bytes (one store), with its length.
 const PADDED_FLAG_ENTRIES: [([u8; 8], usize); 3] = {
@@ -249,7 +246,7 @@ impl Observations {
     fn get(&self, item: usize) -> Cow<'_, Observation> {
         match self {
             Observations::Flags(flags) => Cow::Owned(
-                Flags(flags)
+                Flags::of(flags)
                     .number(item)
                     .map_or(Observation::Out, Observation::Number),
             ),
@@ -263,7 +260,7 @@ impl Observations {
     /// Item `item`'s number (a condition's 1 or 0), if it has one.
     fn number(&self, item: usize) -> Option<f64> {
         match self {
-            Observations::Flags(flags) => Flags(flags).number(item),
+            Observations::Flags(flags) => Flags::of(flags).number(item),
             Observations::Numbers(numbers) => numbers[item],
             Observations::Any(all) => all[item].number(),
         }
@@ -540,48 +537,9 @@ impl Observed for ValueTable {
 
     fn flags(&self, k: usize) -> Option<Flags<'_>> {
         match self.observed_column(k) {
-            Observations::Flags(flags) => Some(Flags(flags)),
+            Observations::Flags(flags) => Some(Flags::of(flags)),
             _ => None,
         }
-    }
-}
-
-/// A `count`'s or `ratio`'s observations read in place: per item 1, 0, or
-/// `NOT_COUNTED`.
-#[derive(Clone, Copy)]
-pub struct Flags<'t>(&'t [u8]);
-
-impl<'t> Flags<'t> {
-    /// `observations` as a column keeps them: the bytes [`Flags`] reads.
-    #[cfg(test)]
-    pub fn encode<'o>(observations: impl Iterator<Item = &'o Observation>) -> Vec<u8> {
-        let mut column = Observations::Flags(Vec::new());
-        observations.for_each(|o| column.push(o));
-        match column {
-            Observations::Flags(bytes) => bytes,
-            _ => panic!("not a count's or ratio's observations"),
-        }
-    }
-
-    #[cfg(test)]
-    pub fn of(bytes: &'t [u8]) -> Self {
-        Flags(bytes)
-    }
-
-    /// Item `item`'s 1 or 0, or none where it does not count (`Out`): what
-    /// its observation holds.
-    #[inline]
-    pub fn number(self, item: usize) -> Option<f64> {
-        flag_number(self.0[item])
-    }
-}
-
-/// A flag's 1 or 0, or none for `NOT_COUNTED`.
-#[inline]
-fn flag_number(flag: u8) -> Option<f64> {
-    match flag {
-        NOT_COUNTED => None,
-        flag => Some(f64::from(flag)),
     }
 }
 

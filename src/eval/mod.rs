@@ -8,13 +8,9 @@
 //! holds the words of every error and warning they report.
 
 mod across_runs;
-mod aggregate;
-mod calibration;
-mod classification;
 pub mod error;
 mod evaluation;
 mod gates;
-mod in_parallel;
 mod item;
 mod item_index;
 mod item_lines;
@@ -24,21 +20,15 @@ mod keys;
 mod lookup;
 mod outcome;
 mod pass;
-mod percentile_ranks;
-pub mod resample;
 mod run_stats;
 mod scored;
 mod significance;
 mod slice_gates;
 mod slices;
 mod spilled;
-pub mod stats;
 mod streamed;
 
 pub use across_runs::per_run_name;
-pub use aggregate::{percentile, Confusion};
-pub use calibration::Calibration;
-pub use classification::ClassCounts;
 pub use evaluation::{evaluate, Resources};
 pub use gates::{GateOutcome, GateStatus, SliceGateOutcome};
 pub use item_lines::{ItemLine, ItemLines};

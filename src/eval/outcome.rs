@@ -8,13 +8,13 @@ use crate::base::diagnostic::Diagnostic;
 use crate::base::typed_json::{push_string, push_typed};
 use crate::base::value::{Key, Value};
 use crate::data::ReadStats;
-use crate::eval::aggregate::Confusion;
 use crate::eval::gates::{GateOutcome, GateStatus};
 use crate::eval::item_lines::ItemLines;
 use crate::eval::item_values::ValueTable;
 use crate::eval::run_stats::RunStats;
 use crate::eval::slices::SliceValueOutcome;
 use crate::plan::{DerivedKind, ItemColumn, Plan};
+use crate::stats::aggregate::Confusion;
 
 /// Items that flip listed per `stability` aggregate; the count covers them all.
 pub const MAX_FLIPS: usize = 100;

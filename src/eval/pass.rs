@@ -9,7 +9,6 @@ use std::sync::Arc;
 use crate::base::diagnostic::Diagnostic;
 use crate::base::value::Value;
 use crate::data::{read_chunked, Chunk, ReadStats};
-use crate::eval::aggregate::Accumulator;
 use crate::eval::error::{EvalError, EvalWarning};
 use crate::eval::item::{ItemChunk, MAX_ITEM_ERRORS};
 use crate::eval::item_lines::{ItemLines, LineLimit};
@@ -20,6 +19,7 @@ use crate::eval::outcome::{DatasetOutcome, ItemRow, OffenderRow};
 use crate::eval::slices::SliceFold;
 use crate::plan::{DatasetPlan, Plan};
 use crate::spec::{Duplicates, Join};
+use crate::stats::aggregate::Accumulator;
 
 /// One pass over the datasets of one run: every item evaluated and folded into
 /// the accumulators, which the caller finishes.

@@ -6,17 +6,17 @@ use std::collections::HashMap;
 
 use foldhash::fast::FixedState;
 
+use crate::base::parallel::map_in_parallel;
 use crate::base::typed_json::push_key_json;
 use crate::base::value::{Key, Value};
-use crate::eval::in_parallel::map_in_parallel;
 use crate::eval::item_values::ValueTable;
-use crate::eval::resample::{self, ObservedRows, Recipe, Units};
 use crate::eval::slices::SliceValueOutcome;
-use crate::eval::stats::{change, interval, ChangeTest, Interval, Pairing};
 use crate::ir::MetricId;
 use crate::plan::{Plan, ShapePlan};
 use crate::report_model::item_values::{ItemValues, ValueRow};
 use crate::spec::Better;
+use crate::stats::inference::{change, interval, ChangeTest, Interval, Pairing};
+use crate::stats::resample::{self, ObservedRows, Recipe, Units};
 
 #[derive(Debug, Clone, Default)]
 pub struct RunStats {

@@ -13,11 +13,11 @@ use std::sync::Arc;
 
 use crate::base::natural::key_order;
 use crate::base::value::{Key, Value};
-use crate::eval::aggregate::Observation;
 use crate::eval::item::ItemChunk;
-use crate::eval::item_values::NOT_COUNTED;
 use crate::library::aggregates::AggregateFn;
 use crate::plan::Plan;
+use crate::stats::aggregate::Observation;
+use crate::stats::resample::NOT_COUNTED;
 
 /// Where one item's score starts in a [`ScoreArena`]: two offsets of 32 bits,
 /// as a million items keep one each.

@@ -6,9 +6,9 @@
 //! from items) the bound applies as it would without `significance`, and the
 //! reason says so.
 
-use crate::eval::stats::{fixed, p_text, ChangeTest};
 use crate::plan::ShapePlan;
 use crate::spec::Better;
+use crate::stats::inference::{fixed, p_text, ChangeTest};
 
 /// The paired changes of one run, per metric (plan order), and their level.
 #[derive(Debug, Clone, Copy)]

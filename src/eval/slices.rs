@@ -9,12 +9,12 @@ use crate::base::diagnostic::Diagnostic;
 use crate::base::natural::natural_cmp;
 use crate::base::value::{slice_text, Value};
 use crate::eval::across_runs::metric_value;
-use crate::eval::aggregate::{Accumulator, Observation};
 use crate::eval::keys::FastMap;
-use crate::eval::stats::Interval;
 use crate::ir::{evaluate, Frame, RuntimeError};
 use crate::library::error::RuntimeErrorKind;
 use crate::plan::{Plan, SlicePlan};
+use crate::stats::aggregate::{Accumulator, Observation};
+use crate::stats::inference::Interval;
 
 /// One slice's values in a chunk of items.
 #[derive(Debug, Default)]

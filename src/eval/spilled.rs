@@ -23,11 +23,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::base::diagnostic::Diagnostic;
+use crate::base::parallel::map_in_parallel;
 use crate::base::value::Key;
 use crate::data::spill::{RecordReader, RecordWriter};
 use crate::data::{read_chunked_per_thread, validate, Chunk, Flow};
 use crate::eval::error::EvalError;
-use crate::eval::in_parallel::map_in_parallel;
 use crate::eval::item::ItemChunk;
 use crate::eval::item_index::ItemIndex;
 use crate::eval::item_lines::LineLimit;

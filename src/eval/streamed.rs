@@ -18,11 +18,11 @@
 use std::ops::ControlFlow;
 use std::sync::Mutex;
 
+use crate::base::parallel::map_in_parallel;
 use crate::base::value::Key;
 use crate::data::{
     count_ahead, read_chunked, read_chunked_ahead, validate, Chunk, Flow, ReadStats,
 };
-use crate::eval::in_parallel::map_in_parallel;
 use crate::eval::item::ItemChunk;
 use crate::eval::item_index::{ItemIndex, SeenIds};
 use crate::eval::item_lines::{LineLimit, LineSpool};

@@ -11,7 +11,7 @@ use crate::base::natural::natural_cmp;
 use crate::base::typed_json::format_typed;
 use crate::base::types::Type;
 use crate::base::value::Value;
-use crate::eval::{Confusion, Outcome};
+use crate::eval::Outcome;
 use crate::ir::MetricId;
 use crate::library::aggregates::AggregateFn;
 use crate::library::run_stats::RunStat;
@@ -21,6 +21,7 @@ use crate::report_model::{
     Agreement, Flip, MetricValue, NameMap, Report, RunFileInfo, RunGate, RunReport, Spread,
     Stability, Tradeoff, TradeoffPoint,
 };
+use crate::stats::aggregate::Confusion;
 
 pub fn add_runs(report: &mut Report, plan: &Plan, outcome: &Outcome) {
     for (index, (dataset, (_, info))) in plan

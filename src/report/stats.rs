@@ -2,10 +2,10 @@
 //! order (`NAME@RUN` per run, as [`crate::report::json::metric_values`] lists
 //! them), and the `value ± half-width` text of summaries.
 
-use crate::eval::stats::{ChangeTest, Interval};
 use crate::eval::{per_run_name, Outcome};
 use crate::plan::Plan;
 use crate::report_model::{ChangeInfo, IntervalInfo, NameMap};
+use crate::stats::inference::{ChangeTest, Interval};
 
 /// Per metric value a report lists: its name, interval and change.
 pub fn metric_stats<'o>(

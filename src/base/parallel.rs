@@ -5,11 +5,7 @@
 /// `(0..n).map(f)`, on up to `threads` threads. Thread t takes every index
 /// congruent to t, so that costly and cheap indexes (an interval by bootstrap
 /// beside a Wilson one) are shared out evenly.
-pub(super) fn map_in_parallel<T: Send>(
-    threads: usize,
-    n: usize,
-    f: impl Fn(usize) -> T + Sync,
-) -> Vec<T> {
+pub fn map_in_parallel<T: Send>(threads: usize, n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
     let threads = threads.clamp(1, n.max(1));
     if threads == 1 {
         return (0..n).map(f).collect();

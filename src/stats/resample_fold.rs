@@ -9,11 +9,11 @@ use std::collections::HashMap;
 use super::Units;
 use crate::base::natural::natural_cmp;
 use crate::base::value::Value;
-use crate::eval::aggregate::{percentile_of, Accumulator, Confusion, Observation};
-use crate::eval::calibration::Calibration;
-use crate::eval::classification::{ClassCounts, ClassTable};
-use crate::eval::percentile_ranks::{Ranks, MAX_MARKS};
 use crate::library::aggregates::AggregateFn;
+use crate::stats::aggregate::{percentile_of, Accumulator, Confusion, Observation};
+use crate::stats::calibration::Calibration;
+use crate::stats::classification::{ClassCounts, ClassTable};
+use crate::stats::percentile_ranks::{Ranks, MAX_MARKS};
 
 pub(super) enum Fold {
     Accumulators(Vec<Accumulator>),

@@ -28,12 +28,11 @@ use crate::base::stats::bootstrap::{
 };
 use crate::base::stats::rng::SplitMix64;
 use crate::base::value::Value;
-use crate::eval::aggregate::{Accumulator, Observation};
-use crate::eval::item_values::Flags;
 use crate::ir::formula::Formula;
 use crate::ir::{evaluate, Frame, Op};
 use crate::library::aggregates::AggregateFn;
 use crate::plan::Plan;
+use crate::stats::aggregate::{Accumulator, Observation};
 use fold::Fold;
 
 /// How many units or groups a replicate draws at most: the n at which n·B
@@ -377,7 +376,8 @@ impl<'r> Sides<'r> {
         // Units are numbered in a `u32` (`Units::rows`), and so are groups.
         let group_of: Vec<u32> = if grouped {
             let mut order: Vec<u32> = (0..units as u32).collect();
-            let mut rng = SplitMix64::seeded(&format!("groups:{label}"), crate::eval::stats::SEED);
+            let mut rng =
+                SplitMix64::seeded(&format!("groups:{label}"), crate::stats::inference::SEED);
             for i in (1..units).rev() {
                 order.swap(i, rng.below(i as u64 + 1) as usize);
             }
@@ -446,7 +446,7 @@ impl<'r> Sides<'r> {
         let mut weights = vec![0u32; self.groups];
         let generators = replicate_generators(
             label,
-            crate::eval::stats::SEED,
+            crate::stats::inference::SEED,
             bootstrap::DEFAULT_REPLICATES,
         );
         for mut rng in generators {
@@ -461,6 +461,51 @@ impl<'r> Sides<'r> {
 
 #[path = "resample_fold.rs"]
 mod fold;
+
+/// A flag that is not 0 or 1: the item does not count.
+pub const NOT_COUNTED: u8 = 2;
+
+/// A `count`'s or `ratio`'s observations read in place: per item 1, 0, or
+/// `NOT_COUNTED`.
+#[derive(Clone, Copy)]
+pub struct Flags<'t>(&'t [u8]);
+
+impl<'t> Flags<'t> {
+    /// Reads a column kept as flag bytes.
+    pub fn of(bytes: &'t [u8]) -> Self {
+        Flags(bytes)
+    }
+
+    /// `observations` as flag bytes: 1 for a hit, 0 for a miss, `NOT_COUNTED`
+    /// where the item does not count.
+    #[cfg(test)]
+    pub fn encode<'o>(observations: impl Iterator<Item = &'o Observation>) -> Vec<u8> {
+        observations
+            .map(|o| match o {
+                Observation::Number(x) if *x == 1.0 => 1,
+                Observation::Number(x) if *x == 0.0 => 0,
+                Observation::Out => NOT_COUNTED,
+                other => panic!("not a count's or ratio's observation: {other:?}"),
+            })
+            .collect()
+    }
+
+    /// Item `item`'s 1 or 0, or none where it does not count (`Out`): what
+    /// its observation holds.
+    #[inline]
+    pub fn number(self, item: usize) -> Option<f64> {
+        flag_number(self.0[item])
+    }
+}
+
+/// A flag's 1 or 0, or none for `NOT_COUNTED`.
+#[inline]
+pub fn flag_number(flag: u8) -> Option<f64> {
+    match flag {
+        NOT_COUNTED => None,
+        flag => Some(f64::from(flag)),
+    }
+}
 
 #[cfg(test)]
 #[path = "resample_tests.rs"]

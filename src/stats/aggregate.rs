@@ -5,10 +5,10 @@ use std::sync::Arc;
 
 use crate::base::exact_sum::ExactSum;
 use crate::base::value::{format_number, Key, Value};
-use crate::eval::calibration::Calibration;
 use crate::library::aggregates::AggregateFn;
 use crate::library::error::RuntimeErrorKind;
 pub use crate::report_model::item_values::Observation;
+use crate::stats::calibration::Calibration;
 
 #[derive(Debug, Clone)]
 pub enum Accumulator {
@@ -421,7 +421,7 @@ fn calibrated(
 /// A `count`'s or `ratio`'s observation of an item: its condition (none: every
 /// item counts), which must be a bool or null.
 #[inline]
-pub(super) fn condition(value: Option<&Value>) -> Result<bool, RuntimeErrorKind> {
+pub fn condition(value: Option<&Value>) -> Result<bool, RuntimeErrorKind> {
     match value {
         None | Some(Value::Bool(true)) => Ok(true),
         Some(Value::Bool(false) | Value::Null) => Ok(false),

@@ -14,8 +14,8 @@ use std::sync::Arc;
 use crate::base::exact_sum::ExactSum;
 use crate::base::natural::natural_cmp;
 use crate::base::value::Value;
-use crate::eval::aggregate::Confusion;
 use crate::library::aggregates::AggregateFn;
+use crate::stats::aggregate::Confusion;
 
 /// One class: its items by truth, by prediction, and those in both.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
