@@ -11,7 +11,7 @@ use std::sync::Arc;
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::value::Value;
 use crate::data::read_chunked;
-use crate::eval::across_runs::{combine, RunSource};
+use crate::eval::decide::across_runs::{combine, RunSource};
 use crate::eval::error::EvalError;
 use crate::eval::item_lines::LineLimit;
 use crate::eval::lookup::{load_lookup, Lookup};

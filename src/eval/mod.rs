@@ -7,10 +7,9 @@
 //! `across_runs` combines the runs; `outcome` is what it all gives; `error`
 //! holds the words of every error and warning they report.
 
-mod across_runs;
+mod decide;
 pub mod error;
 mod evaluation;
-mod gates;
 mod item;
 mod item_index;
 mod item_lines;
@@ -20,22 +19,19 @@ mod keys;
 mod lookup;
 mod outcome;
 mod pass;
-mod run_stats;
 mod scored;
-mod significance;
-mod slice_gates;
 mod slices;
 mod spilled;
 mod streamed;
 
-pub use across_runs::per_run_name;
+pub use decide::across_runs::per_run_name;
+pub use decide::gates::{GateOutcome, GateStatus, SliceGateOutcome};
+pub use decide::run_stats::{detectable_by_formula, RunStats};
 pub use evaluation::{evaluate, Resources};
-pub use gates::{GateOutcome, GateStatus, SliceGateOutcome};
 pub use item_lines::{ItemLine, ItemLines};
 pub use item_values::ValueTable;
 pub use outcome::{
     AgreementOutcome, DatasetOutcome, Flip, ItemRow, OffenderRow, Outcome, RunOutcome,
     StabilityOutcome, MAX_FLIPS,
 };
-pub use run_stats::{detectable_by_formula, RunStats};
 pub use slices::SliceValueOutcome;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::base::diagnostic::Diagnostic;
 use crate::base::natural::natural_cmp;
 use crate::base::value::{slice_text, Value};
-use crate::eval::across_runs::metric_value;
+use crate::eval::decide::across_runs::metric_value;
 use crate::eval::keys::FastMap;
 use crate::ir::{evaluate, Frame, RuntimeError};
 use crate::library::error::RuntimeErrorKind;

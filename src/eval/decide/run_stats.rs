@@ -26,7 +26,7 @@ pub struct RunStats {
 
 /// `threads`: how many metrics' intervals are computed at once (each is
 /// computed alike on any thread).
-pub(super) fn run_stats(
+pub(in crate::eval) fn run_stats(
     plan: &Plan,
     table: &ValueTable,
     metrics: &[Value],
@@ -173,7 +173,11 @@ pub(super) fn run_stats(
 /// (`plan.stats.across`): items are matched across runs by key (each key one
 /// unit, in the order runs first meet them; items without a key are left out),
 /// and a replicate weighs a unit alike in every run.
-pub(super) fn across_stats(plan: &Plan, tables: &[ValueTable], metrics: &[Value]) -> RunStats {
+pub(in crate::eval) fn across_stats(
+    plan: &Plan,
+    tables: &[ValueTable],
+    metrics: &[Value],
+) -> RunStats {
     let mut stats = RunStats {
         intervals: vec![None; plan.metrics.len()],
         changes: vec![None; plan.metrics.len()],
@@ -264,7 +268,7 @@ fn prior_columns(plan: &Plan, prior: &ItemValues) -> Vec<Option<usize>> {
 /// Each slice value's intervals: the metrics computed per value (`by:`) on
 /// that value's items, as `run_stats` computes them on all of them (labels
 /// `interval:METRIC[SLICE=VALUE]`).
-pub(super) fn slice_intervals(
+pub(in crate::eval) fn slice_intervals(
     plan: &Plan,
     table: &ValueTable,
     slices: &mut [Vec<SliceValueOutcome>],

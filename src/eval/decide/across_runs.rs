@@ -9,17 +9,17 @@ use crate::base::diagnostic::Diagnostic;
 use crate::base::natural::key_order;
 use crate::base::sha256::Sha256;
 use crate::base::value::{Key, Value};
+use crate::eval::decide::gates::{evaluate_gate, GateOutcome};
+use crate::eval::decide::run_stats::{across_stats, run_stats, slice_intervals};
+use crate::eval::decide::significance::Tests;
+use crate::eval::decide::slice_gates::SliceRun;
 use crate::eval::error::EvalError;
-use crate::eval::gates::{evaluate_gate, GateOutcome};
 use crate::eval::item_lines::ItemLines;
 use crate::eval::outcome::{
     AgreementOutcome, DatasetOutcome, Flip, ItemRow, Outcome, RunOutcome, StabilityOutcome,
     MAX_FLIPS,
 };
 use crate::eval::pass::{data_warnings, Pass};
-use crate::eval::run_stats::{across_stats, run_stats, slice_intervals};
-use crate::eval::significance::Tests;
-use crate::eval::slice_gates::SliceRun;
 use crate::eval::slices;
 use crate::ir::{evaluate, Frame, RuntimeError};
 use crate::library::aggregates::AggregateFn;
@@ -29,18 +29,18 @@ use crate::stats::aggregate::Accumulator;
 
 /// What one run reads: its name, and per dataset which of its run files
 /// (`None`: the dataset's one file, shared by every run).
-pub(super) struct RunSource {
-    pub(super) name: Option<Arc<str>>,
-    pub(super) files: Vec<Option<usize>>,
+pub(in crate::eval) struct RunSource {
+    pub(in crate::eval) name: Option<Arc<str>>,
+    pub(in crate::eval) files: Vec<Option<usize>>,
     /// Per dataset read as runs: the value every record's `run_name` must have.
-    pub(super) names: Vec<Option<Value>>,
+    pub(in crate::eval) names: Vec<Option<Value>>,
 }
 
 /// The `n`-th item with a key in a run, and its value in each run.
-pub(super) type Occurrences = Vec<((Key, u32), Vec<Option<Value>>)>;
+pub(in crate::eval) type Occurrences = Vec<((Key, u32), Vec<Option<Value>>)>;
 
 /// Finishes every run's aggregates and metrics, then what is decided across runs.
-pub(super) fn combine(
+pub(in crate::eval) fn combine(
     plan: &Plan,
     sources: &[RunSource],
     mut passes: Vec<(Pass, Vec<(String, String)>)>,
@@ -248,7 +248,7 @@ pub fn per_run_name(metric: &str, run: &str) -> String {
 
 /// Each metric's value in the `--baseline` run: for `run`, per-run metrics are
 /// looked up under their per-run names.
-pub(super) fn baseline_values(plan: &Plan, run: Option<&str>) -> Vec<Value> {
+pub(in crate::eval) fn baseline_values(plan: &Plan, run: Option<&str>) -> Vec<Value> {
     plan.metrics
         .iter()
         .map(|m| match (&plan.baseline, run) {
@@ -261,7 +261,7 @@ pub(super) fn baseline_values(plan: &Plan, run: Option<&str>) -> Vec<Value> {
 
 /// Every metric's value in one run; metrics across runs stay null until every
 /// run is read.
-pub(super) fn per_run_metrics(
+pub(in crate::eval) fn per_run_metrics(
     plan: &Plan,
     aggregates: &[Value],
     dataset_records: &[Value],
@@ -284,7 +284,7 @@ pub(super) fn per_run_metrics(
 }
 
 /// A metric's value: `empty` for null, null for a non-finite number.
-pub(super) fn metric_value(
+pub(in crate::eval) fn metric_value(
     plan: &Plan,
     metric: &crate::plan::MetricPlan,
     value: Result<Value, RuntimeError>,
@@ -305,7 +305,7 @@ pub(super) fn metric_value(
 
 /// `stability`: per keyed item (the n-th item with a key, for repeated keys), its
 /// value in each run; stable when every run has it with the same value.
-pub(super) fn compare_runs(
+pub(in crate::eval) fn compare_runs(
     aggregate: usize,
     runs: Vec<Vec<(Key, Value)>>,
     run_count: usize,
@@ -353,7 +353,11 @@ pub(super) fn compare_runs(
 
 /// Adds one run's counts of a dataset to the totals. A dataset shared by every
 /// run was read once: its records count once.
-pub(super) fn add_dataset(total: &mut DatasetOutcome, run: &DatasetOutcome, per_run: bool) {
+pub(in crate::eval) fn add_dataset(
+    total: &mut DatasetOutcome,
+    run: &DatasetOutcome,
+    per_run: bool,
+) {
     if per_run {
         total.read.records += run.read.records;
         total.read.bytes += run.read.bytes;
@@ -367,7 +371,7 @@ pub(super) fn add_dataset(total: &mut DatasetOutcome, run: &DatasetOutcome, per_
 
 /// The fingerprint of a dataset read as runs (at `index` in the plan): SHA-256
 /// over `name sha256` lines, one per run in run order.
-pub(super) fn combined_sha256(runs: &[RunOutcome], index: usize) -> String {
+pub(in crate::eval) fn combined_sha256(runs: &[RunOutcome], index: usize) -> String {
     let mut hasher = Sha256::new();
     for run in runs {
         hasher.update(format!("{} {}\n", run.name, run.datasets[index].read.sha256).as_bytes());
@@ -378,7 +382,11 @@ pub(super) fn combined_sha256(runs: &[RunOutcome], index: usize) -> String {
 /// A gate over several runs. One that reads only values across runs decides
 /// the same in each; otherwise `every` run must pass (the gate shows the worst),
 /// or `any` (it shows the best).
-pub(super) fn decide_over_runs(gate: &GatePlan, runs: &[RunOutcome], g: usize) -> GateOutcome {
+pub(in crate::eval) fn decide_over_runs(
+    gate: &GatePlan,
+    runs: &[RunOutcome],
+    g: usize,
+) -> GateOutcome {
     let outcomes: Vec<(&Arc<str>, &GateOutcome)> =
         runs.iter().map(|r| (&r.name, &r.gates[g])).collect();
     if !gate.per_run {
@@ -415,7 +423,7 @@ pub(super) fn decide_over_runs(gate: &GatePlan, runs: &[RunOutcome], g: usize) -
 mod tests {
     use super::*;
 
-    pub(super) fn run(items: &[(&str, &str)]) -> Vec<(Key, Value)> {
+    fn run(items: &[(&str, &str)]) -> Vec<(Key, Value)> {
         items
             .iter()
             .map(|(k, v)| (Key::Str(Arc::from(*k)), Value::from(*v)))
@@ -423,7 +431,7 @@ mod tests {
     }
 
     #[test]
-    pub(super) fn an_item_is_stable_only_with_the_same_value_in_every_run() {
+    fn an_item_is_stable_only_with_the_same_value_in_every_run() {
         let runs = vec![
             run(&[("q1", "OK"), ("q2", "OK"), ("q3", "OK"), ("q10", "OK")]),
             run(&[("q1", "OK"), ("q2", "HALLUCINATION"), ("q3", "OK")]),
@@ -439,7 +447,7 @@ mod tests {
     }
 
     #[test]
-    pub(super) fn repeated_keys_are_compared_occurrence_by_occurrence() {
+    fn repeated_keys_are_compared_occurrence_by_occurrence() {
         let runs = vec![
             run(&[("q1", "a"), ("q1", "b")]),
             run(&[("q1", "a"), ("q1", "c")]),
@@ -454,7 +462,7 @@ mod tests {
     }
 
     #[test]
-    pub(super) fn one_run_is_trivially_stable_and_no_items_have_no_stability() {
+    fn one_run_is_trivially_stable_and_no_items_have_no_stability() {
         let (value, _) = compare_runs(0, vec![run(&[("q1", "x")])], 1);
         assert_eq!(value, Value::Number(1.0));
         let (value, outcome) = compare_runs(0, vec![Vec::new(), Vec::new()], 2);

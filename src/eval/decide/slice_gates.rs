@@ -5,16 +5,16 @@
 use std::sync::Arc;
 
 use crate::base::value::Value;
-use crate::eval::across_runs::per_run_name;
+use crate::eval::decide::across_runs::per_run_name;
+use crate::eval::decide::gates::{evaluate_gate, GateOutcome, GateStatus, SliceGateOutcome};
+use crate::eval::decide::significance::Tests;
 use crate::eval::error::EvalError;
-use crate::eval::gates::{evaluate_gate, GateOutcome, GateStatus, SliceGateOutcome};
-use crate::eval::significance::Tests;
 use crate::eval::slices::SliceValueOutcome;
 use crate::plan::{GateBy, GatePlan, GateRule, Plan, Severity};
 use crate::spec::{Better, GateSlices};
 
 /// What gates over slices read in one run.
-pub(super) struct SliceRun<'a> {
+pub(in crate::eval) struct SliceRun<'a> {
     pub plan: &'a Plan,
     /// Per slice: its values in this run, in natural order.
     pub slices: &'a [Vec<SliceValueOutcome>],
@@ -30,7 +30,7 @@ fn named(plan: &Plan, slice: usize, value: &str, items: usize) -> String {
 
 impl SliceRun<'_> {
     /// A gate with `by:` or a `values:` check, in this run.
-    pub(super) fn decide(&self, gate: &GatePlan) -> Result<GateOutcome, EvalError> {
+    pub(in crate::eval) fn decide(&self, gate: &GatePlan) -> Result<GateOutcome, EvalError> {
         match (&gate.rule, &gate.by) {
             (GateRule::SliceValues { slice }, _) => Ok(self.check_values(gate, *slice)),
             (_, Some(by)) => self.by_slices(gate, by),

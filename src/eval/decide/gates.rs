@@ -2,8 +2,8 @@
 //! and says why when it does not pass.
 
 use crate::base::value::{format_number, Value};
+use crate::eval::decide::significance::{Judged, Tested, Tests};
 use crate::eval::error::EvalError;
-use crate::eval::significance::{Judged, Tested, Tests};
 use crate::ir::{evaluate, Frame, RuntimeError};
 use crate::plan::{GatePlan, GateRule, Severity, ShapePlan};
 use crate::spec::{Better, Change, NoBaseline};
