@@ -17,6 +17,7 @@ use crate::eval::item_lines::LineLimit;
 use crate::eval::lookup::{load_lookup, Lookup};
 use crate::eval::outcome::{DatasetOutcome, Outcome};
 use crate::eval::pass::pass;
+use crate::eval::score::Roles;
 use crate::eval::{spilled, streamed};
 use crate::inputs::run_files::run_name_of_file;
 use crate::ir::{evaluate_on_record, DatasetId, ExprLocations, Record};
@@ -44,6 +45,7 @@ impl Resources {
 /// Runs the plan within `resources`.
 pub fn evaluate(plan: &Plan, resources: Resources) -> Result<Outcome, Vec<Diagnostic>> {
     let threads = resources.threads;
+    let roles = Roles::of(plan);
     let sources = run_sources(plan)?;
     let mode = streamed::JoinMode::from_env();
     // Lines of items.jsonl are spilled past a bound, unless a template reads
@@ -77,7 +79,7 @@ pub fn evaluate(plan: &Plan, resources: Resources) -> Result<Outcome, Vec<Diagno
             .map(|(d, _)| (d.name.clone(), d.display_path.clone()))
             .collect();
         if let Some(partitions) = partitions {
-            match spilled::spilled_pass(plan, threads, partitions, limit) {
+            match spilled::spilled_pass(plan, &roles, threads, partitions, limit) {
                 Ok(result) => {
                     if mode == streamed::JoinMode::Stream {
                         eprintln!(
@@ -94,7 +96,7 @@ pub fn evaluate(plan: &Plan, resources: Resources) -> Result<Outcome, Vec<Diagno
                 Err(spilled::Unfinished::Fallback) => {}
             }
         } else if streamed::applies(plan, mode) {
-            match streamed::streamed_pass(plan, threads, limit) {
+            match streamed::streamed_pass(plan, &roles, threads, limit) {
                 Ok(result) => {
                     passes.push((result, files));
                     continue;
@@ -135,13 +137,14 @@ pub fn evaluate(plan: &Plan, resources: Resources) -> Result<Outcome, Vec<Diagno
             .collect();
         let mut result = pass(
             plan,
+            &roles,
             &datasets[plan.items_dataset.index()],
             &lookups,
             threads,
             limit,
         )?;
         if let Some(name) = &source.name {
-            for row in &mut result.offenders {
+            for row in &mut result.run.offenders {
                 row.run = Some(name.clone());
             }
         }

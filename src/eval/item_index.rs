@@ -9,7 +9,7 @@ use std::collections::hash_map::Entry;
 use crate::base::value::Key;
 use crate::eval::keys::FastMap;
 use crate::eval::outcome::report_order;
-use crate::eval::scored::Rank;
+use crate::eval::score::saved::Rank;
 use crate::eval::streamed::Fallback;
 use crate::ir::Record;
 

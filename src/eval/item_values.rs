@@ -543,23 +543,6 @@ impl Observed for ValueTable {
     }
 }
 
-/// What an item contributes to an aggregate it was not folded into (filtered
-/// out by `where`): nothing, except 0 to a `count`.
-pub(super) fn untouched(function: AggregateFn) -> Observation {
-    match function {
-        AggregateFn::Count => Observation::Number(0.0),
-        _ => Observation::Out,
-    }
-}
-
-/// [`untouched`] as a flag.
-pub(super) fn untouched_flag(function: AggregateFn) -> u8 {
-    match function {
-        AggregateFn::Count => 0,
-        _ => NOT_COUNTED,
-    }
-}
-
 /// Where each column of a [`ValueTable`] (numbered as
 /// [`ValueTable::column_keeping`] numbers them) takes an item's observation
 /// from: its aggregate's contribution, or its flag for the aggregates scored

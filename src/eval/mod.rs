@@ -13,15 +13,15 @@ mod evaluation;
 mod item;
 mod item_index;
 mod item_lines;
-mod item_scoring;
 mod item_values;
 mod keys;
 mod lookup;
 mod outcome;
 mod pass;
-mod scored;
+mod score;
 mod slices;
 mod spilled;
+mod state;
 mod streamed;
 
 pub use decide::across_runs::per_run_name;

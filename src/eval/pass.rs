@@ -9,68 +9,61 @@ use std::sync::Arc;
 use crate::base::diagnostic::Diagnostic;
 use crate::base::value::Value;
 use crate::data::{read_chunked, Chunk, ReadStats};
-use crate::eval::error::{EvalError, EvalWarning};
-use crate::eval::item::{ItemChunk, MAX_ITEM_ERRORS};
-use crate::eval::item_lines::{ItemLines, LineLimit};
-use crate::eval::item_values::ValueTable;
+use crate::eval::error::EvalWarning;
+use crate::eval::item::ItemChunk;
+use crate::eval::item_lines::LineLimit;
 use crate::eval::keys::{duplicate_error, stop_line, SeenKeys};
 use crate::eval::lookup::Lookup;
-use crate::eval::outcome::{DatasetOutcome, ItemRow, OffenderRow};
-use crate::eval::slices::SliceFold;
+use crate::eval::outcome::DatasetOutcome;
+use crate::eval::score::Roles;
+use crate::eval::state::errors::ErrorPlace;
+use crate::eval::state::RunState;
 use crate::plan::{DatasetPlan, Plan};
 use crate::spec::{Duplicates, Join};
-use crate::stats::aggregate::Accumulator;
 
 /// One pass over the datasets of one run: every item evaluated and folded into
-/// the accumulators, which the caller finishes.
-pub(super) struct Pass {
+/// the run's state, which the caller finishes.
+pub(super) struct Pass<'p> {
     pub datasets: Vec<DatasetOutcome>,
-    pub items: usize,
-    pub accumulators: Vec<Accumulator>,
     /// `records(d)`: a looked-up dataset's table size (one per key); the items read.
     pub dataset_records: Vec<Value>,
-    pub label_counts: Vec<usize>,
-    pub lines: ItemLines,
-    pub offenders: Vec<OffenderRow>,
-    /// Per slice: its values, folded in the same pass.
-    pub slices: Vec<SliceFold>,
-    /// Each item's contribution to the metrics computed from items.
-    pub values: ValueTable,
+    pub run: RunState<'p>,
 }
 
 /// Reads the items dataset `items` (the plan's, or one run's file of it) against
 /// the looked-up tables, with up to `threads` threads, keeping each spool of
 /// item lines within `limit`.
-pub(super) fn pass(
-    plan: &Plan,
+pub(super) fn pass<'p>(
+    plan: &'p Plan,
+    roles: &'p Roles,
     items: &DatasetPlan,
     lookups: &[(&Lookup, &DatasetOutcome)],
     threads: usize,
     limit: LineLimit,
-) -> Result<Pass, Vec<Diagnostic>> {
+) -> Result<Pass<'p>, Vec<Diagnostic>> {
     let mut outcomes: Vec<DatasetOutcome> = lookups
         .iter()
         .map(|(_, outcome)| (*outcome).clone())
         .chain([DatasetOutcome::default()])
         .collect();
     let tables: Vec<&Lookup> = lookups.iter().map(|(table, _)| *table).collect();
-    let streamed = stream_items(plan, items, &tables, threads, limit, &mut outcomes)?;
+    let streamed = stream_items(plan, roles, items, &tables, threads, limit, &mut outcomes)?;
     for (outcome, matched) in outcomes.iter_mut().zip(&streamed.matched) {
         outcome.unmatched = matched.iter().filter(|m| !**m).count();
     }
     let table_sizes: Vec<usize> = tables.iter().map(|l| l.records.len()).collect();
-    Ok(Pass::of(plan, outcomes, &table_sizes, streamed))
+    Ok(Pass::of(plan, outcomes, &table_sizes, streamed.run))
 }
 
-impl Pass {
+impl<'p> Pass<'p> {
     /// The pass from its datasets' outcomes, the looked-up tables' sizes (one
-    /// record per key) and the items' contribution.
+    /// record per key) and the items' state.
     pub(super) fn of(
         plan: &Plan,
         outcomes: Vec<DatasetOutcome>,
         table_sizes: &[usize],
-        items: Items,
-    ) -> Pass {
+        run: RunState<'p>,
+    ) -> Pass<'p> {
         let dataset_records: Vec<Value> = table_sizes
             .iter()
             .copied()
@@ -79,38 +72,28 @@ impl Pass {
             .collect();
         Pass {
             datasets: outcomes,
-            items: items.count,
-            accumulators: items.accumulators,
             dataset_records,
-            label_counts: items.label_counts,
-            lines: items.lines,
-            offenders: items.offenders,
-            slices: items.slices,
-            values: items.values,
+            run,
         }
     }
 }
 
-/// The items' contribution, merged over chunks.
-pub(super) struct Items {
-    pub(super) accumulators: Vec<Accumulator>,
-    pub(super) count: usize,
+/// The items' contribution, merged over chunks: the run's state, and which
+/// looked-up records some item matched.
+pub(super) struct Items<'p> {
+    pub(super) run: RunState<'p>,
     pub(super) matched: Vec<Vec<bool>>,
-    pub(super) label_counts: Vec<usize>,
-    pub(super) lines: ItemLines,
-    pub(super) offenders: Vec<OffenderRow>,
-    pub(super) slices: Vec<SliceFold>,
-    pub(super) values: ValueTable,
 }
 
-pub(super) fn stream_items(
-    plan: &Plan,
+pub(super) fn stream_items<'p>(
+    plan: &'p Plan,
+    roles: &'p Roles,
     dataset: &DatasetPlan,
     lookups: &[&Lookup],
     threads: usize,
     limit: LineLimit,
     outcomes: &mut [DatasetOutcome],
-) -> Result<Items, Vec<Diagnostic>> {
+) -> Result<Items<'p>, Vec<Diagnostic>> {
     // `first` and `last` need to see every earlier key before scoring an item.
     let threads = match dataset.duplicates {
         Duplicates::Keep | Duplicates::Error => threads,
@@ -119,11 +102,11 @@ pub(super) fn stream_items(
     let (chunks, read) = read_chunked(
         dataset,
         threads,
-        || ItemChunk::new(plan, dataset, lookups, limit),
+        || ItemChunk::new(plan, roles, dataset, lookups, limit),
         |chunk, record| chunk.record(lookups, record),
     )
     .map_err(|d| vec![d])?;
-    let mut chunks: Vec<Chunk<ItemChunk<'_>>> = chunks;
+    let mut chunks: Vec<Chunk<ItemChunk<'_, '_>>> = chunks;
     // `duplicates: last` scores the buffered items now, at their first positions.
     for chunk in &mut chunks {
         let buffered = std::mem::take(&mut chunk.state.buffered);
@@ -150,107 +133,68 @@ pub(super) fn stream_items(
 pub(super) fn merge_items<'p>(
     plan: &'p Plan,
     dataset: &DatasetPlan,
-    mut chunks: Vec<Chunk<ItemChunk<'p>>>,
+    mut chunks: Vec<Chunk<ItemChunk<'p, '_>>>,
     read: ReadStats,
     lookups: usize,
     threads: usize,
     outcomes: &mut [DatasetOutcome],
-) -> Result<Items, Vec<Diagnostic>> {
-    let first_duplicate = (dataset.duplicates == Duplicates::Error)
-        .then(|| first_duplicate(dataset, &chunks))
-        .flatten();
-    // Report what a single reader would have: errors in line order, up to the first
-    // stop (a bad record, a repeated key, or the error limit).
-    let mut errors: Vec<Diagnostic> = Vec::new();
-    let duplicate_line = first_duplicate.as_ref().map_or(usize::MAX, stop_line);
-    'chunks: for chunk in &mut chunks {
-        let stop = chunk.state.errors.len() < MAX_ITEM_ERRORS;
-        for (line, error) in chunk.state.errors.drain(..) {
-            if line > duplicate_line {
-                break 'chunks;
-            }
-            errors.push(error);
-            if errors.len() == MAX_ITEM_ERRORS {
-                let kind = EvalError::TooManyItemErrors {
-                    shown: MAX_ITEM_ERRORS,
-                };
-                errors.push(Diagnostic::of(&kind));
-                return Err(errors);
-            }
-        }
-        if let (Some(data_error), true) = (chunk.stop.take(), stop) {
-            if stop_line(&data_error) < duplicate_line {
-                errors.push(data_error);
-                return Err(errors);
-            }
-            break;
+) -> Result<Items<'p>, Vec<Diagnostic>> {
+    // What a single reader would report: errors in line order, up to the
+    // first stop (a bad record, a repeated key, or the error limit).
+    let items_rank = plan.items_dataset.index();
+    if dataset.duplicates == Duplicates::Error {
+        if let Some(duplicate) = first_duplicate(dataset, &chunks) {
+            let place = ErrorPlace::reader(items_rank, stop_line(&duplicate));
+            chunks[0].state.run.errors.stop(place, duplicate);
         }
     }
-    if let Some(duplicate) = first_duplicate {
-        errors.push(duplicate);
+    for chunk in &mut chunks {
+        if let Some(stop) = chunk.stop.take() {
+            let place = ErrorPlace::reader(items_rank, stop_line(&stop));
+            chunk.state.run.errors.stop(place, stop);
+        }
     }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    let mut chunks = chunks.into_iter().map(|c| {
-        let mut chunk = c.state;
-        chunk.count_columns();
-        chunk
-    });
-    let mut total = chunks.next().expect("at least one chunk");
-    // Each chunk's lines count their items from the chunks' before it.
-    let mut lines = ItemLines::default();
-    let mut base = total.numbered;
-    lines.add(std::mem::take(&mut total.lines), 0);
-    let mut values = Vec::new();
-    for mut part in chunks {
-        for (a, b) in total.accumulators.iter_mut().zip(&part.accumulators) {
-            a.merge(b);
-        }
-        for (a, b) in total.slices.iter_mut().zip(part.slices) {
-            a.merge(b);
-        }
-        total.count += part.count;
-        total.keyless += part.keyless;
-        for (a, b) in total.label_counts.iter_mut().zip(&part.label_counts) {
-            *a += b;
-        }
-        lines.add(std::mem::take(&mut part.lines), base);
-        base += part.numbered;
-        values.push(part.values);
-        total.offenders.extend(part.offenders);
-        for (a, b) in total.matched.iter_mut().zip(part.matched) {
-            a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
-        }
+    let (mut keyless, mut duplicates) = (0, 0);
+    let mut missing = vec![0; lookups];
+    let mut skipped = vec![0; lookups];
+    let mut matched: Option<Vec<Vec<bool>>> = None;
+    let mut runs = Vec::with_capacity(chunks.len());
+    for chunk in chunks {
+        let chunk = chunk.state;
+        keyless += chunk.keyless;
+        duplicates += chunk.duplicates;
         for i in 0..lookups {
-            total.missing[i] += part.missing[i];
-            total.skipped[i] += part.skipped[i];
+            missing[i] += chunk.missing[i];
+            skipped[i] += chunk.skipped[i];
         }
+        match &mut matched {
+            None => matched = Some(chunk.matched),
+            Some(total) => {
+                for (a, b) in total.iter_mut().zip(chunk.matched) {
+                    a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
+                }
+            }
+        }
+        runs.push(chunk.run);
     }
-    total.values.merge_all(values, threads);
+    let run = RunState::merge_in_order(runs, threads);
+    if !run.errors.is_empty() {
+        return Err(run.errors.into_diagnostics());
+    }
     for (i, outcome) in outcomes.iter_mut().enumerate().take(lookups) {
-        outcome.missing = total.missing[i];
-        outcome.skipped_items = total.skipped[i];
+        outcome.missing = missing[i];
+        outcome.skipped_items = skipped[i];
     }
     let items = &mut outcomes[plan.items_dataset.index()];
     items.read = read;
-    items.keyless = total.keyless;
-    items.duplicates = total.duplicates;
-    if let Some(error) = lines.spill_error() {
+    items.keyless = keyless;
+    items.duplicates = duplicates;
+    if let Some(error) = run.lines.spill_error() {
         return Err(vec![error]);
     }
-    let mut offenders = total.offenders;
-    offenders.sort_by(ItemRow::report_order);
-    offenders.truncate(plan.offenders.as_ref().map_or(0, |o| o.limit));
     Ok(Items {
-        accumulators: total.accumulators,
-        count: total.count,
-        matched: total.matched,
-        label_counts: total.label_counts,
-        lines,
-        offenders,
-        slices: total.slices,
-        values: total.values,
+        run,
+        matched: matched.unwrap_or_default(),
     })
 }
 
@@ -258,7 +202,7 @@ pub(super) fn merge_items<'p>(
 /// Repeats within a chunk stop that chunk, like any other bad record.
 pub(super) fn first_duplicate(
     dataset: &DatasetPlan,
-    chunks: &[Chunk<ItemChunk<'_>>],
+    chunks: &[Chunk<ItemChunk<'_, '_>>],
 ) -> Option<Diagnostic> {
     for (k, chunk) in chunks.iter().enumerate().skip(1) {
         let earlier: Vec<&SeenKeys> = chunks[..k].iter().map(|c| &c.state.seen).collect();

@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use crate::base::diagnostic::Diagnostic;
 use crate::base::natural::natural_cmp;
-use crate::base::value::{slice_text, Value};
+use crate::base::value::Value;
 use crate::eval::decide::across_runs::metric_value;
 use crate::eval::keys::FastMap;
-use crate::ir::{evaluate, Frame, RuntimeError};
+use crate::ir::{evaluate, Frame};
 use crate::library::error::RuntimeErrorKind;
 use crate::plan::{Plan, SlicePlan};
 use crate::stats::aggregate::{Accumulator, Observation};
@@ -74,37 +74,6 @@ impl SliceFold {
             }
         }
     }
-}
-
-/// Per aggregate (plan order): the slices that also fold it, and where in each
-/// slice's accumulators.
-pub(super) fn routes(plan: &Plan) -> Vec<Vec<(usize, usize)>> {
-    let mut routes = vec![Vec::new(); plan.aggregates.len()];
-    for (s, slice) in plan.slices.iter().enumerate() {
-        for (position, &a) in slice.aggregates.iter().enumerate() {
-            routes[a].push((s, position));
-        }
-    }
-    routes
-}
-
-/// The item's value of each slice (its derived values in `frame`), as text:
-/// `texts[s]` for slice `s`. Fails on a slice that does not evaluate, or gives
-/// a list or an object.
-pub(super) fn slice_texts(
-    plan: &Plan,
-    frame: &Frame<'_>,
-    texts: &mut [Arc<str>],
-) -> Result<(), (usize, RuntimeError)> {
-    for (s, slice) in plan.slices.iter().enumerate() {
-        let value = evaluate(&slice.op, frame).map_err(|e| (s, e))?;
-        let Some(text) = slice_text(&value) else {
-            let kind = RuntimeErrorKind::SliceNotScalar { found: value };
-            return Err((s, RuntimeError::from(kind)));
-        };
-        texts[s] = text;
-    }
-    Ok(())
 }
 
 /// Puts the item in its value of each slice: `places[s]` is its entry in `folds[s]`.

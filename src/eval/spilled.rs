@@ -34,7 +34,8 @@ use crate::eval::item_lines::LineLimit;
 use crate::eval::keys::key_of;
 use crate::eval::outcome::DatasetOutcome;
 use crate::eval::pass::Pass;
-use crate::eval::scored::{Layout, Saved};
+use crate::eval::score::saved::{Layout, Saved};
+use crate::eval::score::Roles;
 use crate::eval::streamed::{
     merge_parts, pass_of_folded, Fallback, Folded, Folding, Kept, Part, Streamed,
 };
@@ -310,12 +311,13 @@ struct Joined {
 
 /// The pass, with both datasets partitioned to temporary files under
 /// `partitions`; see the module's comment.
-pub(super) fn spilled_pass(
-    plan: &Plan,
+pub(super) fn spilled_pass<'p>(
+    plan: &'p Plan,
+    roles: &'p Roles,
     threads: usize,
     partitions: usize,
     limit: LineLimit,
-) -> Result<Pass, Unfinished> {
+) -> Result<Pass<'p>, Unfinished> {
     let dir = tempfile::Builder::new()
         .prefix("evalspec-spill-")
         .tempdir()
@@ -344,10 +346,19 @@ pub(super) fn spilled_pass(
         let joined_paths = joined_files.iter().map(|w| w.paths[p].as_path());
         let items = (item_paths.zip(numbering.chunk_starts.iter().copied())).collect();
         let joined_paths = joined_paths.collect();
-        join_partition(plan, &layout, limit, items, joined_paths, &mut joined)?;
+        join_partition(
+            plan,
+            roles,
+            &layout,
+            limit,
+            items,
+            joined_paths,
+            &mut joined,
+        )?;
     }
     let pass = refold(
         plan,
+        roles,
         threads,
         limit,
         &layout,
@@ -365,6 +376,7 @@ pub(super) fn spilled_pass(
 /// (the file of each chunk) streamed past them, one thread per file.
 fn join_partition(
     plan: &Plan,
+    roles: &Roles,
     layout: &Layout,
     limit: LineLimit,
     item_files: Vec<(&Path, u32)>,
@@ -400,6 +412,7 @@ fn join_partition(
     }
     let streamed = Streamed {
         plan,
+        roles,
         dataset,
         index: &index,
         layout,
@@ -413,7 +426,7 @@ fn join_partition(
             .map(|path| {
                 let streamed = &streamed;
                 scope.spawn(move || {
-                    let mut part = streamed.part(items_dataset);
+                    let mut part = streamed.part();
                     read_back(path, slots, true, |_, record| {
                         match streamed.record(&mut part, record) {
                             Ok(ControlFlow::Continue(())) => Ok(()),
@@ -462,8 +475,9 @@ fn join_partition(
 /// order; the chunks are folded on the run's threads. The items' file is not
 /// read again: its records as projected are what was scored.
 #[allow(clippy::too_many_arguments)]
-fn refold(
-    plan: &Plan,
+fn refold<'p>(
+    plan: &'p Plan,
+    roles: &'p Roles,
     threads: usize,
     limit: LineLimit,
     layout: &Layout,
@@ -471,17 +485,18 @@ fn refold(
     item_files: &[Writers],
     joined: Joined,
     items_read: crate::data::ReadStats,
-) -> Result<Pass, Unfinished> {
+) -> Result<Pass<'p>, Unfinished> {
     let (dataset, items_dataset) = (&plan.datasets[0], &plan.datasets[1]);
     let folding = Folding {
         kept: &joined.kept,
         layout,
+        roles,
         join: dataset.join,
     };
     let slots = items_dataset.projection.slot_count;
     let folded = map_in_parallel(threads, item_files.len(), |c| {
         let writers = &item_files[c];
-        let mut state = ItemChunk::new(plan, items_dataset, &[], limit);
+        let mut state = ItemChunk::new(plan, roles, items_dataset, &[], limit);
         let mut folded = Folded::default();
         // A chunk's files are all open at once: smaller buffers than one
         // file read alone gets.

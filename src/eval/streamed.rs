@@ -29,8 +29,10 @@ use crate::eval::item_lines::{LineLimit, LineSpool};
 use crate::eval::keys::{key_of, FastMap};
 use crate::eval::outcome::DatasetOutcome;
 use crate::eval::outcome::ItemRow;
-use crate::eval::pass::{merge_items, Items, Pass};
-use crate::eval::scored::{Layout, Rank, Saved, ScoreArena, Shown};
+use crate::eval::pass::{merge_items, Pass};
+use crate::eval::score::saved::{Layout, Rank, Saved, ScoreArena, Shown};
+use crate::eval::score::{Roles, Scorer};
+use crate::eval::state::RunState;
 use crate::ir::{DatasetId, Record};
 use crate::plan::{DatasetPlan, Plan};
 use crate::spec::{Duplicates, Join};
@@ -75,7 +77,7 @@ pub(super) fn applies(plan: &Plan, mode: JoinMode) -> bool {
 
 /// One chunk of the streamed dataset: its records' scores and what it saw of keys.
 pub(super) struct Part<'p> {
-    scorer: ItemChunk<'p>,
+    scorer: Scorer<'p>,
     arena: ScoreArena,
     shown: Shown,
     /// Per item key id, a bit: seen in this chunk. A bit, not the line: a
@@ -101,6 +103,7 @@ pub(super) struct Part<'p> {
 /// What scoring the streamed dataset's records against the items in memory needs.
 pub(super) struct Streamed<'a, 'p> {
     pub(super) plan: &'p Plan,
+    pub(super) roles: &'p Roles,
     pub(super) dataset: &'p DatasetPlan,
     pub(super) index: &'a ItemIndex<'a>,
     pub(super) layout: &'a Layout,
@@ -112,9 +115,9 @@ pub(super) struct Streamed<'a, 'p> {
 impl<'a, 'p> Streamed<'a, 'p> {
     const ID: DatasetId = DatasetId::new(0);
 
-    pub(super) fn part(&self, items: &'p DatasetPlan) -> Part<'p> {
+    pub(super) fn part(&self) -> Part<'p> {
         Part {
-            scorer: ItemChunk::new(self.plan, items, &[], LineLimit::UNBOUNDED),
+            scorer: Scorer::new(self.plan, self.roles),
             arena: ScoreArena::default(),
             shown: Shown::new(self.plan),
             seen: SeenIds::new(self.index.key_count()),
@@ -214,7 +217,7 @@ impl<'a, 'p> Streamed<'a, 'p> {
                 part.failed = true;
                 return ControlFlow::Break(());
             }
-            let Some(saved) = part.arena.save(self.layout, &part.scorer) else {
+            let Some(saved) = part.arena.save(self.layout, self.roles, &part.scorer.score) else {
                 part.failed = true;
                 return ControlFlow::Break(());
             };
@@ -222,23 +225,24 @@ impl<'a, 'p> Streamed<'a, 'p> {
             if self.plan.keep_items {
                 let (key, record) = self.index.item(item);
                 let number = u64::from(self.index.number(item));
-                let scorer = &part.scorer;
-                let body = |out: &mut String| scorer.push_item_body(out);
+                let (plan, score) = (self.plan, &part.scorer.score);
+                let body = |out: &mut String| score.push_item_body(plan, out);
                 (part.lines).push(key.clone(), record.line, number, body);
             }
             let rank = || self.index.rank(item);
-            (part.shown).score(self.layout, rank, &part.scorer);
+            (part.shown).score(self.layout, rank, &part.scorer.score);
         }
         ControlFlow::Continue(())
     }
 }
 
 /// The pass, with the looked-up dataset streamed; see the module's comment.
-pub(super) fn streamed_pass(
-    plan: &Plan,
+pub(super) fn streamed_pass<'p>(
+    plan: &'p Plan,
+    roles: &'p Roles,
     threads: usize,
     limit: LineLimit,
-) -> Result<Pass, Fallback> {
+) -> Result<Pass<'p>, Fallback> {
     let (dataset, items_dataset) = (&plan.datasets[0], &plan.datasets[1]);
     // `first` and `last` need to see every earlier key: one chunk (as `pass`).
     let item_threads = match items_dataset.duplicates {
@@ -246,7 +250,7 @@ pub(super) fn streamed_pass(
         Duplicates::First | Duplicates::Last => 1,
     };
     let make = || {
-        let mut chunk = ItemChunk::new(plan, items_dataset, &[], limit);
+        let mut chunk = ItemChunk::new(plan, roles, items_dataset, &[], limit);
         chunk.defer = true;
         chunk
     };
@@ -279,11 +283,12 @@ pub(super) fn streamed_pass(
     if lines_by_number {
         chunks
             .iter_mut()
-            .for_each(|c| c.state.lines.order_by_ordinal());
+            .for_each(|c| c.state.run.lines.spool().order_by_ordinal());
     }
     let layout = Layout::of(plan);
     let streamed = Streamed {
         plan,
+        roles,
         dataset,
         index: &index,
         layout: &layout,
@@ -294,7 +299,7 @@ pub(super) fn streamed_pass(
         dataset,
         threads,
         ahead,
-        || streamed.part(items_dataset),
+        || streamed.part(),
         |part, record| streamed.record(part, record),
     )
     .map_err(|_| Fallback)?;
@@ -318,6 +323,7 @@ pub(super) fn streamed_pass(
     let folding = Folding {
         kept: &kept,
         layout: &layout,
+        roles,
         join: dataset.join,
     };
     let mut starts = Vec::with_capacity(buffered.len());
@@ -364,13 +370,13 @@ pub(super) fn streamed_pass(
 pub(super) fn pass_of_folded<'p>(
     plan: &'p Plan,
     threads: usize,
-    chunks: Vec<Chunk<ItemChunk<'p>>>,
+    chunks: Vec<Chunk<ItemChunk<'p, '_>>>,
     folded: Folded,
     outcome: DatasetOutcome,
     items_read: ReadStats,
     kept: &mut [Kept],
     table_size: usize,
-) -> Result<Pass, Fallback> {
+) -> Result<Pass<'p>, Fallback> {
     let items_dataset = &plan.datasets[plan.items_dataset.index()];
     let mut outcomes = vec![outcome, DatasetOutcome::default()];
     let mut items = merge_items(
@@ -383,11 +389,11 @@ pub(super) fn pass_of_folded<'p>(
         &mut outcomes,
     )
     .map_err(|_| Fallback)?;
-    items.lines_of(kept)?;
-    if folded.lists_unshown(&items.offenders) {
+    items.run.lines_of(kept)?;
+    if folded.lists_unshown(&items.run.offenders) {
         return Err(Fallback);
     }
-    Ok(Pass::of(plan, outcomes, &[table_size], items))
+    Ok(Pass::of(plan, outcomes, &[table_size], items.run))
 }
 
 /// The parts of the streamed dataset (or of one partition of it), in file
@@ -460,7 +466,7 @@ pub(super) struct Kept {
     lines: LineSpool,
 }
 
-impl Items {
+impl RunState<'_> {
     /// Adds the lines of items.jsonl that the parts `kept` scored (the items'
     /// chunks kept only those of items without a record).
     pub(super) fn lines_of(&mut self, kept: &mut [Kept]) -> Result<(), Fallback> {
@@ -479,6 +485,7 @@ impl Items {
 pub(super) struct Folding<'s> {
     pub(super) kept: &'s [Kept],
     pub(super) layout: &'s Layout,
+    pub(super) roles: &'s Roles,
     pub(super) join: Join,
 }
 
@@ -520,29 +527,32 @@ impl Folded {
 pub(super) type ToFold<'r> = (Option<&'r Key>, &'r Record, u32, Option<(u32, Saved)>);
 
 impl Folding<'_> {
-    /// Folds one item, with its winning score, into `state`.
+    /// Folds one item, with its winning score, into `chunk`'s state.
     pub(super) fn fold(
         &self,
-        state: &mut ItemChunk<'_>,
+        chunk: &mut ItemChunk<'_, '_>,
         (key, record, number, winner): ToFold<'_>,
         folded: &mut Folded,
     ) -> Result<(), Fallback> {
-        match winner {
+        let plan = chunk.plan;
+        let line_kept = match winner {
             Some((p, saved)) => {
                 let kept = &self.kept[p as usize];
-                kept.arena.restore(self.layout, saved, state);
-                state.line_kept = true;
+                let score = &mut chunk.scorer.score;
+                kept.arena
+                    .restore(plan, (self.layout, self.roles), saved, score);
                 // An offender the chunk would not list needs no shown values.
-                if state.offender && !state.offender_is_cut(key, record.line) {
+                if score.offender && !chunk.run.offender_is_cut(key, record.line) {
                     let rank = Rank {
                         key: key.cloned(),
                         line: record.line,
                         item: number,
                     };
-                    if !kept.shown.restore(self.layout, &rank, state) {
+                    if !kept.shown.restore(self.layout, &rank, score) {
                         folded.unshown.push((record.line, key.cloned()));
                     }
                 }
+                true
             }
             None => {
                 folded.missing += 1;
@@ -550,11 +560,17 @@ impl Folding<'_> {
                     folded.skipped += 1;
                     return Ok(());
                 }
-                state.score(&[None, Some(record)]).map_err(|_| Fallback)?;
+                chunk
+                    .scorer
+                    .score(&[None, Some(record)])
+                    .map_err(|_| Fallback)?;
+                false
             }
-        }
-        state.count += 1;
-        state.ordinal = u64::from(number);
-        state.fold(key, record.line).map_err(|_| Fallback)
+        };
+        let ordinal = u64::from(number);
+        let score = &chunk.scorer.score;
+        (chunk.run)
+            .fold(score, key, record.line, ordinal, line_kept)
+            .map_err(|_| Fallback)
     }
 }

@@ -43,7 +43,7 @@ pub(in crate::eval) type Occurrences = Vec<((Key, u32), Vec<Option<Value>>)>;
 pub(in crate::eval) fn combine(
     plan: &Plan,
     sources: &[RunSource],
-    mut passes: Vec<(Pass, Vec<(String, String)>)>,
+    mut passes: Vec<(Pass<'_>, Vec<(String, String)>)>,
     threads: usize,
 ) -> Result<Outcome, Vec<Diagnostic>> {
     let names: Vec<Option<Arc<str>>> = sources.iter().map(|s| s.name.clone()).collect();
@@ -54,7 +54,7 @@ pub(in crate::eval) fn combine(
     let mut run_metrics = Vec::with_capacity(passes.len());
     let mut run_slices = Vec::with_capacity(passes.len());
     for ((pass, _), name) in passes.iter_mut().zip(&names) {
-        let accumulators = std::mem::take(&mut pass.accumulators);
+        let accumulators = std::mem::take(&mut pass.run.accumulators);
         let mut values = Vec::with_capacity(plan.aggregates.len());
         for (i, (accumulator, aggregate)) in
             accumulators.into_iter().zip(&plan.aggregates).enumerate()
@@ -93,7 +93,7 @@ pub(in crate::eval) fn combine(
             });
         }
         run_metrics.push(per_run_metrics(plan, &values, &pass.dataset_records)?);
-        let folds = std::mem::take(&mut pass.slices);
+        let folds = std::mem::take(&mut pass.run.slices);
         run_slices.push(slices::finish(plan, folds, &pass.dataset_records)?);
         run_aggregates.push(values);
     }
@@ -143,10 +143,10 @@ pub(in crate::eval) fn combine(
         .zip(run_slices)
     {
         let baseline = baseline_values(plan, name.as_deref());
-        pass.values.run = name.clone();
-        let stats = run_stats(plan, &pass.values, &metrics, threads);
+        pass.run.values.run = name.clone();
+        let stats = run_stats(plan, &pass.run.values, &metrics, threads);
         let mut slices = slices;
-        slice_intervals(plan, &pass.values, &mut slices);
+        slice_intervals(plan, &pass.run.values, &mut slices);
         let slice_run = SliceRun {
             plan,
             slices: &slices,
@@ -168,7 +168,7 @@ pub(in crate::eval) fn combine(
             .collect::<Result<_, EvalError>>()
             .map_err(|e| vec![e.report(&plan.locations)])?;
         warnings.extend(data_warnings(plan, &pass.datasets, name.as_ref()));
-        item_values.push(std::mem::take(&mut pass.values));
+        item_values.push(std::mem::take(&mut pass.run.values));
         if datasets.is_empty() {
             datasets = pass.datasets.clone();
         } else {
@@ -178,23 +178,23 @@ pub(in crate::eval) fn combine(
                 add_dataset(total, outcome, !dataset.runs.is_empty());
             }
         }
-        items += pass.items;
-        for (total, n) in label_counts.iter_mut().zip(&pass.label_counts) {
+        items += pass.run.count;
+        for (total, n) in label_counts.iter_mut().zip(&pass.run.label_counts) {
             *total += n;
         }
         let run = u32::try_from(runs.len()).unwrap_or(u32::MAX);
-        lines.extend_run(pass.lines, name.clone(), run);
-        offenders.extend(pass.offenders);
+        lines.extend_run(pass.run.lines, name.clone(), run);
+        offenders.extend(pass.run.offenders);
         match name {
             Some(name) => runs.push(RunOutcome {
                 name: name.clone(),
                 files,
                 datasets: pass.datasets,
-                items: pass.items,
+                items: pass.run.count,
                 metrics,
                 gates,
                 baseline,
-                label_counts: pass.label_counts,
+                label_counts: pass.run.label_counts,
                 slices,
                 stats,
             }),

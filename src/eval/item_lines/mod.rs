@@ -355,6 +355,31 @@ pub struct ItemLines {
 }
 
 impl ItemLines {
+    /// The lines of one spool, to which a producer pushes ([`ItemLines::spool`]).
+    pub fn of(spool: LineSpool) -> Self {
+        ItemLines {
+            spools: vec![spool],
+            released: AtomicBool::new(false),
+        }
+    }
+
+    /// The last spool added: the one a producer pushes its lines to.
+    pub fn spool(&mut self) -> &mut LineSpool {
+        if self.spools.is_empty() {
+            self.spools.push(LineSpool::default());
+        }
+        self.spools.last_mut().expect("one spool at least")
+    }
+
+    /// Adds every spool of `other`, sealed.
+    pub fn append(&mut self, other: ItemLines) {
+        for mut spool in other.spools {
+            spool.seal();
+            self.spools.push(spool);
+        }
+        self.bound_open_runs();
+    }
+
     /// Adds a spool whose ordinals count from `base` (the items of the spools
     /// added before it, when their ordinals count from 0 each).
     pub fn add(&mut self, mut spool: LineSpool, base: u64) {

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use crate::base::natural::key_order;
 use crate::base::value::{Key, Value};
-use crate::eval::item::ItemChunk;
+use crate::eval::score::{Roles, Score};
 use crate::library::aggregates::AggregateFn;
 use crate::plan::Plan;
 use crate::stats::aggregate::Observation;
@@ -22,7 +22,7 @@ use crate::stats::resample::NOT_COUNTED;
 /// Where one item's score starts in a [`ScoreArena`]: two offsets of 32 bits,
 /// as a million items keep one each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Saved {
+pub(in crate::eval) struct Saved {
     bytes: u32,
     values: u32,
 }
@@ -30,13 +30,13 @@ pub(super) struct Saved {
 /// The derived values the fold reads: the label of every item (kept with its
 /// score), and the values shown of an offender (kept in [`Shown`], for the
 /// first few only).
-pub(super) struct Layout {
+pub(in crate::eval) struct Layout {
     always: Vec<usize>,
     shown: Vec<usize>,
 }
 
 impl Layout {
-    pub(super) fn of(plan: &Plan) -> Self {
+    pub(in crate::eval) fn of(plan: &Plan) -> Self {
         let always: Vec<usize> = plan.label_slot.iter().map(|s| s.index()).collect();
         let mut shown: Vec<usize> = (plan.offenders.iter())
             .flat_map(|o| o.show.iter().map(|(_, slot)| slot.index()))
@@ -50,11 +50,11 @@ impl Layout {
 
 /// An item's place in the order reports list offenders in (its key, then line).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Rank {
-    pub(super) key: Option<Key>,
-    pub(super) line: u32,
+pub(in crate::eval) struct Rank {
+    pub(in crate::eval) key: Option<Key>,
+    pub(in crate::eval) line: u32,
     /// The item's number, for items on one line (a JSON array's).
-    pub(super) item: u32,
+    pub(in crate::eval) item: u32,
 }
 
 impl Ord for Rank {
@@ -76,7 +76,7 @@ impl PartialOrd for Rank {
 /// An offender's later score (`duplicates: last`) replaces or removes its
 /// entry; an offender that was dropped and turns out to be needed after all is
 /// found when folding (`restore` gives false).
-pub(super) struct Shown {
+pub(in crate::eval) struct Shown {
     entries: BTreeMap<Rank, Vec<Value>>,
     capacity: usize,
 }
@@ -85,7 +85,7 @@ impl Shown {
     /// Offenders kept beyond the `limit` shown, for those a later score clears.
     const MARGIN: usize = 64;
 
-    pub(super) fn new(plan: &Plan) -> Self {
+    pub(in crate::eval) fn new(plan: &Plan) -> Self {
         let limit = plan.offenders.as_ref().map_or(0, |o| o.limit);
         Shown {
             entries: BTreeMap::new(),
@@ -93,12 +93,12 @@ impl Shown {
         }
     }
 
-    /// Records the item at `rank` that `chunk` has just scored.
-    pub(super) fn score(
+    /// Records the item at `rank` just scored as `score`.
+    pub(in crate::eval) fn score(
         &mut self,
         layout: &Layout,
         rank: impl FnOnce() -> Rank,
-        chunk: &ItemChunk<'_>,
+        score: &Score,
     ) {
         if layout.shown.is_empty() {
             return;
@@ -115,7 +115,7 @@ impl Shown {
             return;
         }
         self.entries.remove(&rank);
-        if !chunk.offender {
+        if !score.offender {
             return;
         }
         if self.entries.len() == self.capacity {
@@ -126,13 +126,13 @@ impl Shown {
                 _ => return,
             }
         }
-        let values = layout.shown.iter().map(|&slot| chunk.derived[slot].clone());
+        let values = layout.shown.iter().map(|&slot| score.derived[slot].clone());
         self.entries.insert(rank, values.collect());
     }
 
-    /// Puts the values shown of the offender at `rank` back into `chunk`;
+    /// Puts the values shown of the offender at `rank` back into `score`;
     /// false if they were not kept.
-    pub(super) fn restore(&self, layout: &Layout, rank: &Rank, chunk: &mut ItemChunk<'_>) -> bool {
+    pub(in crate::eval) fn restore(&self, layout: &Layout, rank: &Rank, score: &mut Score) -> bool {
         if layout.shown.is_empty() {
             return true;
         }
@@ -140,7 +140,7 @@ impl Shown {
             return false;
         };
         for (&slot, value) in layout.shown.iter().zip(values) {
-            chunk.derived[slot] = value.clone();
+            score.derived[slot] = value.clone();
         }
         true
     }
@@ -148,7 +148,7 @@ impl Shown {
 
 /// Scores, one after another: observations in `bytes`, values in `values`.
 #[derive(Default)]
-pub(super) struct ScoreArena {
+pub(in crate::eval) struct ScoreArena {
     bytes: Vec<u8>,
     values: Vec<Value>,
 }
@@ -162,17 +162,22 @@ const CALIBRATED: u8 = 5;
 const TRACKED: u8 = 6;
 
 impl ScoreArena {
-    /// Saves the item `chunk` has just scored; `None` once the arena holds
+    /// Saves the item just scored as `score`; `None` once the arena holds
     /// more than 32-bit offsets reach.
-    pub(super) fn save(&mut self, layout: &Layout, chunk: &ItemChunk<'_>) -> Option<Saved> {
+    pub(in crate::eval) fn save(
+        &mut self,
+        layout: &Layout,
+        roles: &Roles,
+        score: &Score,
+    ) -> Option<Saved> {
         let at = Saved {
             bytes: u32::try_from(self.bytes.len()).ok()?,
             values: u32::try_from(self.values.len()).ok()?,
         };
-        let scored = chunk.contributions.iter().zip(&chunk.tracked);
+        let scored = score.contributions.iter().zip(&score.tracked);
         for (i, (observation, tracked)) in scored.enumerate() {
-            if chunk.flagged[i] {
-                self.bytes.push(match chunk.flags[i] {
+            if roles.flagged[i] {
+                self.bytes.push(match score.flags[i] {
                     0 => ZERO,
                     1 => ONE,
                     _ => OUT,
@@ -206,21 +211,26 @@ impl ScoreArena {
                 }
             }
         }
-        self.bytes.push(u8::from(chunk.offender));
-        let texts = chunk.slice_texts.iter().cloned().map(Value::String);
+        self.bytes.push(u8::from(score.offender));
+        let texts = score.slice_texts.iter().cloned().map(Value::String);
         self.values.extend(texts);
         let kept = layout
             .always
             .iter()
-            .map(|&slot| chunk.derived[slot].clone());
+            .map(|&slot| score.derived[slot].clone());
         self.values.extend(kept);
         Some(at)
     }
 
-    /// Puts the score saved at `at` back into `chunk`, as `score` left it.
-    pub(super) fn restore(&self, layout: &Layout, at: Saved, chunk: &mut ItemChunk<'_>) {
+    /// Puts the score saved at `at` back into `score`, as scoring left it.
+    pub(in crate::eval) fn restore(
+        &self,
+        plan: &Plan,
+        (layout, roles): (&Layout, &Roles),
+        at: Saved,
+        score: &mut Score,
+    ) {
         let (mut b, mut v) = (at.bytes as usize, at.values as usize);
-        let plan = chunk.plan;
         let number = |b: usize| {
             let bytes: [u8; 8] = self.bytes[b..b + 8].try_into().expect("eight bytes");
             f64::from_le_bytes(bytes)
@@ -231,18 +241,18 @@ impl ScoreArena {
             // Only stability's aggregates track a value. Cleared
             // unconditionally, the `None` was built on the stack and copied in
             // a wider load than its store, a stall for every aggregate.
-            if chunk.tracked[i].is_some() {
-                chunk.tracked[i] = None;
+            if score.tracked[i].is_some() {
+                score.tracked[i] = None;
             }
-            if chunk.flagged[i] {
-                chunk.flags[i] = match tag {
+            if roles.flagged[i] {
+                score.flags[i] = match tag {
                     ZERO => 0,
                     ONE => 1,
                     _ => NOT_COUNTED,
                 };
                 continue;
             }
-            chunk.contributions[i] = match tag {
+            score.contributions[i] = match tag {
                 OUT => Observation::Out,
                 ZERO => Observation::Number(0.0),
                 ONE => Observation::Number(1.0),
@@ -259,20 +269,20 @@ impl ScoreArena {
                     Observation::Calibrated(number(b - 9), self.bytes[b - 1] == 1)
                 }
                 _ => {
-                    chunk.tracked[i] = Some(self.values[v].clone());
+                    score.tracked[i] = Some(self.values[v].clone());
                     v += 1;
                     debug_assert_eq!(aggregate.function, AggregateFn::Stability);
                     Observation::Out
                 }
             };
         }
-        chunk.offender = self.bytes[b] == 1;
-        for text_slot in chunk.slice_texts.iter_mut() {
+        score.offender = self.bytes[b] == 1;
+        for text_slot in score.slice_texts.iter_mut() {
             *text_slot = text(&self.values[v]);
             v += 1;
         }
         for &slot in &layout.always {
-            chunk.derived[slot] = self.values[v].clone();
+            score.derived[slot] = self.values[v].clone();
             v += 1;
         }
     }

@@ -1,30 +1,30 @@
 //! Scoring one item's aggregates: the shared filters and arguments computed
 //! once per item (`Shared`), the general path that writes an `Observation`
 //! (`observe`), and the compact steps of the counts and ratios kept as flags
-//! (`FlagSteps`). `ItemChunk::score` drives them.
+//! (`FlagSteps`). `Scorer::score` drives them.
 
 use crate::base::value::Value;
 use crate::eval::error::Within;
-use crate::eval::item::ItemFailure;
-use crate::eval::item_values;
+use crate::eval::score::ItemFailure;
 use crate::ir::{evaluate_into, Frame, RuntimeError, TextTest, TextTests};
 use crate::library::aggregates::AggregateFn;
 use crate::library::error::RuntimeErrorKind;
 use crate::plan::Plan;
 use crate::stats::aggregate::{Accumulator, Observation};
+use crate::stats::resample::NOT_COUNTED;
 
 /// A shared filter's or argument's (`plan.shared`) last value, the item it
-/// was computed for (a number from `ItemChunk::scored`), and the op as a
+/// was computed for (a number from `Scorer::scored`), and the op as a
 /// [`TextTest`] where it is one.
 #[derive(Debug, Clone)]
-pub(super) struct Shared {
+pub(in crate::eval::score) struct Shared {
     computed_for: u64,
     value: Value,
     test: Option<TextTest>,
 }
 
 impl Shared {
-    pub(super) fn all(plan: &Plan) -> Vec<Shared> {
+    pub(in crate::eval::score) fn all(plan: &Plan) -> Vec<Shared> {
         (plan.shared.ops.iter())
             .map(|op| Shared {
                 computed_for: 0,
@@ -41,7 +41,7 @@ impl Shared {
 // `None` for every item and then to `Some` of the result, cost as much as
 // the comparisons it held.
 #[inline(always)]
-pub(super) fn shared_value<'s>(
+pub(in crate::eval::score) fn shared_value<'s>(
     shared: &'s mut [Shared],
     at: usize,
     item: u64,
@@ -61,7 +61,7 @@ pub(super) fn shared_value<'s>(
 
 /// Whether the item passes aggregate `i`'s filter (one without passes).
 #[inline(always)]
-pub(super) fn passes_filter(
+pub(in crate::eval::score) fn passes_filter(
     plan: &Plan,
     i: usize,
     shared: &mut [Shared],
@@ -82,10 +82,27 @@ pub(super) fn passes_filter(
     }
 }
 
+/// What an item contributes to an aggregate it was not folded into (filtered
+/// out by `where`): nothing, except 0 to a `count`.
+pub(in crate::eval) fn untouched(function: AggregateFn) -> Observation {
+    match function {
+        AggregateFn::Count => Observation::Number(0.0),
+        _ => Observation::Out,
+    }
+}
+
+/// [`untouched`] as a flag.
+pub(in crate::eval) fn untouched_flag(function: AggregateFn) -> u8 {
+    match function {
+        AggregateFn::Count => 0,
+        _ => NOT_COUNTED,
+    }
+}
+
 /// Observes the item for aggregate `i`, one not flagged: into its
 /// contribution, or its tracked value for a `stability`.
 #[inline(always)]
-pub(super) fn observe(
+pub(in crate::eval::score) fn observe(
     plan: &Plan,
     i: usize,
     shared: &mut [Shared],
@@ -103,7 +120,7 @@ pub(super) fn observe(
         // Each contribution is written once (an item filtered out, its
         // untouched one): it is an enum with a boxed case, so every write
         // drops the one before.
-        *contribution = item_values::untouched(aggregate.function);
+        *contribution = untouched(aggregate.function);
         if tracked.is_some() {
             *tracked = None;
         }
@@ -127,7 +144,7 @@ pub(super) fn observe(
 /// text tests (or absent) from the item's truths of those tests, the others
 /// from their shared values.
 #[derive(Debug, Clone)]
-pub(super) struct FlagSteps {
+pub(in crate::eval::score) struct FlagSteps {
     general: Vec<FlagStep>,
     /// The text tests the `text` steps read, and the current item's truths:
     /// an always-true entry that stands for "no filter" and "no argument",
@@ -139,7 +156,7 @@ pub(super) struct FlagSteps {
 
 impl FlagSteps {
     /// The steps of aggregates `flagged`.
-    pub(super) fn of(plan: &Plan, flagged: impl Iterator<Item = usize>) -> Self {
+    pub(in crate::eval::score) fn of(plan: &Plan, flagged: impl Iterator<Item = usize>) -> Self {
         let tests: Vec<Option<TextTest>> = plan.shared.ops.iter().map(TextTest::of).collect();
         // Shared op -> its truth's place: its test's among those kept, numbered
         // as first met, after the always-true entry.
@@ -184,7 +201,7 @@ impl FlagSteps {
     /// where `observe_in_plan_order` must look (a value that is no
     /// condition, an error).
     #[inline]
-    pub(super) fn flag(
+    pub(in crate::eval::score) fn flag(
         &mut self,
         shared: &mut [Shared],
         item: u64,
@@ -200,7 +217,7 @@ impl FlagSteps {
         }
         // A text test cannot fail, so all are computed, once each, however
         // many steps read them, instead of each step asking for its shared
-        // values (the 46-aggregate benchmark's 44 steps: `ItemChunk::score`
+        // values (the 46-aggregate benchmark's 44 steps: `Scorer::score`
         // 115 -> 60 M instructions at 100k items).
         self.tests.truths_into(frame, &mut self.truths[1..]);
         let truths = &self.truths;
@@ -242,7 +259,7 @@ impl FlagStep {
             aggregate: a as u32,
             filter: place(plan.shared.filter[a]),
             arg: place(plan.shared.arg[a]),
-            untouched: item_values::untouched_flag(plan.aggregates[a].function),
+            untouched: untouched_flag(plan.aggregates[a].function),
         }
     }
 
