@@ -9,8 +9,6 @@
 //! is missing, unless EVALSPEC_REQUIRE_BROWSER is set (.ci/run sets it once it has
 //! installed them): then a missing browser fails the test.
 
-mod support;
-
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -18,7 +16,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use support::{evalspec, repo_root};
+
+use crate::support::{evalspec, repo_root};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";

@@ -3,10 +3,9 @@
 //! with the ECE formula of grammar/README.md on the generated cases of
 //! tests/fixtures/classification (made once by its generate.py).
 
-mod support;
-
 use serde_json::Value;
-use support::{evalspec_with_env, repo_root, texts_of};
+
+use crate::support::{evalspec_with_env, repo_root, texts_of};
 
 fn run_case(case: &std::path::Path, out: &std::path::Path, threads: &str) -> Value {
     let spec = repo_root().join("tests/fixtures/classification/spec.yml");

@@ -1,11 +1,10 @@
 //! The command line end to end: exit codes, stdout, stderr and the files written.
 
-mod support;
-
 use std::path::Path;
 
 use serde_json::Value;
-use support::{evalspec, repo_root, write, Output};
+
+use crate::support::{evalspec, repo_root, write, Output};
 
 const GOLD: &str = r#"{"qid":"A0001","question":"Does X support null keys?","answerable":true,"gold_claim_substr":["rejects null keys"],"gold_citations":["p1#2"],"constraints":["X rejects null keys."]}
 {"qid":"A0002","question":"Explain Z.","answerable":false,"gold_claim_substr":[],"gold_citations":[]}

@@ -2,9 +2,7 @@
 //! shipped intent example, and a matrix of thousands of classes, which
 //! report.json keeps whole (sparsely) and report.md/report.html cap.
 
-mod support;
-
-use support::{evalspec, repo_root, write};
+use crate::support::{evalspec, repo_root, write};
 
 /// The `## Confusion` section of a report.md, up to the next `## `.
 fn confusion_section(md: &str) -> &str {

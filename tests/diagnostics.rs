@@ -2,9 +2,7 @@
 //! tests/fixtures/broken is named for what it breaks; `evalspec check` must exit 2
 //! and say what is wrong, where, and how to fix it.
 
-mod support;
-
-use support::{evalspec, repo_root};
+use crate::support::{evalspec, repo_root};
 
 #[test]
 fn broken_specs_are_reported_with_locations() {

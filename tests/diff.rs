@@ -1,11 +1,10 @@
 //! `evalspec diff` between runs, and gates against a `--baseline` run.
 
-mod support;
-
 use std::path::Path;
 
 use serde_json::Value;
-use support::{evalspec, write, Output};
+
+use crate::support::{self, evalspec, write, Output};
 
 const SPEC: &str = r#"name: demo
 version: 1.2.0

@@ -4,14 +4,12 @@
 //! (tests/fixtures/bad_formats, snapshots); RFC 4180 details, the format options and
 //! the format inferred from a file's extension.
 
-mod support;
-
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use support::{evalspec, evalspec_with_env, repo_root, write, Output};
+use crate::support::{evalspec, evalspec_with_env, repo_root, write, Output};
 
 const FORMATS: &str = "tests/fixtures/formats";
 

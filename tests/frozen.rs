@@ -2,12 +2,11 @@
 //! (history grows); dataset drift; `--allow-drift`; `extends` chains and cycles;
 //! `init`; the JSON Schema against every shipped spec; `explain`.
 
-mod support;
-
 use std::path::Path;
 
 use serde_json::Value;
-use support::{evalspec, repo_root, write, Output};
+
+use crate::support::{evalspec, repo_root, write, Output};
 
 fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()

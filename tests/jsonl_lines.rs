@@ -4,11 +4,9 @@
 //! a lone `\r`), a byte-order mark, blank and indented lines; and every record
 //! and error keeps its true line, read by one thread or several.
 
-mod support;
-
 use std::path::Path;
 
-use support::{evalspec_with_env, write};
+use crate::support::{self, evalspec_with_env, write};
 
 const SPEC: &str = r#"name: lines
 version: 1.0.0

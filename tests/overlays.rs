@@ -2,12 +2,11 @@
 //! (`remove:`), the errors a wrong removal gives, and the JSON Schema accepting
 //! every valid overlay while still rejecting misspelled keys.
 
-mod support;
-
 use std::path::Path;
 
 use serde_json::Value;
-use support::{evalspec, texts_of, write, Output};
+
+use crate::support::{self, evalspec, texts_of, write, Output};
 
 const BASE: &str = r#"name: judged
 version: 1.0.0

@@ -2,11 +2,9 @@
 //! byte-identical for any `--threads`, including errors that fall in a later chunk,
 //! for JSONL and for TREC files (split between queries).
 
-mod support;
-
 use std::path::Path;
 
-use support::{generate, repo_root, Output};
+use crate::support::{self, generate, repo_root, Output};
 
 const ITEMS: u64 = 4_000;
 /// Small chunks, so that both datasets are split several ways.

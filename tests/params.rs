@@ -4,12 +4,11 @@
 //! frozen run with overridden params says the lock does not pin them. And every
 //! gate that does not pass says why, beside its custom message.
 
-mod support;
-
 use std::path::Path;
 
 use serde_json::Value;
-use support::{evalspec, write, Output};
+
+use crate::support::{evalspec, write, Output};
 
 const SPEC: &str = r#"name: judged
 version: 1.0.0

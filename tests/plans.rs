@@ -2,9 +2,7 @@
 //! `evalspec explain` (what each metric and gate means) for every shipped spec and
 //! every spec fixture. A refactoring of the compiler must leave these unchanged.
 
-mod support;
-
-use support::{evalspec, repo_root};
+use crate::support::{evalspec, repo_root};
 
 fn snapshot_of(command: &str, spec: &std::path::Path) -> String {
     let root = repo_root();

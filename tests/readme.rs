@@ -1,9 +1,7 @@
 //! The README's commands are true: every `cargo run --release -- …` line in it runs
 //! and exits 0 on the shipped data.
 
-mod support;
-
-use support::{evalspec, repo_root};
+use crate::support::{evalspec, repo_root};
 
 #[test]
 fn readme_run_commands_work() {

@@ -1,10 +1,9 @@
 //! The report model reads back every report.json and items.jsonl a run writes,
 //! and writes them again byte for byte.
 
-mod support;
-
 use evalspec::report_model::{Item, Report};
-use support::{evalspec, repo_root, shipped_specs};
+
+use crate::support::{evalspec, repo_root, shipped_specs};
 
 fn round_trip(dir: &std::path::Path, what: &str) {
     let text = std::fs::read_to_string(dir.join("report.json")).unwrap();

@@ -2,12 +2,11 @@
 //! JUnit structure, items.jsonl order, labels, offenders, template errors, and
 //! gates against a baseline.
 
-mod support;
-
 use std::path::Path;
 
 use serde_json::Value;
-use support::{evalspec, texts_of, write};
+
+use crate::support::{evalspec, texts_of, write};
 
 const SPEC: &str = r#"name: demo
 version: 1.2.0

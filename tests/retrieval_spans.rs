@@ -1,10 +1,9 @@
 //! `specs/retrieval-spans.yaml` (seed 004): hand-computed metrics on the shipped
 //! sample, and the dataset contract's validation rules with file:line errors.
 
-mod support;
-
 use serde_json::Value;
-use support::{evalspec, repo_root, write};
+
+use crate::support::{self, evalspec, repo_root, write};
 
 #[test]
 fn sample_metrics_are_the_hand_computed_ones() {

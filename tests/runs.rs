@@ -1,12 +1,11 @@
 //! Datasets read as several runs (`runs:`): per-run metrics and gates, stability,
 //! summaries over runs, agreement, and the operational preset over its shipped runs.
 
-mod support;
-
 use std::path::Path;
 
 use serde_json::Value as Json;
-use support::{evalspec, evalspec_with_env, repo_root, texts_of, write};
+
+use crate::support::{evalspec, evalspec_with_env, repo_root, texts_of, write};
 
 const SPEC: &str = r#"
 name: folder

@@ -3,12 +3,11 @@
 //! document at test time and run with its output rounding disabled, so that the
 //! unrounded rates can be compared bit for bit.
 
-mod support;
-
 use std::process::Command;
 
 use serde_json::{json, Value};
-use support::{code_block, evalspec, repo_root, seed, write, Rng};
+
+use crate::support::{code_block, evalspec, repo_root, seed, write, Rng};
 
 const CASES: u64 = 400;
 

@@ -4,12 +4,11 @@
 //! thresholds do on the scorer's own unrounded numbers. The scorer is read from
 //! the seed document at test time.
 
-mod support;
-
 use std::process::Command;
 
 use serde_json::{json, Value};
-use support::{code_block, evalspec, repo_root, seed, write, Rng};
+
+use crate::support::{code_block, evalspec, repo_root, seed, write, Rng};
 
 const CASES: u64 = 300;
 

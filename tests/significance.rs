@@ -2,12 +2,11 @@
 //! a real regression fails, the same drop on a set too small to tell passes, and
 //! both say why.
 
-mod support;
-
 use std::path::Path;
 
 use serde_json::Value;
-use support::{evalspec, write, Output};
+
+use crate::support::{evalspec, write, Output};
 
 const SPEC: &str = r#"name: sig
 version: 1.0.0

@@ -3,12 +3,11 @@
 //! a metric null in one slice, two slices at once, several runs, and the same
 //! bytes for any thread count.
 
-mod support;
-
 use std::path::Path;
 
 use serde_json::{json, Value};
-use support::{evalspec, evalspec_with_env, write};
+
+use crate::support::{evalspec, evalspec_with_env, write};
 
 fn spec(unexpected: &str, values: &str) -> String {
     format!(

@@ -1,8 +1,6 @@
 //! Every shipped spec compiles and runs on its shipped sample data.
 
-mod support;
-
-use support::{evalspec, repo_root, shipped_specs};
+use crate::support::{evalspec, repo_root, shipped_specs};
 
 #[test]
 fn every_shipped_spec_checks_and_runs() {

@@ -9,11 +9,9 @@
 //! does not evaluate) falls back to the table and reports exactly what the
 //! table gives, at the true line.
 
-mod support;
-
 use std::path::Path;
 
-use support::{evalspec_with_env, texts_of, write, Output};
+use crate::support::{evalspec_with_env, texts_of, write, Output};
 
 fn spec(trace_duplicates: &str, join: &str, gold_duplicates: &str) -> String {
     format!(

@@ -2,10 +2,9 @@
 //! qrels/run pairs (tests/fixtures/trec, made by its generate.py), averaged both
 //! ways: over the queries in both files, and with `complete` (trec_eval -c).
 
-mod support;
-
 use serde_json::Value;
-use support::{evalspec, repo_root};
+
+use crate::support::{self, evalspec, repo_root};
 
 #[test]
 fn trec_preset_matches_trec_eval() {

@@ -1,7 +1,7 @@
 //! Expressions: non-ASCII text, nesting and chains that would exhaust the stack.
 
+use super::{check_refuses, spec_with_field};
 use crate::support::evalspec;
-use crate::{check_refuses, spec_with_field};
 
 #[test]
 fn syntax_errors_at_non_ascii_characters_are_located() {

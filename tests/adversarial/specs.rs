@@ -1,6 +1,6 @@
 //! Specs, params and locks: reserved names, out-of-range values, edited locks.
 
-use crate::check_refuses;
+use super::check_refuses;
 use crate::support::{self, evalspec};
 
 #[test]

@@ -1,14 +1,15 @@
 //! Shared helpers for the integration tests: running the CLI, temporary workspaces,
 //! a deterministic random generator, and reading the seed documents.
-#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 
+// The benchmarks' generators, of which the tests use a part.
+#[allow(dead_code)]
 #[path = "../../benches/support/generate.rs"]
 pub mod generate;
+#[allow(dead_code)]
 #[path = "../../benches/support/generate_trec.rs"]
 pub mod generate_trec;
-#[allow(unused_imports)] // not every test crate draws random cases
 pub use generate::Rng;
 use std::process::Command;
 

@@ -2,15 +2,12 @@
 //! error and exit 2 (never a panic, an abort or a hang), and leave its input as
 //! it was.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 mod data;
 mod expressions;
 mod output;
 mod specs;
 
-use support::evalspec;
+use crate::support::evalspec;
 
 /// A spec whose only field is `expr` (as a YAML plain scalar).
 pub fn spec_with_field(expr: &str) -> String {
