@@ -356,7 +356,16 @@ fn explain_says_what_each_metric_and_gate_computes() {
     let root = repo_root();
     let out = evalspec(
         &root,
-        &["explain", "specs/rag-precision.yaml", "--param", "k=3"],
+        &[
+            "explain",
+            "specs/rag-precision.yaml",
+            "--param",
+            "k=3",
+            "--threads",
+            "2",
+            "--max-memory",
+            "4G",
+        ],
     );
     ok(&out);
     insta::assert_snapshot!(out.stdout);

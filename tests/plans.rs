@@ -4,10 +4,13 @@
 
 use crate::support::{evalspec, repo_root};
 
+/// What `command` prints for `spec`, with the resources given (the physical
+/// plan they print depends on them, and would otherwise on the machine).
 fn snapshot_of(command: &str, spec: &std::path::Path) -> String {
     let root = repo_root();
     let relative = spec.strip_prefix(&root).unwrap().to_str().unwrap();
-    let out = evalspec(&root, &[command, relative]);
+    let resources = ["--threads", "2", "--max-memory", "4G"];
+    let out = evalspec(&root, &[&[command, relative][..], &resources].concat());
     format!(
         "exit: {}\n--- stdout\n{}--- stderr\n{}",
         out.code, out.stdout, out.stderr

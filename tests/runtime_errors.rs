@@ -28,7 +28,12 @@ fn plan(dir: &Path, spec: &str, files: &[(&str, &str)]) -> Plan {
 fn diagnostics(spec: &str, files: &[(&str, &str)]) -> Vec<Diagnostic> {
     let dir = tempfile::tempdir().unwrap();
     let plan = plan(dir.path(), spec, files);
-    match evalspec::eval::evaluate(&plan, evalspec::eval::Resources::threads(1)) {
+    let resources = evalspec::eval::Resources::threads(1);
+    let physical = match evalspec::eval::PhysicalPlan::decide(&plan, resources) {
+        Ok(physical) => physical,
+        Err(error) => return vec![error],
+    };
+    match evalspec::eval::evaluate(&plan, &physical) {
         Ok(outcome) => outcome.warnings,
         Err(errors) => errors,
     }

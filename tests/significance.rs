@@ -337,8 +337,10 @@ fn explain_states_the_smallest_change_a_gate_can_call_significant() {
     let root = dir.path();
     write(root, "spec.yaml", SPEC);
     assert_eq!(run(root, &items(200, 20, 0), "base", None).code, 0);
-    let without = evalspec(root, &["explain", "spec.yaml"]);
-    let with = evalspec(root, &["explain", "spec.yaml", "--baseline", "base"]);
+    let resources = ["--threads", "2", "--max-memory", "4G"];
+    let without = evalspec(root, &[&["explain", "spec.yaml"][..], &resources].concat());
+    let with = ["explain", "spec.yaml", "--baseline", "base"];
+    let with = evalspec(root, &[&with[..], &resources].concat());
     assert_eq!(with.code, 0, "{}", with.stderr);
     let gate_lines = |text: &str| -> String {
         text.lines()

@@ -1,13 +1,13 @@
-//! Score as you stream: a spec that joins its items to one other dataset streams
-//! that dataset past the items in memory instead of keeping it as a table, and
-//! under a memory budget too small for the items (`--max-memory`) partitions
-//! both datasets to temporary files and joins one partition at a time. The
-//! three ways give the same bytes (every report, item values, stdout and
-//! stderr) under every duplicates policy and join, for any thread count,
-//! including offenders whose later record clears them; a run the streamed or
-//! partitioned join cannot finish (a bad record, a repeated key, an item that
-//! does not evaluate) falls back to the table and reports exactly what the
-//! table gives, at the true line.
+//! Every join gives the same bytes: a spec that joins its items to one other
+//! dataset can keep that dataset as a table (`--join table`), stream it past
+//! the items in memory (`--join index`), or, under a memory budget too small
+//! for the items (`--max-memory`), partition both datasets to temporary files
+//! and join one partition at a time (`--join partitioned`). The three give the
+//! same bytes (every report, item values, stdout and stderr) under every
+//! duplicates policy and join, for any thread count, including offenders whose
+//! later record clears them; and what none of them can finish (a bad record, a
+//! repeated key, an item that does not evaluate) each reports exactly as the
+//! table does, at the true line, without running again another way.
 
 use std::path::Path;
 
@@ -106,14 +106,14 @@ fn written(dir: &Path, out: &str) -> Vec<(String, Vec<u8>)> {
     files
 }
 
-/// How a run joins: `EVALSPEC_JOIN` and, to partition, a tiny memory budget.
+/// How a run joins: `--join` and a memory budget.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Way {
     Table,
     Stream,
     Partition,
-    /// The table under a tiny budget: not partitioned (`EVALSPEC_JOIN=table`),
-    /// but items.jsonl's lines spilled to sorted runs on disk and merged.
+    /// The table under a tiny budget: not partitioned (`--join table`), but
+    /// items.jsonl's lines spilled to sorted runs on disk and merged.
     TableSpilled,
     /// Streamed under a budget the items fit (not partitioned) but items.jsonl's
     /// lines do not: spilled to sorted runs, ordered by item number when the
@@ -125,20 +125,26 @@ enum Way {
 fn run(dir: &Path, way: Way, threads: usize) -> (Output, Vec<(String, Vec<u8>)>) {
     let (mode, budget) = match way {
         Way::Table => ("table", None),
-        Way::Stream => ("stream", None),
+        Way::Stream => ("index", None),
         // One byte: as many partitions as there can be.
-        Way::Partition => ("stream", Some("1")),
+        Way::Partition => ("partitioned", Some("1")),
         Way::TableSpilled => ("table", Some("1")),
-        Way::StreamSpilled => ("stream", Some("512K")),
+        Way::StreamSpilled => ("index", Some("512K")),
     };
     let out = format!("out-{mode}-{}-{threads}", budget.unwrap_or("none"));
     let _ = std::fs::remove_dir_all(dir.join(&out));
     let threads = threads.to_string();
-    let env = [
-        ("EVALSPEC_JOIN", mode),
-        ("EVALSPEC_MIN_CHUNK_BYTES", "4096"),
+    let env = [("EVALSPEC_MIN_CHUNK_BYTES", "4096")];
+    let mut args = vec![
+        "run",
+        "spec.yaml",
+        "--out",
+        &out,
+        "--threads",
+        &threads,
+        "--join",
+        mode,
     ];
-    let mut args = vec!["run", "spec.yaml", "--out", &out, "--threads", &threads];
     args.extend(budget.iter().flat_map(|b| ["--max-memory", b]));
     let output = evalspec_with_env(dir, &env, &args);
     let files = written(dir, &out);
@@ -149,9 +155,8 @@ fn run(dir: &Path, way: Way, threads: usize) -> (Output, Vec<(String, Vec<u8>)>)
     (output, files)
 }
 
-/// The streamed and the partitioned join give what the table gives, for 1 and
-/// 3 threads; returns the table's output and their stderr (which says if they
-/// fell back).
+/// The index and the partitioned join give what the table gives, for 1 and 3
+/// threads; returns the table's output and their stderr.
 fn assert_same_every_way(dir: &Path) -> (Output, String) {
     let (table, table_files) = run(dir, Way::Table, 1);
     let mut streamed_stderr = String::new();
@@ -164,22 +169,9 @@ fn assert_same_every_way(dir: &Path) -> (Output, String) {
         for threads in [1, 3] {
             let (streamed, files) = run(dir, way, threads);
             let how = format!("{way:?} on {threads} threads");
-            let fell_back = "note: EVALSPEC_JOIN=stream: the join falls back to a table\n";
-            let partitioned = "note: EVALSPEC_JOIN=stream: joined in 64 partitions on disk\n";
-            if way == Way::Partition {
-                assert!(
-                    streamed.stderr.contains(fell_back) != streamed.stderr.contains(partitioned),
-                    "{how}: partitioned or fell back: {}",
-                    streamed.stderr
-                );
-            }
             assert_eq!(table.code, streamed.code, "exit code, {how}");
             assert_eq!(table.stdout, streamed.stdout, "stdout, {how}");
-            let stderr = streamed
-                .stderr
-                .replace(fell_back, "")
-                .replace(partitioned, "");
-            assert_eq!(table.stderr, stderr, "stderr, {how}");
+            assert_eq!(table.stderr, streamed.stderr, "stderr, {how}");
             let names = |files: &[(String, Vec<u8>)]| -> Vec<String> {
                 files.iter().map(|(n, _)| n.clone()).collect()
             };
@@ -203,6 +195,8 @@ fn assert_same_under_every_policy(edit: impl Fn(String) -> String) {
         ("first", "left", "error"),
         ("first", "inner", "error"),
         ("last", "inner", "keep"),
+        ("last", "left", "last"),
+        ("first", "inner", "first"),
     ] {
         let what = format!("trace {trace_duplicates}, {join} join, gold {gold_duplicates}");
         {
@@ -211,12 +205,8 @@ fn assert_same_under_every_policy(edit: impl Fn(String) -> String) {
                 "spec.yaml",
                 &edit(spec(trace_duplicates, join, gold_duplicates)),
             );
-            let (table, streamed_stderr) = assert_same_every_way(dir.path());
+            let (table, _) = assert_same_every_way(dir.path());
             assert!(table.code <= 1, "{what}: {}", table.stderr);
-            assert!(
-                !streamed_stderr.contains("falls back"),
-                "{what}: the streamed join finished on its own: {streamed_stderr}"
-            );
             assert!(table.stderr.contains("repeat an earlier key"), "{what}");
             let report =
                 std::fs::read_to_string(dir.path().join("out-table-none-1/report.json")).unwrap();
@@ -247,9 +237,8 @@ fn a_template_that_reads_items_lists_them_in_file_order_every_way() {
     let spec =
         spec("last", "left", "error").replace("reports: [json, markdown, items, junit]", reports);
     write(dir.path(), "spec.yaml", &spec);
-    let (table, streamed_stderr) = assert_same_every_way(dir.path());
+    let (table, _) = assert_same_every_way(dir.path());
     assert!(table.code <= 1, "{}", table.stderr);
-    assert!(!streamed_stderr.contains("falls back"), "{streamed_stderr}");
     // Every item, in the gold file's order (the traces are out of order).
     let listed = std::fs::read_to_string(dir.path().join("out-table-none-1/listed.txt")).unwrap();
     let lines: Vec<u32> = (listed.lines())
@@ -267,9 +256,8 @@ fn items_repeated_in_the_gold_set_each_take_the_trace_of_their_key() {
     let doubled = format!("{gold}{}\n{}\n", lines[0], lines[10]);
     write(dir.path(), "gold.jsonl", &doubled);
     write(dir.path(), "spec.yaml", &spec("last", "left", "keep"));
-    let (table, streamed_stderr) = assert_same_every_way(dir.path());
+    let (table, _) = assert_same_every_way(dir.path());
     assert!(table.code <= 1, "{}", table.stderr);
-    assert!(!streamed_stderr.contains("falls back"), "{streamed_stderr}");
 }
 
 /// Items without a key are folded in their place, joined to nothing: the
@@ -286,21 +274,17 @@ fn items_without_a_key_are_folded_in_their_place_every_way() {
     }
     write(dir.path(), "gold.jsonl", &(lines.join("\n") + "\n"));
     write(dir.path(), "spec.yaml", &spec("last", "left", "keep"));
-    let (table, streamed_stderr) = assert_same_every_way(dir.path());
+    let (table, _) = assert_same_every_way(dir.path());
     assert!(table.code <= 1, "{}", table.stderr);
     assert!(
         table.stderr.contains("gold: 5 record(s) have no key"),
         "{}",
         table.stderr
     );
-    assert!(
-        streamed_stderr.contains("joined in 64 partitions on disk"),
-        "{streamed_stderr}"
-    );
 }
 
 #[test]
-fn what_the_streamed_join_cannot_finish_is_reported_as_the_table_reports_it() {
+fn what_no_join_can_finish_each_reports_as_the_table_reports_it() {
     let dir = tempfile::tempdir().unwrap();
     data(dir.path(), 1_500);
     let trace = std::fs::read_to_string(dir.path().join("trace.jsonl")).unwrap();
@@ -336,24 +320,23 @@ fn what_the_streamed_join_cannot_finish_is_reported_as_the_table_reports_it() {
             "spec.yaml",
             &spec(trace_duplicates, "left", gold_duplicates),
         );
-        let (table, streamed_stderr) = assert_same_every_way(dir.path());
+        let (table, _) = assert_same_every_way(dir.path());
         assert_eq!(table.code, 2, "{expected}: {}", table.stderr);
         assert!(
             table.stderr.contains(expected),
             "{expected}: {}",
             table.stderr
         );
-        assert!(streamed_stderr.contains("falls back"), "{streamed_stderr}");
     }
 }
 
 #[test]
 fn offenders_cleared_by_a_later_record_leave_the_right_offenders_listed() {
     // Items 0..200 answer wrongly and are retried right at the end of the file;
-    // of the rest, every tenth stays wrong. The streamed join keeps the shown
+    // of the rest, every tenth stays wrong. The index join keeps the shown
     // values of only the first offenders in key order (all to be cleared), so it
-    // cannot list the true ones and falls back (on one thread; on three, each
-    // chunk keeps its own first offenders): the bytes are still the table's.
+    // scores the true ones again from their records (on one thread; on three,
+    // each chunk keeps its own first offenders): the bytes are the table's.
     let dir = tempfile::tempdir().unwrap();
     let mut gold = String::new();
     let mut trace = String::new();
@@ -377,16 +360,14 @@ fn offenders_cleared_by_a_later_record_leave_the_right_offenders_listed() {
     // Without the items report, which keeps every item's values anyway.
     let spec = |duplicates| spec(duplicates, "left", "error").replace(" items,", "");
     write(dir.path(), "spec.yaml", &spec("last"));
-    let (table, streamed_stderr) = assert_same_every_way(dir.path());
+    let (table, _) = assert_same_every_way(dir.path());
     assert!(table.code <= 1, "{}", table.stderr);
-    assert!(streamed_stderr.contains("falls back"), "{streamed_stderr}");
     let report = std::fs::read_to_string(dir.path().join("out-table-none-1/report.json")).unwrap();
     assert!(report.contains("q00200"), "{report}");
 
     // With the first record kept, the first offenders are the ones listed.
     write(dir.path(), "spec.yaml", &spec("first"));
-    let (_, streamed_stderr) = assert_same_every_way(dir.path());
-    assert!(!streamed_stderr.contains("falls back"), "{streamed_stderr}");
+    assert_same_every_way(dir.path());
 }
 
 #[test]
@@ -414,13 +395,8 @@ fn the_offenders_listed_are_the_first_in_key_order_whatever_order_the_items_come
         write(dir.path(), "gold.jsonl", &gold);
         write(dir.path(), "trace.jsonl", &trace);
         write(dir.path(), "spec.yaml", &spec("last", "left", "error"));
-        let (table, streamed_stderr) = assert_same_every_way(dir.path());
+        let (table, _) = assert_same_every_way(dir.path());
         assert!(table.code <= 1, "{name}: {}", table.stderr);
-        // The streamed fold skips the shown values of rows it will not list.
-        assert!(
-            !streamed_stderr.contains("falls back"),
-            "{name}: {streamed_stderr}"
-        );
         let report = dir.path().join("out-table-none-1/report.json");
         let report: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
@@ -433,16 +409,30 @@ fn the_offenders_listed_are_the_first_in_key_order_whatever_order_the_items_come
 fn a_join_that_cannot_be_partitioned_says_so_and_runs_in_memory() {
     let dir = tempfile::tempdir().unwrap();
     data(dir.path(), 100);
-    // Items that keep the last of a repeated key are deduplicated as they are
-    // read, which needs every key at once.
-    write(dir.path(), "spec.yaml", &spec("last", "left", "last"));
+    // Items joined to two datasets: only the table join pairs them.
+    write(dir.path(), "again.jsonl", "{\"qid\": \"q00001\"}\n");
+    let spec = spec("last", "left", "error").replace(
+        "  trace: {",
+        "  again: {path: again.jsonl, key: qid, join: left}\n  trace: {",
+    );
+    write(dir.path(), "spec.yaml", &spec);
     let args = ["run", "spec.yaml", "--out", "out", "--max-memory", "1"];
     let output = evalspec_with_env(dir.path(), &[], &args);
     assert!(output.code <= 1, "{}", output.stderr);
     assert!(
         output.stderr.contains(
-            "note: --max-memory: the join is kept in memory, as its items keep the first or last of repeated keys"
+            "note: --max-memory: the join is kept in memory, as its items join more than one dataset"
         ),
+        "{}",
+        output.stderr
+    );
+    let args = ["run", "spec.yaml", "--out", "out", "--join", "index"];
+    let output = evalspec_with_env(dir.path(), &[], &args);
+    assert_eq!(output.code, 2, "{}", output.stderr);
+    assert!(
+        output
+            .stderr
+            .contains("--join index cannot run this spec: its items join more than one dataset"),
         "{}",
         output.stderr
     );
@@ -456,11 +446,17 @@ fn assert_missing_tmpdir_fails(items: usize, join: &str, what: &str, help: &str)
     data(dir.path(), items);
     write(dir.path(), "spec.yaml", &spec("last", "left", "error"));
     let missing = dir.path().join("no-such-folder");
-    let env = [
-        ("TMPDIR", missing.to_str().unwrap()),
-        ("EVALSPEC_JOIN", join),
+    let env = [("TMPDIR", missing.to_str().unwrap())];
+    let args = [
+        "run",
+        "spec.yaml",
+        "--out",
+        "out",
+        "--max-memory",
+        "1",
+        "--join",
+        join,
     ];
-    let args = ["run", "spec.yaml", "--out", "out", "--max-memory", "1"];
     let output = evalspec_with_env(dir.path(), &env, &args);
     assert_eq!(output.code, 2, "{}", output.stderr);
     let stderr = &output.stderr;

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::eval::JoinChoice;
 use crate::spec::ReportFormat;
 
 #[derive(Debug, Parser)]
@@ -112,6 +113,29 @@ pub struct CheckArgs {
     pub spec: PathBuf,
     #[command(flatten)]
     pub overrides: OverrideArgs,
+    #[command(flatten)]
+    pub physical: PhysicalArgs,
+}
+
+/// How a run uses this machine; `check` and `explain` show what they decide.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct PhysicalArgs {
+    /// Threads for reading large files (default: the number of cores). Results are
+    /// the same for any number.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(usize))]
+    pub threads: Option<usize>,
+    /// Keep the join within about this much memory (e.g. 2G, 512M; powers of 1024;
+    /// default: half the machine's memory): past it, both datasets are partitioned
+    /// by key to temporary files (under TMPDIR) and joined one partition at a time.
+    /// Results are the same.
+    #[arg(long, value_name = "SIZE", value_parser = memory_size)]
+    pub max_memory: Option<u64>,
+    /// How the items meet the other dataset: auto (decided from the files' sizes
+    /// and the memory budget), table (the other datasets in memory), index (the
+    /// items in memory, the other dataset streamed) or partitioned (both by key
+    /// to temporary files). Results are the same.
+    #[arg(long, value_name = "JOIN", default_value = "auto", value_parser = join_choice)]
+    pub join: JoinChoice,
 }
 
 #[derive(Debug, Args)]
@@ -126,16 +150,8 @@ pub struct RunArgs {
     /// Print only warnings and errors.
     #[arg(long, short)]
     pub quiet: bool,
-    /// Threads for reading large files (default: the number of cores). Results are
-    /// the same for any number.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(usize))]
-    pub threads: Option<usize>,
-    /// Keep the join within about this much memory (e.g. 2G, 512M; powers of 1024;
-    /// default: half the machine's memory): past it, both datasets are partitioned
-    /// by key to temporary files (under TMPDIR) and joined one partition at a time.
-    /// Results are the same.
-    #[arg(long, value_name = "SIZE", value_parser = memory_size)]
-    pub max_memory: Option<u64>,
+    #[command(flatten)]
+    pub physical: PhysicalArgs,
     /// Run a frozen spec whose files no longer match its lock; the reports say so.
     #[arg(long)]
     pub allow_drift: bool,
@@ -164,6 +180,16 @@ fn memory_size(text: &str) -> Result<u64, String> {
         .filter(|n: &f64| n.is_finite() && *n > 0.0)
         .ok_or_else(|| format!("`{trimmed}` is not a size above 0 (e.g. 2G, 512M, 1000000)"))?;
     Ok((number * scale as f64).ceil() as u64)
+}
+
+fn join_choice(text: &str) -> Result<JoinChoice, String> {
+    (JoinChoice::ALL.iter())
+        .find(|(name, _)| *name == text)
+        .map(|(_, choice)| *choice)
+        .ok_or_else(|| {
+            let names: Vec<&str> = JoinChoice::ALL.iter().map(|(n, _)| *n).collect();
+            format!("unknown join `{text}`; joins: {}", names.join(", "))
+        })
 }
 
 fn report_format(text: &str) -> Result<ReportFormat, String> {

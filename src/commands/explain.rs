@@ -1,6 +1,6 @@
 //! `evalspec explain SPEC`: what each metric and gate of a spec means, in words.
 
-use crate::commands::{cli, compile, exit, fail, overrides, print};
+use crate::commands::{cli, compile, exit, fail, overrides, physical_plan, print};
 use crate::plan;
 
 pub fn explain(args: &cli::CheckArgs) -> i32 {
@@ -11,7 +11,15 @@ pub fn explain(args: &cli::CheckArgs) -> i32 {
                 plan::detectable(plan, shape, alpha)
                     .or_else(|| crate::eval::detectable_by_formula(plan, shape, alpha))
             };
-            print(&plan::explain_with(&plan, &power));
+            let physical = match physical_plan(&plan, &args.physical) {
+                Ok(physical) => physical,
+                Err(diagnostic) => return fail(&[diagnostic]),
+            };
+            print(&format!(
+                "{}{}",
+                plan::explain_with(&plan, &power),
+                physical.describe(&plan)
+            ));
             exit::PASS
         }
         Err(diagnostics) => fail(&diagnostics),

@@ -5,7 +5,7 @@ use std::io::Write;
 use crate::base::diagnostic;
 use crate::base::diagnostic::Diagnostic;
 use crate::base::diagnostic::{render_all, render_unwritten};
-use crate::commands::{cli, compile_to_read, exit, fail, overrides, print};
+use crate::commands::{cli, compile_to_read, exit, fail, overrides, physical_plan, print};
 use crate::{eval, lock, plan, report};
 
 pub fn run(args: &cli::RunArgs) -> i32 {
@@ -38,14 +38,15 @@ pub fn run(args: &cli::RunArgs) -> i32 {
         Ok(out) => out,
         Err(d) => return fail(&[d]),
     };
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
-    let resources = eval::Resources {
-        threads,
-        max_memory: args.max_memory.or_else(half_the_memory),
+    let physical = match physical_plan(&plan, &args.physical) {
+        Ok(physical) => physical,
+        Err(d) => return fail(&[d]),
     };
-    let outcome = match eval::evaluate(&plan, resources) {
+    let threads = physical.threads;
+    if let Some(note) = &physical.note {
+        let _ = writeln!(std::io::stderr(), "note: {note}");
+    }
+    let outcome = match eval::evaluate(&plan, &physical) {
         Ok(outcome) => outcome,
         Err(diagnostics) => return fail(&diagnostics),
     };
@@ -100,14 +101,4 @@ pub fn drift_diagnostics(
         .enumerate()
         .map(|(i, d)| d.diagnostic(&stamp.path, dataset, stops_run && i + 1 == drift.len()))
         .collect()
-}
-
-/// The memory budget without `--max-memory`: half of the machine's memory
-/// (`MemTotal` in /proc/meminfo), so that a join too large for it is
-/// partitioned to disk rather than swapped or killed. None where unknown.
-fn half_the_memory() -> Option<u64> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024 / 2)
 }

@@ -86,6 +86,15 @@ pub enum EvalError {
         dir: String,
         error: String,
     },
+    /// A join numbers `what` with 32 bits, and there were more.
+    JoinTooLarge {
+        what: &'static str,
+    },
+    /// `--join` asked for a join that cannot run this plan.
+    JoinNotPossible {
+        join: &'static str,
+        reason: &'static str,
+    },
 }
 
 /// Which of an item's values failed to evaluate.
@@ -142,6 +151,8 @@ impl Kind for EvalError {
             E::GateNotEvaluated { .. } => "gate_not_evaluated",
             E::SpillFailed { .. } => "spill_failed",
             E::ItemLinesNotSpilled { .. } => "item_lines_not_spilled",
+            E::JoinTooLarge { .. } => "join_too_large",
+            E::JoinNotPossible { .. } => "join_not_possible",
         }
     }
 
@@ -219,6 +230,14 @@ impl Kind for EvalError {
                 "cannot write the items report's sorted lines to a temporary file in `{dir}`: {error}"
             ))
             .help("point TMPDIR at a disk with room for items.jsonl, or raise --max-memory"),
+            E::JoinTooLarge { what } => Words::new(format!(
+                "the join has more {what} than it can number (4,294,967,294)"
+            ))
+            .help("give a memory budget (--max-memory) so that the join is partitioned to disk, or split the datasets"),
+            E::JoinNotPossible { join, reason } => Words::new(format!(
+                "--join {join} cannot run this spec: {reason}"
+            ))
+            .help("the index and partitioned joins pair the items with exactly one other dataset; use --join table or --join auto"),
         }
     }
 }

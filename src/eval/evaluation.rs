@@ -14,50 +14,29 @@ use crate::data::read_chunked;
 use crate::eval::decide::across_runs::{combine, RunSource};
 use crate::eval::error::EvalError;
 use crate::eval::item_lines::LineLimit;
-use crate::eval::lookup::{load_lookup, Lookup};
+use crate::eval::join::index::index_join;
+use crate::eval::join::lookup::{load_lookup, Lookup};
+use crate::eval::join::partitioned::partitioned_join;
+use crate::eval::join::table::{table_join, Tables};
 use crate::eval::outcome::{DatasetOutcome, Outcome};
-use crate::eval::pass::pass;
+use crate::eval::physical::{JoinStrategy, PhysicalPlan};
 use crate::eval::score::Roles;
-use crate::eval::{spilled, streamed};
 use crate::inputs::run_files::run_name_of_file;
 use crate::ir::{evaluate_on_record, DatasetId, ExprLocations, Record};
 use crate::plan::{Check, DatasetPlan, Plan};
 
-/// What an evaluation may use.
-#[derive(Debug, Clone, Copy)]
-pub struct Resources {
-    /// Threads per dataset read.
-    pub threads: usize,
-    /// Bytes of memory the join should stay within (`--max-memory`): past it,
-    /// the datasets are partitioned to temporary files. `None`: no budget.
-    pub max_memory: Option<u64>,
-}
-
-impl Resources {
-    pub fn threads(threads: usize) -> Self {
-        Resources {
-            threads,
-            max_memory: None,
-        }
-    }
-}
-
-/// Runs the plan within `resources`.
-pub fn evaluate(plan: &Plan, resources: Resources) -> Result<Outcome, Vec<Diagnostic>> {
-    let threads = resources.threads;
+/// Runs the plan as `physical` says.
+pub fn evaluate(plan: &Plan, physical: &PhysicalPlan) -> Result<Outcome, Vec<Diagnostic>> {
+    let threads = physical.threads;
     let roles = Roles::of(plan);
     let sources = run_sources(plan)?;
-    let mode = streamed::JoinMode::from_env();
     // Lines of items.jsonl are spilled past a bound, unless a template reads
     // every item (then they are all in memory for it anyway).
     let limit = match plan.templates_read_items {
         true => LineLimit::UNBOUNDED,
-        false => LineLimit::of(resources.max_memory, threads),
+        false => LineLimit::of(physical.max_memory, threads),
     };
-    let partitions = match resources.max_memory {
-        Some(budget) if mode != streamed::JoinMode::Table => partitions(plan, budget),
-        _ => None,
-    };
+    // Looked-up tables of datasets that every run shares, read once.
     let mut shared: Vec<Option<(Lookup, DatasetOutcome)>> =
         (0..plan.items_dataset.index()).map(|_| None).collect();
     let mut passes = Vec::with_capacity(sources.len());
@@ -78,71 +57,47 @@ pub fn evaluate(plan: &Plan, resources: Resources) -> Result<Outcome, Vec<Diagno
             .filter(|(_, file)| file.is_some())
             .map(|(d, _)| (d.name.clone(), d.display_path.clone()))
             .collect();
-        if let Some(partitions) = partitions {
-            match spilled::spilled_pass(plan, &roles, threads, partitions, limit) {
-                Ok(result) => {
-                    if mode == streamed::JoinMode::Stream {
-                        eprintln!(
-                            "note: EVALSPEC_JOIN=stream: joined in {partitions} partitions on disk"
-                        );
-                    }
-                    passes.push((result, files));
-                    continue;
-                }
-                Err(spilled::Unfinished::Failed(d)) => return Err(vec![d]),
-                Err(spilled::Unfinished::Fallback) if mode == streamed::JoinMode::Stream => {
-                    eprintln!("note: EVALSPEC_JOIN=stream: the join falls back to a table");
-                }
-                Err(spilled::Unfinished::Fallback) => {}
+        let run_datasets: Vec<&DatasetPlan> = datasets.iter().map(|d| d.as_ref()).collect();
+        let mut result = match physical.join {
+            JoinStrategy::Index => {
+                let pair = [run_datasets[0], run_datasets[1]];
+                index_join(plan, &roles, pair, threads, limit)?
             }
-        } else if streamed::applies(plan, mode) {
-            match streamed::streamed_pass(plan, &roles, threads, limit) {
-                Ok(result) => {
-                    passes.push((result, files));
-                    continue;
-                }
-                Err(streamed::Fallback) if mode == streamed::JoinMode::Stream => {
-                    eprintln!("note: EVALSPEC_JOIN=stream: the join falls back to a table");
-                }
-                Err(streamed::Fallback) => {}
+            JoinStrategy::Partitioned { partitions } => {
+                let pair = [run_datasets[0], run_datasets[1]];
+                partitioned_join(plan, &roles, pair, threads, partitions, limit)?
             }
-        }
-        let mut own: Vec<Option<(Lookup, DatasetOutcome)>> =
-            (0..plan.items_dataset.index()).map(|_| None).collect();
-        for index in 0..plan.items_dataset.index() {
-            let slot = match source.files[index] {
-                Some(_) => &mut own[index],
-                None if shared[index].is_none() => &mut shared[index],
-                None => continue,
-            };
-            let mut outcome = DatasetOutcome::default();
-            let table = load_lookup(
-                plan,
-                &datasets[index],
-                DatasetId::new(index),
-                threads,
-                &mut outcome,
-            )
-            .map_err(|d| vec![d])?;
-            *slot = Some((table, outcome));
-        }
-        let lookups: Vec<(&Lookup, &DatasetOutcome)> = (0..plan.items_dataset.index())
-            .map(|i| {
-                let (table, outcome) = own[i]
-                    .as_ref()
-                    .or(shared[i].as_ref())
-                    .expect("every looked-up dataset is loaded");
-                (table, outcome)
-            })
-            .collect();
-        let mut result = pass(
-            plan,
-            &roles,
-            &datasets[plan.items_dataset.index()],
-            &lookups,
-            threads,
-            limit,
-        )?;
+            JoinStrategy::Table => {
+                let mut own: Vec<Option<(Lookup, DatasetOutcome)>> =
+                    (0..plan.items_dataset.index()).map(|_| None).collect();
+                for index in 0..plan.items_dataset.index() {
+                    let slot = match source.files[index] {
+                        Some(_) => &mut own[index],
+                        None if shared[index].is_none() => &mut shared[index],
+                        None => continue,
+                    };
+                    let mut outcome = DatasetOutcome::default();
+                    let id = DatasetId::new(index);
+                    let table = load_lookup(plan, run_datasets[index], id, threads, &mut outcome)
+                        .map_err(|d| vec![d])?;
+                    *slot = Some((table, outcome));
+                }
+                let lookups = (0..plan.items_dataset.index())
+                    .map(|i| {
+                        let (table, outcome) = own[i]
+                            .as_ref()
+                            .or(shared[i].as_ref())
+                            .expect("every looked-up dataset is loaded");
+                        (table, outcome)
+                    })
+                    .collect();
+                let tables = Tables {
+                    datasets: run_datasets,
+                    lookups,
+                };
+                table_join(plan, &roles, &tables, threads, limit)?
+            }
+        };
         if let Some(name) = &source.name {
             for row in &mut result.run.offenders {
                 row.run = Some(name.clone());
@@ -151,21 +106,6 @@ pub fn evaluate(plan: &Plan, resources: Resources) -> Result<Outcome, Vec<Diagno
         passes.push((result, files));
     }
     combine(plan, &sources, passes, threads)
-}
-
-/// How many partitions the join needs to stay within `budget` bytes; `None`
-/// when it fits in memory, or (said on standard error) cannot be partitioned.
-fn partitions(plan: &Plan, budget: u64) -> Option<usize> {
-    let items = &plan.datasets[plan.items_dataset.index()];
-    let bytes = std::fs::metadata(&items.path).map_or(0, |m| m.len());
-    let partitions = spilled::partitions_needed(bytes, budget)?;
-    match spilled::cannot_partition(plan) {
-        None => Some(partitions),
-        Some(reason) => {
-            eprintln!("note: --max-memory: the join is kept in memory, as {reason}");
-            None
-        }
-    }
 }
 
 /// Per file of a dataset read as runs: the run's name, and the value it came from.

@@ -9,7 +9,7 @@ use crate::base::diagnostic::Diagnostic;
 use crate::base::natural::natural_cmp;
 use crate::base::value::Value;
 use crate::eval::decide::across_runs::metric_value;
-use crate::eval::keys::FastMap;
+use crate::eval::join::keys::FastMap;
 use crate::ir::{evaluate, Frame};
 use crate::library::error::RuntimeErrorKind;
 use crate::plan::{Plan, SlicePlan};

@@ -56,9 +56,10 @@ impl Plan {
         }
     }
 
-    /// Datasets in reading order: what each reads and checks.
+    /// The datasets in plan order: what each reads and checks (the order
+    /// they are read in is the physical plan's: `eval::PhysicalPlan`).
     fn write_datasets(&self, out: &mut String) {
-        let _ = writeln!(out, "\ndatasets, in reading order");
+        let _ = writeln!(out, "\ndatasets");
         for (i, d) in self.datasets.iter().enumerate() {
             let role = if i == self.items_dataset.index() {
                 format!(

@@ -15,11 +15,11 @@ use crate::eval::decide::significance::Tests;
 use crate::eval::decide::slice_gates::SliceRun;
 use crate::eval::error::EvalError;
 use crate::eval::item_lines::ItemLines;
+use crate::eval::join::{data_warnings, Pass};
 use crate::eval::outcome::{
     AgreementOutcome, DatasetOutcome, Flip, ItemRow, Outcome, RunOutcome, StabilityOutcome,
     MAX_FLIPS,
 };
-use crate::eval::pass::{data_warnings, Pass};
 use crate::eval::slices;
 use crate::ir::{evaluate, Frame, RuntimeError};
 use crate::library::aggregates::AggregateFn;

@@ -20,11 +20,43 @@ use crate::stats::aggregate::Observation;
 use crate::stats::resample::NOT_COUNTED;
 
 /// Where one item's score starts in a [`ScoreArena`]: two offsets of 32 bits,
-/// as a million items keep one each.
+/// as a million items keep one each. Or a score that failed: its error's
+/// number among its part's; or none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(in crate::eval) struct Saved {
     bytes: u32,
     values: u32,
+}
+
+/// `Saved::bytes` of a failed score (its `values` numbers the failure) and
+/// of none; no arena reaches them.
+const FAILED: u32 = u32::MAX - 1;
+const NONE: u32 = u32::MAX;
+
+impl Saved {
+    pub(in crate::eval) const NONE: Saved = Saved {
+        bytes: NONE,
+        values: NONE,
+    };
+
+    /// The score that failed with its part's `failure`-th error; `None`
+    /// past what 32 bits number.
+    pub(in crate::eval) fn failed(failure: usize) -> Option<Saved> {
+        let values = u32::try_from(failure).ok().filter(|&v| v != NONE)?;
+        Some(Saved {
+            bytes: FAILED,
+            values,
+        })
+    }
+
+    pub(in crate::eval) fn is_failed(self) -> bool {
+        self.bytes == FAILED
+    }
+
+    /// The number of the failure, for a score that failed.
+    pub(in crate::eval) fn failure(self) -> Option<usize> {
+        self.is_failed().then_some(self.values as usize)
+    }
 }
 
 /// The derived values the fold reads: the label of every item (kept with its
@@ -171,8 +203,12 @@ impl ScoreArena {
         score: &Score,
     ) -> Option<Saved> {
         let at = Saved {
-            bytes: u32::try_from(self.bytes.len()).ok()?,
-            values: u32::try_from(self.values.len()).ok()?,
+            bytes: u32::try_from(self.bytes.len())
+                .ok()
+                .filter(|&b| b < FAILED)?,
+            values: u32::try_from(self.values.len())
+                .ok()
+                .filter(|&v| v < NONE)?,
         };
         let scored = score.contributions.iter().zip(&score.tracked);
         for (i, (observation, tracked)) in scored.enumerate() {

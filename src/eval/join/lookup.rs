@@ -1,4 +1,5 @@
-//! Looked-up datasets: read into a keyed table, one record per key.
+//! Looked-up datasets for the table join: read into a keyed table, one record
+//! per key, repeated keys settled by the duplicates policy.
 
 use std::collections::hash_map::Entry;
 use std::ops::ControlFlow;
@@ -6,30 +7,39 @@ use std::ops::ControlFlow;
 use crate::base::diagnostic::Diagnostic;
 use crate::base::value::Key;
 use crate::data::{read_chunked, validate, Chunk};
-use crate::eval::keys::{duplicate_error, key_of, stop_line, FastMap};
+use crate::eval::join::duplicates::{on_repeat, Repeat, Role};
+use crate::eval::join::keys::{duplicate_error, key_of, stop_line, FastMap};
 use crate::eval::outcome::DatasetOutcome;
 use crate::ir::{DatasetId, Record};
 use crate::plan::{DatasetPlan, Plan};
-use crate::spec::Duplicates;
 
 /// A keyed table: one record per key, in first-occurrence order.
 #[derive(Default)]
-pub(super) struct Lookup {
-    pub(super) records: Vec<Record>,
-    pub(super) keys: Vec<Key>,
-    pub(super) index: FastMap<Key, usize>,
-    pub(super) keyless: usize,
-    pub(super) duplicates: usize,
+pub(in crate::eval) struct Lookup {
+    records: Vec<Record>,
+    keys: Vec<Key>,
+    index: FastMap<Key, usize>,
+    keyless: usize,
+    duplicates: usize,
 }
 
 impl Lookup {
+    /// Records in the table: one per key.
+    pub(in crate::eval) fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Where the record of `key` is, if there is one.
+    pub(in crate::eval) fn position(&self, key: &Key) -> Option<usize> {
+        self.index.get(key).copied()
+    }
+
+    pub(in crate::eval) fn record(&self, position: usize) -> &Record {
+        &self.records[position]
+    }
+
     /// Adds a record under the duplicates policy; `error` stops at a repeated key.
-    pub(super) fn add(
-        &mut self,
-        dataset: &DatasetPlan,
-        key: Key,
-        record: Record,
-    ) -> Result<(), Diagnostic> {
+    fn add(&mut self, dataset: &DatasetPlan, key: Key, record: Record) -> Result<(), Diagnostic> {
         match self.index.entry(key) {
             Entry::Vacant(slot) => {
                 self.keys.push(slot.key().clone());
@@ -37,10 +47,11 @@ impl Lookup {
                 self.records.push(record);
             }
             Entry::Occupied(slot) => {
-                self.duplicates += 1;
                 let existing = &mut self.records[*slot.get()];
-                match dataset.duplicates {
-                    Duplicates::Error => {
+                let repeat = on_repeat(dataset.duplicates, Role::LookedUp);
+                self.duplicates += usize::from(repeat.counts());
+                match repeat {
+                    Repeat::Error => {
                         return Err(duplicate_error(
                             dataset,
                             slot.key(),
@@ -48,8 +59,8 @@ impl Lookup {
                             record.line,
                         ))
                     }
-                    Duplicates::First | Duplicates::Keep => {}
-                    Duplicates::Last => *existing = record,
+                    Repeat::Later => *existing = record,
+                    Repeat::Earlier | Repeat::Both => {}
                 }
             }
         }
@@ -59,7 +70,7 @@ impl Lookup {
 
 /// Reads a looked-up dataset (`dataset_id` in `plan`; read from its own file
 /// in a run) into its keyed table.
-pub(super) fn load_lookup(
+pub(in crate::eval) fn load_lookup(
     plan: &Plan,
     dataset: &DatasetPlan,
     dataset_id: DatasetId,
@@ -84,7 +95,7 @@ pub(super) fn load_lookup(
     }
     for Chunk { state: part, stop } in chunks {
         // The first repeated key across chunks, if it comes before this chunk's own stop.
-        if dataset.duplicates == Duplicates::Error {
+        if on_repeat(dataset.duplicates, Role::LookedUp) == Repeat::Error {
             let repeated = part
                 .keys
                 .iter()

@@ -1,5 +1,5 @@
 //! The items in memory by key, for a join that streams the other dataset past
-//! them (`streamed.rs`, and each partition of `spilled.rs`): which items a
+//! them (`index`, and each partition of `partitioned`): which items a
 //! streamed record's key scores, in item order, and the set of key ids a
 //! chunk of the streamed dataset has seen.
 
@@ -7,16 +7,15 @@ use std::cmp::Ordering;
 use std::collections::hash_map::Entry;
 
 use crate::base::value::Key;
-use crate::eval::keys::FastMap;
+use crate::eval::join::items::Held;
+use crate::eval::join::keys::FastMap;
 use crate::eval::outcome::report_order;
 use crate::eval::score::saved::Rank;
-use crate::eval::streamed::Fallback;
-use crate::ir::Record;
 
 /// The items in memory, by key: which items each key of the streamed dataset scores.
-pub(super) struct ItemIndex<'a> {
-    /// Every item, in item order: its key and record.
-    items: Vec<&'a (Option<Key>, Record)>,
+pub(in crate::eval) struct ItemIndex<'a> {
+    /// Every item, in item order.
+    items: &'a [Held],
     /// Each item's number among all the items, when these are some of them
     /// (a partition's); empty when they are all, numbered from 0.
     numbers: Vec<u32>,
@@ -31,29 +30,24 @@ pub(super) struct ItemIndex<'a> {
 const NONE: u32 = u32::MAX;
 
 impl<'a> ItemIndex<'a> {
-    /// The items of `chunks`, in order; `numbers` as [`ItemIndex::numbers`].
-    pub(super) fn of(
-        chunks: &'a [Vec<(Option<Key>, Record)>],
-        numbers: Vec<u32>,
-    ) -> Result<Self, Fallback> {
-        let count: usize = chunks.iter().map(Vec::len).sum();
+    /// The items `items`, in order; `numbers` as [`ItemIndex::numbers`].
+    /// `None` past `u32::MAX - 1` items (item numbers are `u32`s).
+    pub(in crate::eval) fn of(items: &'a [Held], numbers: Vec<u32>) -> Option<Self> {
         // Item numbers are u32s; NONE is kept free.
-        if count >= NONE as usize {
-            return Err(Fallback);
+        if items.len() >= NONE as usize {
+            return None;
         }
         let mut index = ItemIndex {
-            items: Vec::with_capacity(count),
+            items,
             numbers,
-            ids: FastMap::with_capacity_and_hasher(count, Default::default()),
+            ids: FastMap::with_capacity_and_hasher(items.len(), Default::default()),
             first: Vec::new(),
-            next: vec![NONE; count],
+            next: vec![NONE; items.len()],
         };
         // Items of a key are chained in item order; `last` is each key's latest.
         let mut last: Vec<u32> = Vec::new();
-        for entry in chunks.iter().flatten() {
-            let item = index.items.len() as u32;
-            index.items.push(entry);
-            let Some(key) = &entry.0 else { continue };
+        for (item, held) in (0..).zip(items) {
+            let Some(key) = &held.key else { continue };
             match index.ids.entry(key) {
                 Entry::Occupied(id) => {
                     let id = *id.get() as usize;
@@ -67,33 +61,33 @@ impl<'a> ItemIndex<'a> {
                 }
             }
         }
-        Ok(index)
+        Some(index)
     }
 
     /// Whether the items, numbered from 0 in file order, are in report order
     /// (a gold set sorted by key): their lines of items.jsonl are then ordered
     /// by number ([`crate::eval::item_lines::LineSpool::order_by_ordinal`]).
-    pub(super) fn in_report_order(&self) -> bool {
-        fn order((key, record): &(Option<Key>, Record)) -> (Option<&Key>, Option<&str>, u32) {
-            (key.as_ref(), None, record.line)
+    pub(in crate::eval) fn in_report_order(&self) -> bool {
+        fn order(held: &Held) -> (Option<&Key>, Option<&str>, u32) {
+            (held.key.as_ref(), None, held.record.line)
         }
         self.numbers.is_empty()
             && (self.items.windows(2))
-                .all(|pair| report_order(order(pair[0]), order(pair[1])) != Ordering::Greater)
+                .all(|pair| report_order(order(&pair[0]), order(&pair[1])) != Ordering::Greater)
     }
 
     /// How many items there are.
-    pub(super) fn len(&self) -> usize {
+    pub(in crate::eval) fn len(&self) -> usize {
         self.items.len()
     }
 
-    /// Item `item`: its key and record.
-    pub(super) fn item(&self, item: u32) -> &'a (Option<Key>, Record) {
-        self.items[item as usize]
+    /// Item `item`.
+    pub(in crate::eval) fn item(&self, item: u32) -> &'a Held {
+        &self.items[item as usize]
     }
 
     /// How many distinct keys the items have: their ids run from 0 to this.
-    pub(super) fn key_count(&self) -> usize {
+    pub(in crate::eval) fn key_count(&self) -> usize {
         self.first.len()
     }
 
@@ -101,32 +95,43 @@ impl<'a> ItemIndex<'a> {
     // Inlined into the streamed join's run of lookups, which is what lets
     // their cache misses overlap.
     #[inline]
-    pub(super) fn id_of(&self, key: &Key) -> Option<u32> {
+    pub(in crate::eval) fn id_of(&self, key: &Key) -> Option<u32> {
         self.ids.get(key).copied()
     }
 
-    /// Whether two items share a key.
-    pub(super) fn repeats_a_key(&self) -> bool {
-        let keyed = self.items.iter().filter(|(key, _)| key.is_some()).count();
-        self.first.len() < keyed
+    /// The first item (in item order) whose key an earlier item has, with
+    /// that earlier item: the first repeat a reader in file order meets.
+    pub(in crate::eval) fn first_repeat(&self) -> Option<(u32, u32)> {
+        let keyed = self.items.iter().filter(|held| held.key.is_some()).count();
+        if self.first.len() == keyed {
+            return None;
+        }
+        // A key's items are chained in order from its first: the least item
+        // that is second in its chain is the first repeat.
+        (self.first.iter())
+            .filter_map(|&first| {
+                let next = self.next[first as usize];
+                (next != NONE).then_some((first, next))
+            })
+            .min_by_key(|&(_, again)| again)
     }
 
     /// The item's number among all the items.
-    pub(super) fn number(&self, item: u32) -> u32 {
+    pub(in crate::eval) fn number(&self, item: u32) -> u32 {
         self.numbers.get(item as usize).copied().unwrap_or(item)
     }
 
-    pub(super) fn rank(&self, item: u32) -> Rank {
-        let (key, record) = self.items[item as usize];
+    pub(in crate::eval) fn rank(&self, item: u32) -> Rank {
+        let held = &self.items[item as usize];
         Rank {
-            key: key.clone(),
-            line: record.line,
+            key: held.key.clone(),
+            line: held.record.line,
             item: self.number(item),
         }
     }
 
     /// The items of the key with id `id`, in item order.
-    pub(super) fn items_of(&self, id: u32) -> impl Iterator<Item = u32> + '_ {
+    pub(in crate::eval) fn items_of(&self, id: u32) -> impl Iterator<Item = u32> + '_ {
         std::iter::successors(Some(self.first[id as usize]), |&item| {
             Some(self.next[item as usize]).filter(|&n| n != NONE)
         })
@@ -134,15 +139,15 @@ impl<'a> ItemIndex<'a> {
 }
 
 /// A set of item key ids, a bit each.
-pub(super) struct SeenIds(Vec<u64>);
+pub(in crate::eval) struct SeenIds(Vec<u64>);
 
 impl SeenIds {
-    pub(super) fn new(ids: usize) -> Self {
+    pub(in crate::eval) fn new(ids: usize) -> Self {
         SeenIds(vec![0; ids.div_ceil(64)])
     }
 
     /// Adds `id`; whether it was in already.
-    pub(super) fn insert(&mut self, id: u32) -> bool {
+    pub(in crate::eval) fn insert(&mut self, id: u32) -> bool {
         let (word, bit) = (&mut self.0[id as usize / 64], 1u64 << (id % 64));
         let was = *word & bit != 0;
         *word |= bit;
@@ -150,7 +155,7 @@ impl SeenIds {
     }
 
     /// Adds every id of `other` (a set of as many ids); how many were in already.
-    pub(super) fn add_all(&mut self, other: &SeenIds) -> usize {
+    pub(in crate::eval) fn add_all(&mut self, other: &SeenIds) -> usize {
         let words = self.0.iter_mut().zip(&other.0);
         words.fold(0, |repeats, (word, theirs)| {
             let both = (*word & theirs).count_ones() as usize;
@@ -160,7 +165,7 @@ impl SeenIds {
     }
 
     /// How many ids are in.
-    pub(super) fn len(&self) -> usize {
+    pub(in crate::eval) fn len(&self) -> usize {
         self.0.iter().map(|word| word.count_ones() as usize).sum()
     }
 }

@@ -12,10 +12,10 @@ use crate::plan::DatasetPlan;
 
 /// Join tables hash millions of keys; foldhash is several times faster than SipHash,
 /// and a fixed seed keeps runs reproducible (no output depends on table order).
-pub(super) type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
+pub(in crate::eval) type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
 /// A record's key; `locations` (the plan's) places a key that fails.
-pub(super) fn key_of(
+pub(in crate::eval) fn key_of(
     dataset: &DatasetPlan,
     dataset_id: DatasetId,
     record: &Record,
@@ -38,7 +38,7 @@ pub(super) fn key_of(
     })
 }
 
-pub(super) fn duplicate_error(
+pub(in crate::eval) fn duplicate_error(
     dataset: &DatasetPlan,
     key: &Key,
     first: u32,
@@ -64,7 +64,7 @@ pub(super) fn duplicate_error(
 /// million keys do not fit in a cache). The first key out of order turns them
 /// into the table.
 #[derive(Debug)]
-pub(super) enum SeenKeys {
+pub(in crate::eval) enum SeenKeys {
     Increasing(Vec<(Key, u32)>),
     Table(FastMap<Key, u32>),
 }
@@ -77,7 +77,7 @@ impl Default for SeenKeys {
 
 impl SeenKeys {
     /// Marks `key` read on `line`: the line it was first read on, if it was.
-    pub(super) fn insert(&mut self, key: &Key, line: u32) -> Option<u32> {
+    pub(in crate::eval) fn insert(&mut self, key: &Key, line: u32) -> Option<u32> {
         match self {
             SeenKeys::Increasing(keys) => {
                 if keys.last().is_none_or(|(last, _)| last < key) {
@@ -98,7 +98,7 @@ impl SeenKeys {
     }
 
     /// The line `key` was first read on, if it was.
-    pub(super) fn get(&self, key: &Key) -> Option<u32> {
+    pub(in crate::eval) fn get(&self, key: &Key) -> Option<u32> {
         match self {
             SeenKeys::Increasing(keys) => keys
                 .binary_search_by(|(k, _)| k.cmp(key))
@@ -109,7 +109,7 @@ impl SeenKeys {
     }
 
     /// Every key with its line, in no particular order.
-    pub(super) fn iter(&self) -> Box<dyn Iterator<Item = (&Key, u32)> + '_> {
+    pub(in crate::eval) fn iter(&self) -> Box<dyn Iterator<Item = (&Key, u32)> + '_> {
         match self {
             SeenKeys::Increasing(keys) => Box::new(keys.iter().map(|(k, line)| (k, *line))),
             SeenKeys::Table(table) => Box::new(table.iter().map(|(k, line)| (k, *line))),
@@ -134,7 +134,10 @@ impl SeenKeys {
 
     /// The first of these keys (by line) that an earlier chunk also read:
     /// its line here, its line there, and the key.
-    pub(super) fn first_repeat_of(&self, earlier: &[&SeenKeys]) -> Option<(u32, u32, &Key)> {
+    pub(in crate::eval) fn first_repeat_of(
+        &self,
+        earlier: &[&SeenKeys],
+    ) -> Option<(u32, u32, &Key)> {
         // Keys increasing through the chunks (a file sorted by its key): no
         // earlier chunk can hold one of these.
         let after = |(least, _): (&Key, &Key)| {
@@ -153,7 +156,7 @@ impl SeenKeys {
     }
 }
 
-pub(super) fn stop_line(diagnostic: &Diagnostic) -> usize {
+pub(in crate::eval) fn stop_line(diagnostic: &Diagnostic) -> usize {
     diagnostic.location.as_ref().map_or(usize::MAX, |l| l.line)
 }
 
