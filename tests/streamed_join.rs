@@ -523,3 +523,46 @@ fn an_items_report_written_twice_from_spilled_lines_is_whole_both_times() {
         );
     }
 }
+
+/// A spec read as runs (the shipped operational preset: one trace file per
+/// run) joins each run as a single-run spec does: partitioned to disk under a
+/// tiny budget, streamed past the items, or as tables, with the same bytes.
+#[test]
+fn a_spec_read_as_runs_is_partitioned_and_streamed_like_one_run() {
+    let root = crate::support::repo_root();
+    let out = tempfile::tempdir().unwrap();
+    let spec = "specs/operational.yaml";
+    let check = ["check", spec, "--max-memory", "1", "--threads", "3"];
+    let planned = crate::support::evalspec(&root, &check);
+    assert_eq!(planned.code, 0, "{}", planned.stderr);
+    let partitioned = "partitioned join: `trace` and `gold` written by key to 64 partitions";
+    assert!(planned.stdout.contains(partitioned), "{}", planned.stdout);
+    let mut reference: Option<(Output, Vec<(String, Vec<u8>)>)> = None;
+    for (join, budget) in [("table", None), ("index", None), ("partitioned", Some("1"))] {
+        for threads in ["1", "3"] {
+            let name = format!("{join}-{threads}");
+            let folder = out.path().join(&name);
+            let folder = folder.to_str().unwrap();
+            let mut args = vec!["run", spec, "--out", folder, "--join", join, "--threads", threads];
+            args.extend(budget.iter().flat_map(|b| ["--max-memory", b]));
+            let output = crate::support::evalspec(&root, &args);
+            assert!(output.code <= 1, "{name}: {}", output.stderr);
+            let files = written(out.path(), &name);
+            let output = Output {
+                stdout: output.stdout.replace(folder, "OUT"),
+                ..output
+            };
+            match &reference {
+                None => reference = Some((output, files)),
+                Some((first, first_files)) => {
+                    assert_eq!(first.stdout, output.stdout, "stdout, {name}");
+                    assert_eq!(first.stderr, output.stderr, "stderr, {name}");
+                    assert_eq!(first_files.len(), files.len(), "{name}");
+                    for ((file, a), (_, b)) in first_files.iter().zip(&files) {
+                        assert!(a == b, "{file} differs, {name}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -262,7 +262,10 @@ fn size_text(bytes: u64) -> String {
             };
         }
     }
-    format!("{bytes} bytes")
+    match bytes {
+        1 => "1 byte".to_string(),
+        _ => format!("{bytes} bytes"),
+    }
 }
 
 #[cfg(test)]
