@@ -89,6 +89,9 @@ fn data(dir: &Path, items: usize) {
     write(dir, "trace.jsonl", &trace);
 }
 
+/// Every file a run wrote, by name, with its bytes.
+type Files = Vec<(String, Vec<u8>)>;
+
 /// Every file a run wrote into `out`, by name.
 fn written(dir: &Path, out: &str) -> Vec<(String, Vec<u8>)> {
     let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.join(out))
@@ -537,13 +540,22 @@ fn a_spec_read_as_runs_is_partitioned_and_streamed_like_one_run() {
     assert_eq!(planned.code, 0, "{}", planned.stderr);
     let partitioned = "partitioned join: `trace` and `gold` written by key to 64 partitions";
     assert!(planned.stdout.contains(partitioned), "{}", planned.stdout);
-    let mut reference: Option<(Output, Vec<(String, Vec<u8>)>)> = None;
+    let mut reference: Option<(Output, Files)> = None;
     for (join, budget) in [("table", None), ("index", None), ("partitioned", Some("1"))] {
         for threads in ["1", "3"] {
             let name = format!("{join}-{threads}");
             let folder = out.path().join(&name);
             let folder = folder.to_str().unwrap();
-            let mut args = vec!["run", spec, "--out", folder, "--join", join, "--threads", threads];
+            let mut args = vec![
+                "run",
+                spec,
+                "--out",
+                folder,
+                "--join",
+                join,
+                "--threads",
+                threads,
+            ];
             args.extend(budget.iter().flat_map(|b| ["--max-memory", b]));
             let output = crate::support::evalspec(&root, &args);
             assert!(output.code <= 1, "{name}: {}", output.stderr);

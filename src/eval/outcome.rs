@@ -139,6 +139,9 @@ pub struct ItemRow {
     pub label: Option<Arc<str>>,
     /// Values of `plan.item_columns` (or, for offenders, of `offenders.show`).
     pub values: Box<[Value]>,
+    /// The item's place among the run's items: what orders two rows of one
+    /// key on one line (elements of a JSON array).
+    pub place: u64,
 }
 
 /// An item that `offenders.when` picked.
@@ -162,6 +165,7 @@ impl ItemRow {
             (a.key.as_ref(), a.run.as_deref(), a.line),
             (b.key.as_ref(), b.run.as_deref(), b.line),
         )
+        .then(a.place.cmp(&b.place))
     }
 }
 

@@ -28,9 +28,9 @@ pub enum Accumulator {
     Values(Vec<f64>),
     Confusion(Confusion),
     Calibration(Calibration),
-    /// `stability`: each keyed item's value in this run, in item order; compared
-    /// across runs once every run is read.
-    Track(Vec<(Key, Value)>),
+    /// `stability`: each keyed item's place in its file, key and value in this
+    /// run, in item order; compared across runs once every run is read.
+    Track(Vec<(u64, Key, Value)>),
 }
 
 impl Accumulator {
@@ -65,9 +65,9 @@ impl Accumulator {
 
     /// Adds one keyed item to a `stability` accumulator (items without a key
     /// cannot be found in other runs and are left out).
-    pub fn track(&mut self, key: Option<&Key>, value: Value) {
+    pub fn track(&mut self, place: u64, key: Option<&Key>, value: Value) {
         if let (Accumulator::Track(items), Some(key)) = (self, key) {
-            items.push((key.clone(), value));
+            items.push((place, key.clone(), value));
         }
     }
 
@@ -212,14 +212,10 @@ impl Accumulator {
                 }
                 *n += times;
             }
-            (Accumulator::Extreme { best, max }, Observation::Number(x)) => {
-                let better = match *best {
-                    None => true,
-                    Some(b) => (*max && *x > b) || (!*max && *x < b),
-                };
-                if better {
-                    *best = Some(*x);
-                }
+            (Accumulator::Extreme { best, max }, Observation::Number(x))
+                if best.is_none_or(|b| better(*x, b, *max)) =>
+            {
+                *best = Some(*x);
             }
             (Accumulator::Values(values), Observation::Number(x)) => {
                 values.extend(std::iter::repeat_n(*x, times as usize));
@@ -240,8 +236,10 @@ impl Accumulator {
         Ok(())
     }
 
-    /// Folds in the accumulator of a later chunk of items. Every accumulator merges
-    /// exactly, so the result does not depend on how the items were split.
+    /// Folds in the accumulator of other items. Every accumulator merges
+    /// exactly and in any order, so the result does not depend on how the
+    /// items were split: sums are exact, a minimum or maximum breaks a tie
+    /// of -0 and +0 by sign, and `stability`'s items merge by their places.
     pub fn merge(&mut self, other: &Accumulator) {
         match (self, other) {
             (Accumulator::Count(a), Accumulator::Count(b)) => *a += b,
@@ -255,8 +253,7 @@ impl Accumulator {
             }
             (Accumulator::Extreme { best, max }, Accumulator::Extreme { best: other, .. }) => {
                 if let &Some(x) = other {
-                    let better = best.is_none_or(|b| (*max && x > b) || (!*max && x < b));
-                    if better {
+                    if best.is_none_or(|b| better(x, b, *max)) {
                         *best = Some(x);
                     }
                 }
@@ -264,7 +261,13 @@ impl Accumulator {
             (Accumulator::Values(a), Accumulator::Values(b)) => a.extend_from_slice(b),
             (Accumulator::Confusion(a), Accumulator::Confusion(b)) => a.merge(b),
             (Accumulator::Calibration(a), Accumulator::Calibration(b)) => a.merge(b),
-            (Accumulator::Track(a), Accumulator::Track(b)) => a.extend_from_slice(b),
+            (Accumulator::Track(a), Accumulator::Track(b)) => {
+                let in_order = a.last().zip(b.first()).is_none_or(|(x, y)| x.0 < y.0);
+                a.extend_from_slice(b);
+                if !in_order {
+                    a.sort_by_key(|(place, _, _)| *place);
+                }
+            }
             _ => unreachable!("accumulators of one aggregate have one kind"),
         }
     }
@@ -312,6 +315,16 @@ impl Accumulator {
             // Decided across runs, not by one run.
             (Accumulator::Track(_), _) => Value::Null,
         }
+    }
+}
+
+/// Whether `x` replaces `best` as the maximum (`max`) or minimum: larger
+/// (smaller), or equal and of the sign that order prefers (+0 over -0 for a
+/// maximum), so that the extreme does not depend on the items' order.
+fn better(x: f64, best: f64, max: bool) -> bool {
+    match max {
+        true => x > best || (x == best && x.total_cmp(&best).is_gt()),
+        false => x < best || (x == best && x.total_cmp(&best).is_lt()),
     }
 }
 
@@ -524,6 +537,51 @@ mod tests {
 
     /// Merging an accumulator `times` times at once is that many merges,
     /// for every kind.
+    /// A minimum or maximum over both zeros, and `stability`'s items, come
+    /// out the same whichever part of the items is merged into which.
+    #[test]
+    fn merges_do_not_depend_on_the_order_of_the_parts() {
+        let extreme = |function, xs: &[f64]| {
+            let mut a = Accumulator::new(function);
+            for &x in xs {
+                a.observe_one(&Observation::Number(x)).unwrap();
+            }
+            a
+        };
+        for function in [AggregateFn::Min, AggregateFn::Max] {
+            let (plus, minus) = (
+                extreme(function, &[0.0, 1.0]),
+                extreme(function, &[-0.0, 1.0]),
+            );
+            let (mut ab, mut ba) = (plus.clone(), minus.clone());
+            ab.merge(&minus);
+            ba.merge(&plus);
+            let (ab, ba) = (ab.finish(function), ba.finish(function));
+            assert_eq!(format!("{ab:?}"), format!("{ba:?}"), "{function:?}");
+        }
+        let key = |k: &str| Key::Str(Arc::from(k));
+        let tracked = |items: &[(u64, &str)]| {
+            let mut a = Accumulator::new(AggregateFn::Stability);
+            for &(place, k) in items {
+                a.track(place, Some(&key(k)), Value::from(k));
+            }
+            a
+        };
+        let (early, late) = (
+            tracked(&[(1, "a"), (5, "b")]),
+            tracked(&[(3, "c"), (7, "d")]),
+        );
+        let (mut ab, mut ba) = (early.clone(), late.clone());
+        ab.merge(&late);
+        ba.merge(&early);
+        let places = |a: &Accumulator| match a {
+            Accumulator::Track(items) => items.iter().map(|(p, _, _)| *p).collect::<Vec<_>>(),
+            _ => unreachable!(),
+        };
+        assert_eq!(places(&ab), [1, 3, 5, 7]);
+        assert_eq!(places(&ba), [1, 3, 5, 7]);
+    }
+
     #[test]
     fn a_merge_of_several_draws_is_as_many_merges() {
         for function in FUNCTIONS {

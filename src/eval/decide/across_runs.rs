@@ -61,7 +61,12 @@ pub(in crate::eval) fn combine(
         {
             values.push(match accumulator {
                 Accumulator::Track(items) => {
-                    tracks[i].push(items);
+                    tracks[i].push(
+                        items
+                            .into_iter()
+                            .map(|(_, key, value)| (key, value))
+                            .collect(),
+                    );
                     Value::Null
                 }
                 Accumulator::Confusion(confusion) => {

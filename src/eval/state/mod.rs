@@ -49,9 +49,9 @@ pub(in crate::eval) struct RunState<'p> {
     pub(in crate::eval) values: ValueTable,
     /// The errors met, first by place.
     pub(in crate::eval) errors: ErrorLog,
-    /// The aggregates counted from their columns have been
-    /// ([`RunState::count_columns`]).
-    counted: bool,
+    /// The items whose observations of the aggregates counted from their
+    /// columns are counted ([`RunState::count_columns`]): the first this many.
+    counted: usize,
 }
 
 impl<'p> RunState<'p> {
@@ -74,7 +74,7 @@ impl<'p> RunState<'p> {
             sources,
             values,
             errors: ErrorLog::default(),
-            counted: false,
+            counted: 0,
         }
     }
 
@@ -98,7 +98,7 @@ impl<'p> RunState<'p> {
             let (aggregate, accumulator) = (&plan.aggregates[i], &mut self.accumulators[i]);
             let (routes, contribution) = (&roles.routes[i], &score.contributions[i]);
             if let Some(value) = &score.tracked[i] {
-                accumulator.track(key, value.clone());
+                accumulator.track(ordinal, key, value.clone());
                 continue;
             }
             let fail = |kind| {
@@ -116,7 +116,7 @@ impl<'p> RunState<'p> {
             item_values::push(
                 &mut self.values,
                 &mut self.sources,
-                key,
+                (key, ordinal),
                 contributions,
                 flags,
             );
@@ -132,14 +132,14 @@ impl<'p> RunState<'p> {
     /// columns (`Roles::counted`, the ones `fold` skips) into their
     /// accumulators, once every item of the state is folded: a loop over a
     /// column's bytes instead of a call per item and aggregate. A merge
-    /// calls it before it reads the state's values.
+    /// calls it before it reads the state's values; items folded after are
+    /// counted by the next call.
     pub(in crate::eval) fn count_columns(&mut self) {
         item_values::flush(&mut self.values, &mut self.sources);
-        if std::mem::replace(&mut self.counted, true) {
-            return;
-        }
+        let from = std::mem::replace(&mut self.counted, self.values.len());
         for &(a, column) in &self.roles.counted {
-            self.values.count_into(column, &mut self.accumulators[a]);
+            self.values
+                .count_into(column, from, &mut self.accumulators[a]);
         }
     }
 
@@ -166,12 +166,51 @@ impl<'p> RunState<'p> {
         }
     }
 
+    /// Merges the state of other items of the run (in any order relative to
+    /// these, and however they were grouped) into this one: what one state
+    /// folding every item in order would hold. Merges are associative and
+    /// commutative; what depends on the items' order (item values, lines,
+    /// offenders, errors, `stability`'s items) merges by their places.
+    pub(in crate::eval) fn merge(&mut self, mut other: RunState<'p>) {
+        self.count_columns();
+        other.count_columns();
+        for (a, b) in self.accumulators.iter_mut().zip(&other.accumulators) {
+            a.merge(b);
+        }
+        for (a, b) in self.slices.iter_mut().zip(other.slices) {
+            a.merge(b);
+        }
+        self.count += other.count;
+        for (a, b) in self.label_counts.iter_mut().zip(&other.label_counts) {
+            *a += b;
+        }
+        self.lines.append(other.lines);
+        self.values.merge(other.values);
+        self.counted = self.values.len();
+        self.offenders.extend(other.offenders);
+        self.offenders.sort_by(ItemRow::report_order);
+        let limit = self.plan.offenders.as_ref().map_or(0, |o| o.limit);
+        self.offenders.truncate(limit);
+        self.offenders_trimmed = self.offenders.len() == limit;
+        self.errors.merge(other.errors);
+    }
+
     /// The states of consecutive stretches of items, in item order, merged
-    /// into one: what one state folding every item in order would hold.
+    /// into one: what one state folding every item in order would hold (the
+    /// fast path of [`RunState::merge`]; states that turn out to interleave
+    /// are merged by it).
     /// Accumulators and slices merge exactly, item values and lines are
     /// concatenated in order (each vector grown on up to `threads` threads),
     /// and the offenders are the first of all in report order.
     pub(in crate::eval) fn merge_in_order(states: Vec<RunState<'p>>, threads: usize) -> Self {
+        let in_order = (states.windows(2)).all(|pair| pair[0].values.precedes(&pair[1].values));
+        if !in_order {
+            // Stretches that interleave: merged by their items' places.
+            let mut states = states.into_iter();
+            let mut total = states.next().expect("at least one state");
+            states.for_each(|state| total.merge(state));
+            return total;
+        }
         let mut states = states.into_iter().map(|mut state| {
             state.count_columns();
             state
@@ -195,6 +234,7 @@ impl<'p> RunState<'p> {
             total.errors.merge(part.errors);
         }
         total.values.merge_all(values, threads);
+        total.counted = total.values.len();
         total.offenders.sort_by(ItemRow::report_order);
         let limit = total.plan.offenders.as_ref().map_or(0, |o| o.limit);
         total.offenders.truncate(limit);
@@ -226,6 +266,7 @@ impl<'p> RunState<'p> {
                     .iter()
                     .map(|(_, slot)| score.derived[slot.index()].clone())
                     .collect(),
+                place: ordinal,
             });
             // Bounded: keep only the first `limit` in key order.
             if self.offenders.len() >= 2 * offenders.limit.max(8) {
@@ -240,3 +281,6 @@ impl<'p> RunState<'p> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
