@@ -12,24 +12,21 @@
 mod decide;
 pub mod error;
 mod evaluation;
-mod item_lines;
-mod item_values;
 mod join;
 mod outcome;
 mod physical;
 mod score;
-mod slices;
 mod state;
 
 pub use decide::across_runs::per_run_name;
 pub use decide::gates::{GateOutcome, GateStatus, SliceGateOutcome};
 pub use decide::run_stats::{detectable_by_formula, RunStats};
 pub use evaluation::evaluate;
-pub use item_lines::{ItemLine, ItemLines};
-pub use item_values::ValueTable;
 pub use outcome::{
     AgreementOutcome, DatasetOutcome, Flip, ItemRow, OffenderRow, Outcome, RunOutcome,
     StabilityOutcome, MAX_FLIPS,
 };
 pub use physical::{JoinChoice, JoinStrategy, PhysicalPlan, Resources};
-pub use slices::SliceValueOutcome;
+pub use state::item_lines::{ItemLine, ItemLines};
+pub use state::item_values::ValueTable;
+pub use state::slices::SliceValueOutcome;

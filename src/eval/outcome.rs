@@ -5,15 +5,13 @@
 use std::sync::Arc;
 
 use crate::base::diagnostic::Diagnostic;
-use crate::base::typed_json::{push_string, push_typed};
 use crate::base::value::{Key, Value};
 use crate::data::ReadStats;
 use crate::eval::decide::gates::{GateOutcome, GateStatus};
 use crate::eval::decide::run_stats::RunStats;
-use crate::eval::item_lines::ItemLines;
-use crate::eval::item_values::ValueTable;
-use crate::eval::slices::SliceValueOutcome;
-use crate::plan::{DerivedKind, ItemColumn, Plan};
+use crate::eval::state::item_lines::ItemLines;
+use crate::eval::state::item_values::ValueTable;
+use crate::eval::state::slices::SliceValueOutcome;
 use crate::stats::aggregate::Confusion;
 
 /// Items that flip listed per `stability` aggregate; the count covers them all.
@@ -166,47 +164,5 @@ impl ItemRow {
             (b.key.as_ref(), b.run.as_deref(), b.line),
         )
         .then(a.place.cmp(&b.place))
-    }
-}
-
-/// Appends the rest of the line in items.jsonl of an item with `label` and
-/// `derived` values (after its key, line and run): the members
-/// `report_model::ItemBody` serialises, written directly. Rendered when the
-/// item is scored, so that an item kept until the items are sorted is a line
-/// of text, not its values.
-pub(super) fn push_item_body(
-    plan: &Plan,
-    label: Option<&Arc<str>>,
-    derived: &[Value],
-    body: &mut String,
-) {
-    if !plan.labels.is_empty() {
-        body.push_str("\"label\":");
-        match label {
-            Some(label) => push_string(body, label),
-            None => body.push_str("null"),
-        }
-        body.push(',');
-    }
-    let is_matcher = |column: &ItemColumn| column.kind == DerivedKind::Matcher;
-    for (group, matchers) in [("fields", false), ("matchers", true)] {
-        if matchers {
-            body.push(',');
-        }
-        body.push('"');
-        body.push_str(group);
-        body.push_str("\":{");
-        let columns = plan
-            .item_columns
-            .iter()
-            .filter(|c| is_matcher(c) == matchers);
-        for (i, column) in columns.enumerate() {
-            if i > 0 {
-                body.push(',');
-            }
-            body.push_str(&column.member);
-            push_typed(body, &derived[column.slot.index()], &column.ty);
-        }
-        body.push('}');
     }
 }

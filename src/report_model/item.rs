@@ -3,8 +3,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
-use crate::base::typed_json::{push_key_json, push_string};
-use crate::base::value::{integer_text, Key};
+use crate::base::typed_json::{push_key_json, push_string, push_typed};
+use crate::base::types::Type;
+use crate::base::value::{integer_text, Key, Value};
 use crate::report_model::{present, NameMap};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -68,6 +69,44 @@ pub fn push_item_run(out: &mut String, run: &str) {
     out.push(',');
 }
 
+/// Appends an item line's body, after its head and run: its label (when the
+/// spec has labels: `label` is then `Some`, holding the item's or none),
+/// then its fields and then its matchers, each a member (its key escaped
+/// with its colon, `"claim":`), its value and the value's static type.
+pub fn push_item_body<'v>(
+    out: &mut String,
+    label: Option<Option<&str>>,
+    fields: impl Iterator<Item = (&'v str, &'v Value, &'v Type)>,
+    matchers: impl Iterator<Item = (&'v str, &'v Value, &'v Type)>,
+) {
+    if let Some(label) = label {
+        out.push_str("\"label\":");
+        match label {
+            Some(label) => push_string(out, label),
+            None => out.push_str("null"),
+        }
+        out.push(',');
+    }
+    out.push_str("\"fields\":{");
+    push_members(out, fields);
+    out.push_str("},\"matchers\":{");
+    push_members(out, matchers);
+    out.push('}');
+}
+
+fn push_members<'v>(
+    out: &mut String,
+    members: impl Iterator<Item = (&'v str, &'v Value, &'v Type)>,
+) {
+    for (i, (member, value, ty)) in members.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(member);
+        push_typed(out, value, ty);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,11 +149,29 @@ mod tests {
                 fields: fields.clone(),
                 matchers: matchers.clone(),
             };
+            // The body as scoring writes it, from values and their types.
+            let (claim, n, refused) = (
+                Value::from("a \"quoted\" claim"),
+                Value::Number(3.0),
+                Value::Bool(false),
+            );
+            let mut written = String::new();
+            push_item_body(
+                &mut written,
+                label.as_ref().map(|l| l.as_deref()),
+                [
+                    ("\"claim\":", &claim, &Type::Str),
+                    ("\"n\":", &n, &Type::Int),
+                ]
+                .into_iter(),
+                [("\"refused\":", &refused, &Type::Bool)].into_iter(),
+            );
             let body = ItemBody {
                 label,
                 fields,
                 matchers,
             };
+            assert_eq!(written, body.render());
             let mut line = String::new();
             let key = Key::Str("q1".into());
             push_item_line(&mut line, Some(&key), 7, run, &body.render());

@@ -30,7 +30,7 @@ mod slices;
 mod tests;
 
 pub use confusion::{ClassScores, ConfusionCell, ConfusionMatrix};
-pub use item::{push_item_head, push_item_line, push_item_run, Item};
+pub use item::{push_item_body, push_item_head, push_item_line, push_item_run, Item};
 pub use metric_value::MetricValue;
 pub use name_map::NameMap;
 pub use report::{

@@ -14,13 +14,13 @@ use crate::eval::decide::run_stats::{across_stats, run_stats, slice_intervals};
 use crate::eval::decide::significance::Tests;
 use crate::eval::decide::slice_gates::SliceRun;
 use crate::eval::error::EvalError;
-use crate::eval::item_lines::ItemLines;
 use crate::eval::join::{data_warnings, Pass};
 use crate::eval::outcome::{
     AgreementOutcome, DatasetOutcome, Flip, ItemRow, Outcome, RunOutcome, StabilityOutcome,
     MAX_FLIPS,
 };
-use crate::eval::slices;
+use crate::eval::state::item_lines::ItemLines;
+use crate::eval::state::slices;
 use crate::ir::{evaluate, Frame, RuntimeError};
 use crate::library::aggregates::AggregateFn;
 use crate::plan::{GatePlan, GateRule, Plan};

@@ -9,7 +9,7 @@ use crate::eval::decide::across_runs::per_run_name;
 use crate::eval::decide::gates::{evaluate_gate, GateOutcome, GateStatus, SliceGateOutcome};
 use crate::eval::decide::significance::Tests;
 use crate::eval::error::EvalError;
-use crate::eval::slices::SliceValueOutcome;
+use crate::eval::state::slices::SliceValueOutcome;
 use crate::plan::{GateBy, GatePlan, GateRule, Plan, Severity};
 use crate::spec::{Better, GateSlices};
 

@@ -66,7 +66,7 @@ impl<'a> ItemIndex<'a> {
 
     /// Whether the items, numbered from 0 in file order, are in report order
     /// (a gold set sorted by key): their lines of items.jsonl are then ordered
-    /// by number ([`crate::eval::item_lines::LineSpool::order_by_ordinal`]).
+    /// by number ([`crate::eval::state::item_lines::LineSpool::order_by_ordinal`]).
     pub(in crate::eval) fn in_report_order(&self) -> bool {
         fn order(held: &Held) -> (Option<&Key>, Option<&str>, u32) {
             (held.key.as_ref(), None, held.record.line)

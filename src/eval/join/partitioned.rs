@@ -28,7 +28,6 @@ use crate::base::value::Key;
 use crate::data::spill::{RecordReader, RecordWriter};
 use crate::data::{read_chunked_per_thread, validate, Flow, ReadStats};
 use crate::eval::error::EvalError;
-use crate::eval::item_lines::LineLimit;
 use crate::eval::join::duplicates::{on_repeat, Repeat, Role};
 use crate::eval::join::index::{
     finish_run, merge_parts, show_again, too_large, Fold, Folded, Kept, Streamer, Winner,
@@ -41,6 +40,7 @@ use crate::eval::outcome::DatasetOutcome;
 use crate::eval::score::saved::Layout;
 use crate::eval::score::Roles;
 use crate::eval::state::errors::ErrorPlace;
+use crate::eval::state::item_lines::LineLimit;
 use crate::eval::state::RunState;
 use crate::ir::{DatasetId, Record};
 use crate::plan::{DatasetPlan, Plan};

@@ -13,9 +13,9 @@ use std::sync::Arc;
 use crate::base::diagnostic::Location;
 use crate::base::value::Value;
 use crate::eval::error::Within;
-use crate::eval::outcome::push_item_body;
 use crate::ir::{evaluate, Frame, Record, RuntimeError};
-use crate::plan::Plan;
+use crate::plan::{DerivedKind, Plan};
+use crate::report_model::push_item_body;
 use crate::stats::aggregate::{condition, Accumulator, Observation};
 use crate::stats::resample::NOT_COUNTED;
 
@@ -67,9 +67,16 @@ impl Score {
     }
 
     /// Appends the rest of the item's line of items.jsonl (after its key,
-    /// line and run).
+    /// line and run): its label, fields and matchers.
     pub(in crate::eval) fn push_item_body(&self, plan: &Plan, out: &mut String) {
-        push_item_body(plan, self.label(plan).as_ref(), &self.derived, out);
+        let label = self.label(plan);
+        let label = (!plan.labels.is_empty()).then_some(label.as_deref());
+        let members = |matchers: bool| {
+            (plan.item_columns.iter())
+                .filter(move |c| (c.kind == DerivedKind::Matcher) == matchers)
+                .map(|c| (c.member.as_str(), &self.derived[c.slot.index()], &c.ty))
+        };
+        push_item_body(out, label, members(false), members(true));
     }
 }
 

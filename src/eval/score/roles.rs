@@ -4,7 +4,7 @@
 //! item values keep, in no slice: a loop over a column's bytes instead of a
 //! call per item and aggregate).
 
-use crate::eval::item_values::ValueTable;
+use crate::eval::state::item_values::ValueTable;
 use crate::ir::AggregateId;
 use crate::library::aggregates::AggregateFn;
 use crate::plan::Plan;

@@ -9,15 +9,18 @@ use std::cmp::Ordering;
 use std::sync::Arc;
 
 pub(in crate::eval) mod errors;
+pub(in crate::eval) mod item_lines;
+pub(in crate::eval) mod item_values;
+pub(in crate::eval) mod slices;
 
 use crate::base::value::Key;
 use crate::eval::error::Within;
-use crate::eval::item_lines::{ItemLines, LineLimit, LineSpool};
-use crate::eval::item_values::{self, ValueTable};
 use crate::eval::outcome::{report_order, ItemRow, OffenderRow};
 use crate::eval::score::{ItemFailure, Roles, Score};
-use crate::eval::slices::{self, SliceFold};
 use crate::eval::state::errors::ErrorLog;
+use crate::eval::state::item_lines::{ItemLines, LineLimit, LineSpool};
+use crate::eval::state::item_values::ValueTable;
+use crate::eval::state::slices::SliceFold;
 use crate::ir::RuntimeError;
 use crate::plan::Plan;
 use crate::stats::aggregate::Accumulator;

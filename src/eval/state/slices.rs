@@ -18,7 +18,7 @@ use crate::stats::inference::Interval;
 
 /// One slice's values in a chunk of items.
 #[derive(Debug, Default)]
-pub(super) struct SliceFold {
+pub(in crate::eval) struct SliceFold {
     index: FastMap<Arc<str>, usize>,
     values: Vec<SliceEntry>,
 }
@@ -52,12 +52,12 @@ impl SliceFold {
     }
 
     /// The value at `place` (an entry `place_item` gave).
-    pub(super) fn value_at(&self, place: usize) -> &Arc<str> {
+    pub(in crate::eval) fn value_at(&self, place: usize) -> &Arc<str> {
         &self.values[place].value
     }
 
     /// Folds in a later chunk's values: counts add, accumulators merge exactly.
-    pub(super) fn merge(&mut self, other: SliceFold) {
+    pub(in crate::eval) fn merge(&mut self, other: SliceFold) {
         for entry in other.values {
             match self.index.get(&entry.value) {
                 Some(&at) => {
@@ -77,7 +77,7 @@ impl SliceFold {
 }
 
 /// Puts the item in its value of each slice: `places[s]` is its entry in `folds[s]`.
-pub(super) fn place_item(
+pub(in crate::eval) fn place_item(
     plan: &Plan,
     texts: &[Arc<str>],
     folds: &mut [SliceFold],
@@ -89,7 +89,7 @@ pub(super) fn place_item(
 }
 
 /// Adds what the item gave an aggregate to the slices that fold it.
-pub(super) fn add(
+pub(in crate::eval) fn add(
     folds: &mut [SliceFold],
     places: &[usize],
     routes: &[(usize, usize)],
@@ -113,7 +113,7 @@ pub struct SliceValueOutcome {
 }
 
 /// The slices' values with their metrics, each slice's values in natural order.
-pub(super) fn finish(
+pub(in crate::eval) fn finish(
     plan: &Plan,
     folds: Vec<SliceFold>,
     dataset_records: &[Value],

@@ -3,7 +3,7 @@
 
 use std::fs::File;
 
-use super::run::{release_pages, RELEASE_EVERY};
+use super::sorted_file::{release_pages, RELEASE_EVERY};
 use super::*;
 use crate::base::value::BigInt;
 use crate::report_model::push_item_line;
@@ -97,7 +97,7 @@ fn spool(len: usize) -> impl Strategy<Value = (Vec<Spec>, Vec<bool>)> {
 proptest! {
     /// Whatever is spilled, merged or skipped, items.jsonl is the stable
     /// sort of the kept lines in report order. A limit of a few bytes
-    /// spills every line and merges runs (more than `FAN_IN`). Spools
+    /// spills every line and merges sorted files (more than `FAN_IN`). Spools
     /// ordered by ordinal in several runs still compare their keys.
     #[test]
     fn spilled_lines_come_out_as_a_stable_sort(
@@ -200,13 +200,13 @@ fn a_report_of_many_batches_is_written_whole_and_in_order() {
 }
 
 /// Written before the last report, the lines come out whole each time;
-/// after it (their runs released as read), writing again is an error,
+/// after it (their sorted files released as read), writing again is an error,
 /// never a report of released bytes.
 #[test]
 fn lines_are_written_until_their_last_report() {
     let mut lines = ItemLines::default();
     lines.add(large_spool(2_000), 0);
-    assert!(!lines.spools[0].runs.is_empty());
+    assert!(!lines.spools[0].files.is_empty());
     let write = |last| {
         let mut out = Vec::new();
         lines.write_sorted(&mut out, last).map(|()| out)
@@ -217,7 +217,7 @@ fn lines_are_written_until_their_last_report() {
     assert!(write(false).is_err());
 }
 
-/// A run read for the last time gives its pages back as it is read (where
+/// A sorted file read for the last time gives its pages back as it is read (where
 /// the temporary folder's file system punches holes).
 #[cfg(target_os = "linux")]
 #[test]
@@ -235,16 +235,16 @@ fn a_run_read_for_the_last_time_gives_its_pages_back() {
         );
     }
     spool.spill();
-    let run = &spool.runs[0];
-    let before = allocated(&run.file);
+    let sorted = &spool.files[0];
+    let before = allocated(&sorted.file);
     assert!(before > 8 << 20);
-    let mut cursor = Cursor::of_run(run, Place::default(), true).unwrap();
+    let mut cursor = Cursor::of_file(sorted, Place::default(), true).unwrap();
     while let Some(head) = cursor.next(0).unwrap() {
         cursor.copy_text(&head, None, &mut io::sink()).unwrap();
     }
-    let after = allocated(&run.file);
+    let after = allocated(&sorted.file);
     // The release is best effort: where the temporary folder's file system
-    // punches no holes, the run keeps its pages until it is closed.
+    // punches no holes, the file keeps its pages until it is closed.
     let scratch = tempfile::tempfile().unwrap();
     (&scratch).write_all(&vec![b'x'; 4 << 20]).unwrap();
     let full = allocated(&scratch);
@@ -297,11 +297,11 @@ fn a_spool_past_its_limit_writes_runs_and_merges_them_by_level() {
         let key = Key::Str(Arc::from(format!("q{}", 1000 - i)));
         spool.push(Some(key), i, u64::from(i), |out| out.push_str("\"x\":1"));
     }
-    // Every line was a run; every FAN_IN runs of a level became one of the
+    // Every line was a sorted file; every FAN_IN files of a level became one of the
     // next: one of FAN_IN² lines, two of FAN_IN, three of 1, as the count
     // is written in base FAN_IN.
     assert!(spool.lines.is_empty());
-    let levels: Vec<(u32, usize)> = (spool.runs.iter())
+    let levels: Vec<(u32, usize)> = (spool.files.iter())
         .map(|run| (run.level, run.lines))
         .collect();
     let (one, square) = (FAN_IN, FAN_IN * FAN_IN);
@@ -323,10 +323,10 @@ fn a_spool_past_its_limit_writes_runs_and_merges_them_by_level() {
     assert_eq!(keys.last().map(String::as_str), Some("\"q1000\""));
 }
 
-/// Spools of many runs each: past `MAX_OPEN_RUNS` in all, the largest
-/// spools' runs are merged into one, and the report does not change.
+/// Spools of many sorted files each: past `MAX_OPEN_FILES` in all, the largest
+/// spools' sorted files are merged into one, and the report does not change.
 #[test]
-fn open_runs_are_bounded_and_the_report_is_the_same() {
+fn open_sorted_files_are_bounded_and_the_report_is_the_same() {
     let spools = 12;
     let per_spool = FAN_IN - 1;
     let spec = |s: usize, i: usize| {
@@ -353,9 +353,9 @@ fn open_runs_are_bounded_and_the_report_is_the_same() {
         }
         lines.add(spool, (s * per_spool) as u64);
     }
-    let open: usize = lines.spools.iter().map(|spool| spool.runs.len()).sum();
-    assert!(open <= MAX_OPEN_RUNS, "{open} runs open");
-    assert!(lines.spools.iter().any(|spool| spool.runs.len() == 1));
+    let open: usize = lines.spools.iter().map(|spool| spool.files.len()).sum();
+    assert!(open <= MAX_OPEN_FILES, "{open} sorted files open");
+    assert!(lines.spools.iter().any(|spool| spool.files.len() == 1));
     let mut written = Vec::new();
     lines.write_sorted(&mut written, true).unwrap();
     let (_, expected) = both(&spools, usize::MAX, false);

@@ -2,19 +2,20 @@
 //! written, in memory bounded by a limit. Each producer (a chunk of items, a
 //! part of a streamed dataset) keeps its lines in a [`LineSpool`]: in memory up
 //! to its limit, past it sorted in report order and written to an anonymous
-//! temporary file (a *run*), which the system removes once it is closed. Runs
-//! are merged as they pile up, [`FAN_IN`] runs of one level into one of the
+//! temporary file (a *sorted file*), which the system removes once it is
+//! closed. Sorted files are merged as they pile up, [`FAN_IN`] of one level
+//! into one of the
 //! next, so the files open at once stay few and each line is rewritten only a
-//! few times (a level's runs hold [`FAN_IN`] times the lines of the one below).
-//! Writing the report merges every spool's runs and lines in report order
+//! few times (a level's files hold [`FAN_IN`] times the lines of the one below).
+//! Writing the report merges every spool's sorted files and lines in report order
 //! (an external merge sort): a million lines cost the spools' limits in memory,
 //! not their text.
 //!
 //! A spool keeps its lines' text back to back in one buffer, each rendered
 //! there whole as its item is scored (all but the run, which goes in as the
 //! line is written out), and reused once spilled. A merge reads a line's order
-//! and length and leaves its text in the run's reader until the line is
-//! written: each byte is copied from a run straight to where it goes, with no
+//! and length and leaves its text in the sorted file's reader until the line is
+//! written: each byte is copied from a sorted file straight to where it goes, with no
 //! allocation per line.
 //!
 //! A streamed join scores an item once per record of its key and keeps the
@@ -40,28 +41,28 @@ use crate::eval::outcome::report_order;
 use crate::report_model::{push_item_head, push_item_run};
 
 use merge::{merge, Cursor, Place, Source};
-use run::{write_head, write_run, Run};
+use sorted_file::{write_head, write_sorted_file, SortedFile};
 
 mod merge;
-mod run;
+mod sorted_file;
 #[cfg(test)]
 mod tests;
 
-/// Bytes of lines a spool keeps in memory before it writes them to a run,
+/// Bytes of lines a spool keeps in memory before it writes them to a sorted file,
 /// unless the memory budget asks for less. Sixteen MiB: a streamed join holds
 /// a spool per part, eight parts on two threads, and each spool's buffer is
 /// taken whole; at 32 MiB a million items' run peaked 100-150 MB higher.
 const DEFAULT_LIMIT: usize = 16 << 20;
 /// The least a budget lowers the limit to (a tiny `--max-memory` in tests).
 const LEAST_LIMIT: usize = 16 << 10;
-/// Runs of one level a spool merges into one run of the next level. Sixteen:
-/// a million items' lines (about 560 MB, some forty runs over eight parts)
+/// Sorted files of one level a spool merges into one of the next level. Sixteen:
+/// a million items' lines (about 560 MB, some forty files over eight parts)
 /// are written once and merged once, as items.jsonl is written; at eight each
-/// thread merged its first eight runs first, rewriting most of the lines.
+/// thread merged its first eight files first, rewriting most of the lines.
 const FAN_IN: usize = 16;
-/// The most runs the final merge reads at once, one open file each (a
+/// The most sorted files the final merge reads at once, one open file each (a
 /// system's limit on open files is often 256 or 1024).
-const MAX_OPEN_RUNS: usize = 128;
+const MAX_OPEN_FILES: usize = 128;
 /// What a line costs in memory besides its text: its entry (key, order, place).
 const LINE_OVERHEAD: usize = 64;
 /// Bytes of items.jsonl the merge hands over to be written at a time.
@@ -77,7 +78,7 @@ impl LineLimit {
     /// Keeps every line in memory.
     pub const UNBOUNDED: LineLimit = LineLimit(None);
 
-    /// The limit for a run with `budget` bytes (`--max-memory`) shared by
+    /// The limit for an evaluation with `budget` bytes (`--max-memory`) shared by
     /// `threads` threads, each holding a spool or two.
     pub fn of(budget: Option<u64>, threads: usize) -> Self {
         let share = budget.map_or(usize::MAX, |b| {
@@ -88,7 +89,7 @@ impl LineLimit {
     }
 
     #[cfg(test)]
-    pub(super) fn bytes(limit: usize) -> Self {
+    pub(in crate::eval) fn bytes(limit: usize) -> Self {
         LineLimit(Some(limit))
     }
 }
@@ -155,7 +156,7 @@ impl ItemLine<'_> {
     }
 }
 
-/// One producer's lines: in memory, and sorted runs on disk.
+/// One producer's lines: in memory, and sorted files on disk.
 #[derive(Debug)]
 pub struct LineSpool {
     limit: LineLimit,
@@ -163,7 +164,7 @@ pub struct LineSpool {
     /// The text of `lines`, back to back.
     text: String,
     bytes: usize,
-    runs: Vec<Run>,
+    files: Vec<SortedFile>,
     pushed: u32,
     /// The first temporary file that could not be written or read: the pass
     /// reports it (`ItemLines::spill_error`), and items.jsonl is then never
@@ -187,7 +188,7 @@ impl LineSpool {
             lines: Vec::new(),
             text: String::new(),
             bytes: 0,
-            runs: Vec::new(),
+            files: Vec::new(),
             pushed: 0,
             failed: None,
             kept: None,
@@ -272,25 +273,25 @@ impl LineSpool {
         self.kept = Some(keep);
     }
 
-    /// Moves the lines in memory to a run when the spool has runs already (its
+    /// Moves the lines in memory to a sorted file when the spool has some already (its
     /// lines are many): what is kept after a producer is done stays small.
     pub fn seal(&mut self) {
-        if !self.runs.is_empty() && !self.lines.is_empty() {
+        if !self.files.is_empty() && !self.lines.is_empty() {
             self.spill();
         }
         self.text.shrink_to_fit();
         self.lines.shrink_to_fit();
     }
 
-    /// Writes the lines in memory to a run and frees them: a producer that
+    /// Writes the lines in memory to a sorted file and frees them: a producer that
     /// is done holds only the lines it has not spilled.
     fn spill(&mut self) {
         let mut lines = std::mem::take(&mut self.lines);
         if self.failed.is_none() {
             self.sort(&mut lines);
-            let written = write_run(&lines, &self.text).and_then(|run| {
-                self.runs.push(run);
-                self.merge_runs()
+            let written = write_sorted_file(&lines, &self.text).and_then(|file| {
+                self.files.push(file);
+                self.merge_files()
             });
             if let Err(error) = written {
                 self.failed = Some(error);
@@ -300,12 +301,13 @@ impl LineSpool {
         self.bytes = 0;
     }
 
-    /// Merges the last [`FAN_IN`] runs while they are of one level. Levels
-    /// never rise from the first run to the last, as the digits of a counter.
-    fn merge_runs(&mut self) -> io::Result<()> {
-        while let Some(last) = self.runs.last() {
-            let tail = self.runs.len().saturating_sub(FAN_IN);
-            if self.runs.len() < FAN_IN || self.runs[tail].level != last.level {
+    /// Merges the last [`FAN_IN`] sorted files while they are of one level.
+    /// Levels never rise from the first file to the last, as the digits of a
+    /// counter.
+    fn merge_files(&mut self) -> io::Result<()> {
+        while let Some(last) = self.files.last() {
+            let tail = self.files.len().saturating_sub(FAN_IN);
+            if self.files.len() < FAN_IN || self.files[tail].level != last.level {
                 return Ok(());
             }
             self.merge_last(FAN_IN)?;
@@ -313,15 +315,15 @@ impl LineSpool {
         Ok(())
     }
 
-    /// Merges the last `count` runs into one, a level above the highest.
+    /// Merges the last `count` sorted files into one, a level above the highest.
     fn merge_last(&mut self, count: usize) -> io::Result<()> {
-        let runs = self.runs.split_off(self.runs.len().saturating_sub(count));
+        let merged = self.files.split_off(self.files.len().saturating_sub(count));
         let place = Place {
             by_ordinal: self.by_ordinal,
             ..Place::default()
         };
-        let cursors = (runs.iter())
-            .map(|run| Cursor::of_run(run, place, true))
+        let cursors = (merged.iter())
+            .map(|sorted| Cursor::of_file(sorted, place, true))
             .collect::<io::Result<Vec<_>>>()?;
         let file = tempfile::tempfile()?;
         let mut out = BufWriter::with_capacity(64 << 10, &file);
@@ -330,10 +332,10 @@ impl LineSpool {
             cursor.copy_text(head, None, &mut out)
         })?;
         out.into_inner().map_err(io::IntoInnerError::into_error)?;
-        self.runs.push(Run {
+        self.files.push(SortedFile {
             file,
-            lines: runs.iter().map(|run| run.lines).sum(),
-            level: runs.iter().map(|run| run.level).max().unwrap_or(0) + 1,
+            lines: merged.iter().map(|sorted| sorted.lines).sum(),
+            level: merged.iter().map(|sorted| sorted.level).max().unwrap_or(0) + 1,
         });
         Ok(())
     }
@@ -350,7 +352,7 @@ impl Default for LineSpool {
 #[derive(Debug, Default)]
 pub struct ItemLines {
     spools: Vec<LineSpool>,
-    /// The runs were read for the last time (`write_sorted`'s `last`).
+    /// The sorted files were read for the last time (`write_sorted`'s `last`).
     released: AtomicBool,
 }
 
@@ -377,7 +379,7 @@ impl ItemLines {
             spool.seal();
             self.spools.push(spool);
         }
-        self.bound_open_runs();
+        self.bound_open_files();
     }
 
     /// Adds a spool whose ordinals count from `base` (the items of the spools
@@ -386,7 +388,7 @@ impl ItemLines {
         spool.seal();
         spool.base = base;
         self.spools.push(spool);
-        self.bound_open_runs();
+        self.bound_open_files();
     }
 
     /// Adds every spool of `other`, whose lines were scored in run `run`,
@@ -397,19 +399,19 @@ impl ItemLines {
             spool.run_index = index;
             self.spools.push(spool);
         }
-        self.bound_open_runs();
+        self.bound_open_files();
     }
 
-    /// Past [`MAX_OPEN_RUNS`] runs in all, merges each spool's runs into one,
+    /// Past [`MAX_OPEN_FILES`] sorted files in all, merges each spool's into one,
     /// the spool with the most first, until they are few enough.
-    fn bound_open_runs(&mut self) {
-        let open = |spools: &[LineSpool]| spools.iter().map(|s| s.runs.len()).sum::<usize>();
-        while open(&self.spools) > MAX_OPEN_RUNS {
-            let most = (self.spools.iter_mut()).max_by_key(|spool| spool.runs.len());
-            let Some(spool) = most.filter(|s| s.runs.len() > 1 && s.failed.is_none()) else {
+    fn bound_open_files(&mut self) {
+        let open = |spools: &[LineSpool]| spools.iter().map(|s| s.files.len()).sum::<usize>();
+        while open(&self.spools) > MAX_OPEN_FILES {
+            let most = (self.spools.iter_mut()).max_by_key(|spool| spool.files.len());
+            let Some(spool) = most.filter(|s| s.files.len() > 1 && s.failed.is_none()) else {
                 return;
             };
-            if let Err(error) = spool.merge_last(spool.runs.len()) {
+            if let Err(error) = spool.merge_last(spool.files.len()) {
                 spool.failed = Some(error);
             }
         }
@@ -425,11 +427,11 @@ impl ItemLines {
     }
 
     /// Writes the lines of items.jsonl in report order (module comment). The
-    /// merge (reading runs, ordering, copying lines) runs on a thread of its
+    /// merge (reading sorted files, ordering, copying lines) works on a thread of its
     /// own and hands this one batches to write: copying a large report into
     /// its file costs about as much as merging it, and the two overlap.
     /// `last`: no report is written from these lines after this one, so the
-    /// runs' pages are given back as they are read; writing again then fails.
+    /// sorted files' pages are given back as they are read; writing again then fails.
     pub fn write_sorted(&self, out: &mut dyn Write, last: bool) -> io::Result<()> {
         if self.released.swap(last, AtomicOrdering::Relaxed) {
             return Err(io::Error::other(
@@ -447,7 +449,7 @@ impl ItemLines {
             })
             .collect();
         // Lines all of one evaluated run (`run_index`) and ordered by their
-        // place compare no keys (`Head::order`): the spilled runs' keys need
+        // place compare no keys (`Head::order`): the sorted files' keys need
         // not be read back (each an allocation and a UTF-8 check, on the
         // merge's one thread).
         let first_run = self.spools.first().map(|spool| spool.run_index);
@@ -463,8 +465,8 @@ impl ItemLines {
                 keys_unread,
                 ..Place::of(spool)
             };
-            for run in &spool.runs {
-                cursors.push(Cursor::of_run(run, place, last)?);
+            for run in &spool.files {
+                cursors.push(Cursor::of_file(run, place, last)?);
             }
             let mut lines: Vec<&Entry> = spool.lines.iter().collect();
             spool.sort(&mut lines);

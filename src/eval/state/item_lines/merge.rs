@@ -1,4 +1,4 @@
-//! The merge of spools' lines and runs in report order: a heap of each
+//! The merge of spools' lines and sorted files in report order: a heap of each
 //! source's next line, whose text stays where it is until it is written.
 
 use std::borrow::Cow;
@@ -11,11 +11,11 @@ use crate::base::value::Key;
 use crate::data::spill::copy_bytes;
 use crate::eval::outcome::report_order;
 
-use super::run::{read_head, Run, RunReader};
+use super::sorted_file::{read_head, SortedFile, SortedFileReader};
 use super::{Entry, LineSpool};
 
 /// Where a merge reads lines from: a spool's sorted lines in memory, or one of
-/// its runs; with the spool's place among the others.
+/// its sorted files; with the spool's place among the others.
 pub(super) struct Cursor<'a> {
     pub(super) source: Source<'a>,
     pub(super) place: Place<'a>,
@@ -23,7 +23,7 @@ pub(super) struct Cursor<'a> {
 
 /// What a spool's lines share: which are kept, and what orders them among
 /// other spools' (their run, its place, the spool's base, whether ordinals
-/// follow report order). Merging one spool's own runs needs only the default
+/// follow report order). Merging one spool's own sorted files needs only the default
 /// and the last: every line kept, one run.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Place<'a> {
@@ -34,7 +34,7 @@ pub(super) struct Place<'a> {
     pub(super) by_ordinal: bool,
     /// The run as its lines' entry (`"run":…,`), when items.jsonl is written.
     pub(super) run_entry: Option<&'a str>,
-    /// Whether a spilled run's keys are passed over unread: when every line
+    /// Whether a sorted file's keys are passed over unread: when every line
     /// merged is ordered by its place alone, no key is compared (nor written
     /// on).
     pub(super) keys_unread: bool,
@@ -61,11 +61,11 @@ impl<'a> Place<'a> {
 pub(super) enum Source<'a> {
     /// A spool's text and its lines in memory, in order.
     Lines(&'a str, std::vec::IntoIter<&'a Entry>),
-    /// A run: its reader, and the lines left in it.
-    Run(BufReader<RunReader<'a>>, usize),
+    /// A sorted file: its reader, and the lines left in it.
+    File(BufReader<SortedFileReader<'a>>, usize),
 }
 
-/// Where a line's text is: in memory, or the next bytes of its run.
+/// Where a line's text is: in memory, or the next bytes of its sorted file.
 pub(super) enum Text<'a> {
     InMemory(&'a str),
     Unread,
@@ -85,22 +85,26 @@ pub(super) struct Head<'a> {
 }
 
 impl<'a> Cursor<'a> {
-    /// Reads `run` from its start; with `release`, for the last time.
-    pub(super) fn of_run(run: &'a Run, place: Place<'a>, release: bool) -> io::Result<Self> {
-        let mut file = &run.file;
+    /// Reads `file` from its start; with `release`, for the last time.
+    pub(super) fn of_file(
+        sorted: &'a SortedFile,
+        place: Place<'a>,
+        release: bool,
+    ) -> io::Result<Self> {
+        let mut file = &sorted.file;
         file.seek(SeekFrom::Start(0))?;
-        let reader = RunReader {
+        let reader = SortedFileReader {
             file,
             release,
             read: 0,
             released: 0,
         };
         let reader = BufReader::with_capacity(64 << 10, reader);
-        let source = Source::Run(reader, run.lines);
+        let source = Source::File(reader, sorted.lines);
         Ok(Cursor { source, place })
     }
 
-    /// The next line kept, if any, as cursor `cursor`'s head. A run's line
+    /// The next line kept, if any, as cursor `cursor`'s head. A sorted file's line
     /// leaves its text unread: [`Cursor::copy_text`] copies it on.
     pub(super) fn next(&mut self, cursor: usize) -> io::Result<Option<Head<'a>>> {
         loop {
@@ -108,8 +112,8 @@ impl<'a> Cursor<'a> {
                 Source::Lines(text, lines) => {
                     (lines.next()).map(|line| Head::of_entry(line, text, cursor, self.place))
                 }
-                Source::Run(_, 0) => None,
-                Source::Run(reader, left) => {
+                Source::File(_, 0) => None,
+                Source::File(reader, left) => {
                     *left -= 1;
                     Some(read_head(reader, cursor, self.place)?)
                 }
@@ -138,7 +142,7 @@ impl<'a> Cursor<'a> {
         self.copy_part(head, split..len, out)
     }
 
-    /// Copies the bytes `range` of `head`'s text, the next ones of a run's.
+    /// Copies the bytes `range` of `head`'s text, the next ones of a sorted file's.
     fn copy_part(
         &mut self,
         head: &Head<'_>,
@@ -147,7 +151,7 @@ impl<'a> Cursor<'a> {
     ) -> io::Result<()> {
         match (&head.text, &mut self.source) {
             (Text::InMemory(text), _) => out.write_all(&text.as_bytes()[range]),
-            (Text::Unread, Source::Run(reader, _)) => copy_bytes(reader, range.len(), out),
+            (Text::Unread, Source::File(reader, _)) => copy_bytes(reader, range.len(), out),
             (Text::Unread, Source::Lines(..)) => unreachable!("a line in memory is read"),
         }
     }
@@ -155,7 +159,7 @@ impl<'a> Cursor<'a> {
     /// Passes over `head`'s text, a line not kept.
     pub(super) fn skip_text(&mut self, head: &Head<'_>) -> io::Result<()> {
         match (&head.text, &mut self.source) {
-            (Text::Unread, Source::Run(reader, _)) => {
+            (Text::Unread, Source::File(reader, _)) => {
                 copy_bytes(reader, head.len as usize, &mut io::sink())
             }
             _ => Ok(()),

@@ -433,7 +433,7 @@ impl ValueTable {
     /// Where aggregate `a`'s observations are kept, if they are: a metric's
     /// column or a column of its own, numbered as [`ValueTable::count_into`]
     /// takes it.
-    pub(super) fn column_keeping(&self, plan: &Plan, a: AggregateId) -> Option<usize> {
+    pub(in crate::eval) fn column_keeping(&self, plan: &Plan, a: AggregateId) -> Option<usize> {
         if let Some(c) = plan.stats.column_of(a) {
             return Some(c);
         }
@@ -447,7 +447,12 @@ impl ValueTable {
     /// Folds the observations of items `from..` in column `column` (see
     /// [`ValueTable::column_keeping`]) into `accumulator`, a count's or
     /// ratio's: what folding them item by item would have added.
-    pub(super) fn count_into(&self, column: usize, from: usize, accumulator: &mut Accumulator) {
+    pub(in crate::eval) fn count_into(
+        &self,
+        column: usize,
+        from: usize,
+        accumulator: &mut Accumulator,
+    ) {
         match column.checked_sub(self.columns.len()) {
             None => self.columns[column].count_into(from, accumulator),
             Some(j) => self.own[j].count_into(from, accumulator),
@@ -472,7 +477,7 @@ impl ValueTable {
     }
 
     /// Whether every item of `other` comes after every item here.
-    pub(super) fn precedes(&self, other: &ValueTable) -> bool {
+    pub(in crate::eval) fn precedes(&self, other: &ValueTable) -> bool {
         match (self.places.last(), other.places.first()) {
             (Some(last), Some(first)) => last < first,
             _ => true,
@@ -482,7 +487,7 @@ impl ValueTable {
     /// Adds the items of `other` (another table of the same run's items, in
     /// any order relative to these), every vector merged by the items'
     /// places: what one table of all the items in place order holds.
-    pub(super) fn merge(&mut self, other: ValueTable) {
+    pub(in crate::eval) fn merge(&mut self, other: ValueTable) {
         if self.precedes(&other) {
             return self.merge_all(vec![other], 1);
         }
@@ -533,7 +538,7 @@ impl ValueTable {
     /// keys, the slices, every column) is grown on its own, on up to
     /// `threads` threads: on one, after the chunks were read, this was 70 ms
     /// of a 1M-item run with the other core idle.
-    pub(super) fn merge_all(&mut self, others: Vec<ValueTable>, threads: usize) {
+    pub(in crate::eval) fn merge_all(&mut self, others: Vec<ValueTable>, threads: usize) {
         let mut keys = Vec::with_capacity(others.len());
         let mut places = Vec::with_capacity(others.len());
         let mut slices = Vec::with_capacity(others.len());
@@ -647,7 +652,7 @@ impl Observed for ValueTable {
 /// as flags (`ItemChunk::flagged`). Worked out once per chunk, so that adding
 /// an item is a loop over each list without a test per column.
 #[derive(Debug, Default)]
-pub(super) struct Sources {
+pub(in crate::eval) struct Sources {
     /// (column, aggregate) pairs.
     contributions: Vec<(usize, usize)>,
     flags: Vec<(usize, usize)>,
@@ -663,7 +668,7 @@ pub(super) struct Sources {
 const PENDING_ROWS: usize = 64;
 
 impl ValueTable {
-    pub(super) fn sources(&self, plan: &Plan, flagged: &[bool]) -> Sources {
+    pub(in crate::eval) fn sources(&self, plan: &Plan, flagged: &[bool]) -> Sources {
         let metric_columns = (plan.stats.columns.iter().enumerate())
             .map(|(c, column)| (c, column.aggregate.index()));
         let own_columns =
@@ -692,7 +697,7 @@ impl ValueTable {
 /// Adds one item: `contributions` and `flags` hold one entry per aggregate
 /// of the plan, each column's read from where `sources` says. Its flags may
 /// wait in `sources` until `flush`.
-pub(super) fn push(
+pub(in crate::eval) fn push(
     table: &mut ValueTable,
     sources: &mut Sources,
     (key, place): (Option<&Key>, u64),
@@ -715,7 +720,7 @@ pub(super) fn push(
 
 /// Moves the flags waiting in `sources` into their columns, in item order:
 /// what has to happen before the table is read.
-pub(super) fn flush(table: &mut ValueTable, sources: &mut Sources) {
+pub(in crate::eval) fn flush(table: &mut ValueTable, sources: &mut Sources) {
     let width = sources.flags.len();
     if width == 0 || sources.pending.is_empty() {
         return;

@@ -1,4 +1,4 @@
-//! A run: a spool's lines sorted in report order in an anonymous temporary
+//! A sorted file: a spool's lines sorted in report order in an anonymous temporary
 //! file, each its head (what orders it, how long it is) and then its text.
 
 use std::borrow::Cow;
@@ -12,24 +12,24 @@ use super::Entry;
 
 /// A spool's sorted lines written to an anonymous temporary file.
 #[derive(Debug)]
-pub(super) struct Run {
+pub(super) struct SortedFile {
     pub(super) file: File,
     pub(super) lines: usize,
-    /// 0 for lines spilled from memory; one more than its runs' for a merge.
+    /// 0 for lines spilled from memory; one more than its sources' for a merge.
     pub(super) level: u32,
 }
 
-/// A run's file, read once from its start. With `release`, the pages read
+/// A sorted file, read once from its start. With `release`, the pages read
 /// are given back as the reading goes (see [`release_pages`]): the merge that
-/// reads a run last needs no copy of what it has read.
-pub(super) struct RunReader<'a> {
+/// reads a file last needs no copy of what it has read.
+pub(super) struct SortedFileReader<'a> {
     pub(super) file: &'a File,
     pub(super) release: bool,
     pub(super) read: u64,
     pub(super) released: u64,
 }
 
-impl io::Read for RunReader<'_> {
+impl io::Read for SortedFileReader<'_> {
     fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
         let n = self.file.read(buffer)?;
         self.read += n as u64;
@@ -41,13 +41,13 @@ impl io::Read for RunReader<'_> {
     }
 }
 
-/// Bytes a run's reader gives back at a time.
+/// Bytes a sorted file's reader gives back at a time.
 pub(super) const RELEASE_EVERY: u64 = 1 << 20;
 
 /// Gives the bytes `range` of a temporary file back to the system (a hole
-/// punched in it), best effort: each run's text is read once, by the merge
+/// punched in it), best effort: each sorted file's text is read once, by the merge
 /// that writes it on, so a large report does not hold its text twice, in the
-/// runs and in items.jsonl, and the pages freed are the ones that writing
+/// sorted files and in items.jsonl, and the pages freed are the ones that writing
 /// items.jsonl takes next.
 #[cfg(target_os = "linux")]
 pub(super) fn release_pages(file: &File, range: std::ops::Range<u64>) {
@@ -60,7 +60,7 @@ pub(super) fn release_pages(file: &File, range: std::ops::Range<u64>) {
 #[cfg(not(target_os = "linux"))]
 pub(super) fn release_pages(_file: &File, _range: std::ops::Range<u64>) {}
 
-pub(super) fn write_run(lines: &[Entry], text: &str) -> io::Result<Run> {
+pub(super) fn write_sorted_file(lines: &[Entry], text: &str) -> io::Result<SortedFile> {
     let file = tempfile::tempfile()?;
     let mut out = BufWriter::with_capacity(64 << 10, &file);
     for line in lines {
@@ -68,14 +68,14 @@ pub(super) fn write_run(lines: &[Entry], text: &str) -> io::Result<Run> {
         out.write_all(line.text(text).as_bytes())?;
     }
     out.into_inner().map_err(io::IntoInnerError::into_error)?;
-    Ok(Run {
+    Ok(SortedFile {
         file,
         lines: lines.len(),
         level: 0,
     })
 }
 
-/// A line in a run: its key, line, score, ordinal, length and split, then
+/// A line in a sorted file: its key, line, score, ordinal, length and split, then
 /// its text.
 pub(super) fn write_head(out: &mut impl Write, head: &Head<'_>) -> io::Result<()> {
     write_key(out, head.key.as_deref())?;
