@@ -16,6 +16,7 @@ pub mod sha256;
 pub mod source;
 pub mod stats;
 pub mod suggest;
+pub mod table;
 pub mod typed_json;
 pub mod types;
 pub mod value;

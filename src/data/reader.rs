@@ -91,6 +91,9 @@ fn read_in_chunks<S: Send>(
     make: impl Fn() -> S + Sync,
     sink: impl Fn(&mut S, Record) -> Flow + Sync,
 ) -> Result<(Vec<Chunk<S>>, ReadStats), Diagnostic> {
+    if let Some(table) = &dataset.table {
+        return parquet::table::read(dataset, table, threads, &make, &sink);
+    }
     let size = std::fs::metadata(&dataset.path)
         .map_err(|e| open_error(dataset, &e))?
         .len();
@@ -131,7 +134,7 @@ pub struct CountedAhead {
 /// join building its key index). `None` when the file is not JSONL, is one
 /// chunk, or cannot be read: the read then counts, and reports why.
 pub fn count_ahead(dataset: &DatasetPlan, threads: usize) -> Option<CountedAhead> {
-    if dataset.format != Format::Jsonl {
+    if dataset.format != Format::Jsonl || dataset.table.is_some() {
         return None;
     }
     let size = std::fs::metadata(&dataset.path).ok()?.len();

@@ -61,11 +61,18 @@ pub fn evaluate(plan: &Plan, physical: &PhysicalPlan) -> Result<Outcome, Vec<Dia
         let mut result = match physical.join {
             JoinStrategy::Index => {
                 let pair = [run_datasets[0], run_datasets[1]];
-                index_join(plan, &roles, pair, threads, limit)?
+                index_join(plan, &roles, pair, (threads, physical.bucket), limit)?
             }
             JoinStrategy::Partitioned { partitions } => {
                 let pair = [run_datasets[0], run_datasets[1]];
-                partitioned_join(plan, &roles, pair, threads, partitions, limit)?
+                partitioned_join(
+                    plan,
+                    &roles,
+                    pair,
+                    (threads, physical.bucket),
+                    partitions,
+                    limit,
+                )?
             }
             JoinStrategy::Table => {
                 let mut own: Vec<Option<(Lookup, DatasetOutcome)>> =
@@ -78,8 +85,14 @@ pub fn evaluate(plan: &Plan, physical: &PhysicalPlan) -> Result<Outcome, Vec<Dia
                     };
                     let mut outcome = DatasetOutcome::default();
                     let id = DatasetId::new(index);
-                    let table = load_lookup(plan, run_datasets[index], id, threads, &mut outcome)
-                        .map_err(|d| vec![d])?;
+                    let table = load_lookup(
+                        plan,
+                        run_datasets[index],
+                        id,
+                        (threads, physical.bucket),
+                        &mut outcome,
+                    )
+                    .map_err(|d| vec![d])?;
                     *slot = Some((table, outcome));
                 }
                 let lookups = (0..plan.items_dataset.index())
@@ -93,6 +106,7 @@ pub fn evaluate(plan: &Plan, physical: &PhysicalPlan) -> Result<Outcome, Vec<Dia
                     .collect();
                 let tables = Tables {
                     datasets: run_datasets,
+                    bucket: physical.bucket,
                     lookups,
                 };
                 table_join(plan, &roles, &tables, threads, limit)?

@@ -6,8 +6,10 @@
 //! overrides the choice of join.
 
 use std::fmt::Write as _;
+use std::hash::BuildHasher;
 
 use crate::base::diagnostic::Diagnostic;
+use crate::base::value::Key;
 use crate::eval::error::EvalError;
 use crate::eval::join::partitioned::partitions_needed;
 use crate::ir::DatasetId;
@@ -74,10 +76,37 @@ pub enum JoinStrategy {
     Partitioned { partitions: usize },
 }
 
+/// One of `of` buckets of keys. An evaluation given one covers only the items
+/// and records whose keys fall in it (items and records without a key: the
+/// first bucket), so that the states of every bucket merge into the state of
+/// the whole: how partitions delivered by someone else (a Spark shuffle by
+/// bucket) are evaluated. A key's bucket is the same on every machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bucket {
+    pub index: u32,
+    pub of: u32,
+}
+
+impl Bucket {
+    /// The bucket of `key` among `of` (`of` at least 1).
+    pub fn of_key(key: Option<&Key>, of: u32) -> u32 {
+        let Some(key) = key else { return 0 };
+        let hash = foldhash::fast::FixedState::with_seed(0xe7a1_5bec).hash_one(key);
+        ((u128::from(hash) * u128::from(of.max(1))) >> 64) as u32
+    }
+
+    /// Whether a record with `key` belongs to this bucket.
+    pub fn covers(&self, key: Option<&Key>) -> bool {
+        Bucket::of_key(key, self.of) == self.index
+    }
+}
+
 /// How a plan runs here.
 #[derive(Debug, Clone)]
 pub struct PhysicalPlan {
     pub join: JoinStrategy,
+    /// The keys this evaluation covers; `None`: all.
+    pub bucket: Option<Bucket>,
     pub threads: usize,
     pub max_memory: Option<u64>,
     /// The datasets in the order they are read (in each run).
@@ -96,6 +125,7 @@ impl PhysicalPlan {
         let threads = resources.threads.max(1);
         let table = |reason: String| PhysicalPlan {
             join: JoinStrategy::Table,
+            bucket: None,
             threads,
             max_memory: resources.max_memory,
             reading_order: (0..plan.datasets.len()).map(DatasetId::new).collect(),
@@ -104,6 +134,7 @@ impl PhysicalPlan {
         };
         let streamed = |join: JoinStrategy, reason: String| PhysicalPlan {
             join,
+            bucket: None,
             threads,
             max_memory: resources.max_memory,
             // The items are read first, the other dataset streamed past them.
@@ -228,6 +259,9 @@ struct Sizes {
 impl Sizes {
     fn of(plan: &Plan) -> Self {
         let size = |d: &DatasetPlan| -> Option<u64> {
+            if let Some(table) = &d.table {
+                return Some(table.bytes());
+            }
             let paths: Vec<&std::path::Path> = match d.runs.is_empty() {
                 true => vec![d.path.as_path()],
                 false => d.runs.iter().map(|r| r.path.as_path()).collect(),
@@ -277,5 +311,45 @@ mod tests {
         assert_eq!(size_text(64 << 20), "64M");
         assert_eq!(size_text(3 << 29), "1.5G");
         assert_eq!(size_text(12), "12 bytes");
+    }
+}
+
+#[cfg(test)]
+mod bucket_tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[test]
+    fn every_key_is_in_one_bucket_and_keys_spread() {
+        let keys: Vec<Key> = (0..4000)
+            .map(|i| Key::Str(Arc::from(format!("q{i}"))))
+            .collect();
+        let mut counts = [0usize; 4];
+        for key in &keys {
+            let covering: Vec<u32> = (0..4)
+                .filter(|&index| Bucket { index, of: 4 }.covers(Some(key)))
+                .collect();
+            assert_eq!(covering.len(), 1, "{key:?}");
+            counts[covering[0] as usize] += 1;
+        }
+        assert!(
+            counts.iter().all(|&n| (800..1200).contains(&n)),
+            "{counts:?}"
+        );
+        // Keyless items and records are the first bucket's; one bucket is all.
+        assert!(Bucket { index: 0, of: 4 }.covers(None));
+        assert!(keys
+            .iter()
+            .all(|k| Bucket { index: 0, of: 1 }.covers(Some(k))));
+        // The same key, the same bucket, on any machine: pinned.
+        let pinned: Vec<u32> = ["q1", "q42", "A0003"]
+            .iter()
+            .map(|k| Bucket::of_key(Some(&Key::Str(Arc::from(*k))), 16))
+            .collect();
+        assert_eq!(
+            pinned,
+            [15, 3, 12],
+            "a key's bucket changed: states of other versions will not merge"
+        );
     }
 }

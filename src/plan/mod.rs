@@ -250,6 +250,8 @@ pub struct DatasetPlan {
     /// While one run is read: the run's name as `run_name` gave it for the run's
     /// first record, which every record of the run must repeat.
     pub expected_run_name: Option<Value>,
+    /// A table in memory read instead of `path` (given by a library caller).
+    pub table: Option<crate::base::table::Table>,
 }
 
 impl DatasetPlan {

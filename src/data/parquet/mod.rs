@@ -218,11 +218,37 @@ struct Columns<'a> {
 
 impl<'a> Columns<'a> {
     fn new(dataset: &'a DatasetPlan, metadata: &ArrowReaderMetadata) -> Result<Self, Diagnostic> {
-        let schema = metadata.schema();
+        let (mut columns, prefixes) = Columns::of_schema(dataset, metadata.schema(), "")?;
+        if columns.whole.is_none() {
+            let parquet = metadata.parquet_schema();
+            let leaves = (0..parquet.num_columns()).filter(|&i| {
+                let column = parquet.column(i);
+                let parts = column.path().parts();
+                prefixes
+                    .iter()
+                    .any(|p| p.len() <= parts.len() && p.iter().zip(parts).all(|(a, b)| a == b))
+            });
+            columns.mask = ProjectionMask::leaves(parquet, leaves);
+        }
+        Ok(columns)
+    }
+
+    /// The columns the plan reads of a table with Arrow schema `schema`, and
+    /// the leaf paths to decode for them; `what` names the table in errors
+    /// (empty: the dataset's file).
+    fn of_schema(
+        dataset: &'a DatasetPlan,
+        schema: &Schema,
+        what: &str,
+    ) -> Result<(Self, Vec<Vec<String>>), Diagnostic> {
+        let source = match what {
+            "" => format!("`{}`", dataset.display_path),
+            what => what.to_string(),
+        };
         let unreadable = |path: &str, ty: &ArrowType| {
             Diagnostic::error(format!(
-                "{}: column `{path}` of `{}` has type {ty}, which evalspec does not read",
-                dataset.name, dataset.display_path
+                "{}: column `{path}` of {source} has type {ty}, which evalspec does not read",
+                dataset.name
             ))
             .help("write it as a string or a number (numbers, strings, bools, lists, structs and maps are read)")
         };
@@ -232,14 +258,15 @@ impl<'a> Columns<'a> {
                     return Err(unreadable(field.name(), ty));
                 }
             }
-            return Ok(Columns {
+            let columns = Columns {
                 mask: ProjectionMask::all(),
                 uses: Vec::new(),
                 whole: Some(slot.index()),
                 slot_count: dataset.projection.slot_count,
-            });
+            };
+            return Ok((columns, Vec::new()));
         }
-        let mut prefixes: Vec<Vec<&str>> = Vec::new();
+        let mut prefixes: Vec<Vec<String>> = Vec::new();
         let mut uses = Vec::new();
         let mut missing = Vec::new();
         for wanted in columns::wanted(dataset) {
@@ -253,36 +280,35 @@ impl<'a> Columns<'a> {
                 Target::Slot(_) => None,
                 Target::Nested(fields) => Some(fields),
             };
-            decode(&[wanted.name], field, target, &mut prefixes).map_err(|(path, ty)| {
+            let mut paths = Vec::new();
+            decode(&[wanted.name], field, target, &mut paths).map_err(|(path, ty)| {
                 match ty {
                     Ok(ty) => unreadable(&path, ty),
                     Err(ty) => Diagnostic::error(format!(
-                        "{}: column `{path}` of `{}` must be a struct (the spec reads fields of it), found {ty}",
-                        dataset.name, dataset.display_path
+                        "{}: column `{path}` of {source} must be a struct (the spec reads fields of it), found {ty}",
+                        dataset.name
                     ))
                     .help("fix the file, or the fields the spec reads"),
                 }
             })?;
+            prefixes.extend(
+                paths
+                    .into_iter()
+                    .map(|p| p.into_iter().map(str::to_string).collect()),
+            );
             uses.push((wanted.name, wanted.target));
         }
         if !missing.is_empty() {
             let present: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
             return Err(columns::missing(dataset, None, &missing, &present));
         }
-        let parquet = metadata.parquet_schema();
-        let leaves = (0..parquet.num_columns()).filter(|&i| {
-            let column = parquet.column(i);
-            let parts = column.path().parts();
-            prefixes
-                .iter()
-                .any(|p| p.len() <= parts.len() && p.iter().zip(parts).all(|(a, b)| a == b))
-        });
-        Ok(Columns {
-            mask: ProjectionMask::leaves(parquet, leaves),
+        let columns = Columns {
+            mask: ProjectionMask::all(),
             uses,
             whole: None,
             slot_count: dataset.projection.slot_count,
-        })
+        };
+        Ok((columns, prefixes))
     }
 }
 
@@ -534,6 +560,7 @@ fn read_range<S>(
 }
 
 mod convert;
+pub mod table;
 
 use convert::{Context, Converters};
 

@@ -34,6 +34,7 @@ use crate::eval::join::items::{resolve, Held, ItemKeys, Read};
 use crate::eval::join::keys::{duplicate_error, key_of, stop_line, FastMap};
 use crate::eval::join::{item_failure, Pass};
 use crate::eval::outcome::DatasetOutcome;
+use crate::eval::physical::Bucket;
 use crate::eval::score::saved::{Layout, Rank, Saved, ScoreArena, Shown};
 use crate::eval::score::{Roles, Scorer};
 use crate::eval::state::errors::{ErrorLog, ErrorPlace};
@@ -49,11 +50,11 @@ pub(in crate::eval) fn index_join<'p>(
     plan: &'p Plan,
     roles: &'p Roles,
     datasets: [&DatasetPlan; 2],
-    threads: usize,
+    (threads, bucket): (usize, Option<Bucket>),
     limit: LineLimit,
 ) -> Result<Pass<'p>, Vec<Diagnostic>> {
     let [joined, items_dataset] = datasets;
-    let items = read_items(plan, items_dataset, threads)?;
+    let items = read_items(plan, items_dataset, threads, bucket)?;
     // The index is built on one thread: the other counts the streamed file's
     // lines meanwhile, so that each of its chunks starts at once.
     let (index, ahead) = std::thread::scope(|scope| {
@@ -84,6 +85,7 @@ pub(in crate::eval) fn index_join<'p>(
         layout: &layout,
         limit,
         lines_by_number,
+        bucket,
     };
     let (parts, read) = read_chunked_ahead(
         joined,
@@ -176,13 +178,14 @@ fn read_items(
     plan: &Plan,
     dataset: &DatasetPlan,
     threads: usize,
+    bucket: Option<Bucket>,
 ) -> Result<ItemsRead, Vec<Diagnostic>> {
     let (chunks, read) = read_chunked(
         dataset,
         threads,
-        || ItemKeys::new(dataset, true),
+        || ItemKeys::new(dataset, true, bucket),
         |keys, record| match keys.read(plan, dataset, record)? {
-            Read::Now(..) | Read::Held => Ok(ControlFlow::Continue(())),
+            Read::Now(..) | Read::Held | Read::Skipped => Ok(ControlFlow::Continue(())),
         },
     )
     .map_err(|d| vec![d])?;
@@ -274,6 +277,8 @@ pub(in crate::eval) struct Streamer<'a, 'p> {
     pub(in crate::eval) limit: LineLimit,
     /// The items are in report order: lines are ordered by item number.
     pub(in crate::eval) lines_by_number: bool,
+    /// The keys this evaluation covers; records of others are skipped.
+    pub(in crate::eval) bucket: Option<Bucket>,
 }
 
 /// One chunk of the streamed dataset: its records' scores and what it saw of
@@ -379,7 +384,11 @@ impl<'a, 'p> Streamer<'a, 'p> {
     pub(in crate::eval) fn record(&self, part: &mut Part<'p>, record: Record) -> Flow {
         let (plan, dataset) = (self.plan, self.datasets[0]);
         crate::data::validate(dataset, Self::ID, &record, &plan.locations)?;
-        let Some(key) = key_of(dataset, Self::ID, &record, &plan.locations)? else {
+        let key = key_of(dataset, Self::ID, &record, &plan.locations)?;
+        if self.bucket.is_some_and(|b| !b.covers(key.as_ref())) {
+            return Ok(ControlFlow::Continue(()));
+        }
+        let Some(key) = key else {
             part.keyless += 1;
             return Ok(ControlFlow::Continue(()));
         };

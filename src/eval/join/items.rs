@@ -12,6 +12,7 @@ use crate::base::value::Key;
 use crate::data::validate;
 use crate::eval::join::duplicates::{on_repeat, Repeat, Role};
 use crate::eval::join::keys::{duplicate_error, key_of, FastMap, SeenKeys};
+use crate::eval::physical::Bucket;
 use crate::ir::Record;
 use crate::plan::{DatasetPlan, Plan};
 
@@ -27,6 +28,8 @@ pub(in crate::eval) struct Held {
 /// What reading one chunk of the items dataset notes about its keys.
 pub(in crate::eval) struct ItemKeys {
     repeat: Repeat,
+    /// The keys read; items of others are skipped.
+    bucket: Option<Bucket>,
     /// Every item is held, not only those the policy makes wait.
     hold_all: bool,
     pub(in crate::eval) keyless: usize,
@@ -42,18 +45,25 @@ pub(in crate::eval) struct ItemKeys {
     last_place: (u32, u64),
 }
 
-/// A record read: to be scored now, at its place, or held.
+/// A record read: to be scored now, at its place, held, or not this
+/// evaluation's (another bucket's).
 pub(in crate::eval) enum Read {
     Now(Option<Key>, Record, u64),
     Held,
+    Skipped,
 }
 
 impl ItemKeys {
     /// A chunk's notes for `dataset` (the items dataset as read in this
     /// run); `hold_all`: every item is held to be scored later.
-    pub(in crate::eval) fn new(dataset: &DatasetPlan, hold_all: bool) -> Self {
+    pub(in crate::eval) fn new(
+        dataset: &DatasetPlan,
+        hold_all: bool,
+        bucket: Option<Bucket>,
+    ) -> Self {
         ItemKeys {
             repeat: on_repeat(dataset.duplicates, Role::Items),
+            bucket,
             hold_all,
             keyless: 0,
             duplicates: 0,
@@ -75,6 +85,9 @@ impl ItemKeys {
         validate(dataset, id, &record, &plan.locations)?;
         let key = key_of(dataset, id, &record, &plan.locations)?;
         let place = place(record.line, &mut self.last_place);
+        if self.bucket.is_some_and(|b| !b.covers(key.as_ref())) {
+            return Ok(Read::Skipped);
+        }
         let Some(k) = &key else {
             self.keyless += 1;
             return Ok(self.now_or_held(key, record, place));

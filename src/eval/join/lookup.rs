@@ -10,6 +10,7 @@ use crate::data::{read_chunked, validate, Chunk};
 use crate::eval::join::duplicates::{on_repeat, Repeat, Role};
 use crate::eval::join::keys::{duplicate_error, key_of, stop_line, FastMap};
 use crate::eval::outcome::DatasetOutcome;
+use crate::eval::physical::Bucket;
 use crate::ir::{DatasetId, Record};
 use crate::plan::{DatasetPlan, Plan};
 
@@ -74,12 +75,16 @@ pub(in crate::eval) fn load_lookup(
     plan: &Plan,
     dataset: &DatasetPlan,
     dataset_id: DatasetId,
-    threads: usize,
+    (threads, bucket): (usize, Option<Bucket>),
     outcome: &mut DatasetOutcome,
 ) -> Result<Lookup, Diagnostic> {
     let (chunks, read) = read_chunked(dataset, threads, Lookup::default, |table, record| {
         validate(dataset, dataset_id, &record, &plan.locations)?;
-        match key_of(dataset, dataset_id, &record, &plan.locations)? {
+        let key = key_of(dataset, dataset_id, &record, &plan.locations)?;
+        if bucket.is_some_and(|b| !b.covers(key.as_ref())) {
+            return Ok(ControlFlow::Continue(()));
+        }
+        match key {
             Some(key) => table.add(dataset, key, record)?,
             None => table.keyless += 1,
         }

@@ -37,6 +37,7 @@ use crate::eval::join::items::Held;
 use crate::eval::join::keys::{duplicate_error, key_of, stop_line, FastMap};
 use crate::eval::join::Pass;
 use crate::eval::outcome::DatasetOutcome;
+use crate::eval::physical::Bucket;
 use crate::eval::score::saved::Layout;
 use crate::eval::score::Roles;
 use crate::eval::state::errors::ErrorPlace;
@@ -76,6 +77,7 @@ fn partition_of(key: &Key, partitions: usize) -> usize {
 /// and for the items one more, of the records without a key (scored alone).
 struct Writers {
     partitions: usize,
+    bucket: Option<Bucket>,
     paths: Vec<PathBuf>,
     files: Vec<BufWriter<File>>,
     writer: RecordWriter,
@@ -92,6 +94,8 @@ struct Spill {
     dir: tempfile::TempDir,
     partitions: usize,
     files: AtomicUsize,
+    /// The keys this evaluation covers; records of others are not written.
+    bucket: Option<Bucket>,
 }
 
 impl Spill {
@@ -99,6 +103,7 @@ impl Spill {
         let chunk = self.files.fetch_add(1, Ordering::Relaxed);
         let mut writers = Writers {
             partitions: self.partitions,
+            bucket: self.bucket,
             paths: Vec::with_capacity(self.partitions),
             files: Vec::with_capacity(self.partitions),
             writer: RecordWriter::default(),
@@ -148,6 +153,9 @@ impl Writers {
         self.records = next;
         if self.failed.is_some() {
             return Ok(ControlFlow::Break(()));
+        }
+        if self.bucket.is_some_and(|b| !b.covers(key.as_ref())) {
+            return Ok(ControlFlow::Continue(()));
         }
         let p = match key {
             Some(key) => partition_of(&key, self.partitions),
@@ -326,7 +334,7 @@ pub(in crate::eval) fn partitioned_join<'p>(
     plan: &'p Plan,
     roles: &'p Roles,
     datasets: [&DatasetPlan; 2],
-    threads: usize,
+    (threads, bucket): (usize, Option<Bucket>),
     partitions: usize,
     limit: LineLimit,
 ) -> Result<Pass<'p>, Vec<Diagnostic>> {
@@ -338,6 +346,7 @@ pub(in crate::eval) fn partitioned_join<'p>(
         dir,
         partitions,
         files: AtomicUsize::new(0),
+        bucket,
     };
     let [joined_dataset, items_dataset] = datasets;
     let items = (plan.items_dataset, items_dataset);
@@ -471,6 +480,8 @@ impl<'a, 'p> PartitionJoin<'a, 'p> {
             limit: self.limit,
             // A partition's items are some of the items, numbered among all.
             lines_by_number: false,
+            // Only the bucket's records were written to the partitions.
+            bucket: None,
         };
         let slots = joined_dataset.projection.slot_count;
         let parts = map_in_parallel(joined_files.len(), joined_files.len(), |f| {

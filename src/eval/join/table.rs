@@ -18,6 +18,7 @@ use crate::eval::join::keys::{duplicate_error, stop_line, SeenKeys};
 use crate::eval::join::lookup::Lookup;
 use crate::eval::join::{item_failure, Pass};
 use crate::eval::outcome::DatasetOutcome;
+use crate::eval::physical::Bucket;
 use crate::eval::score::{Roles, Scorer};
 use crate::eval::state::errors::ErrorPlace;
 use crate::eval::state::item_lines::LineLimit;
@@ -30,6 +31,8 @@ use crate::spec::Join;
 /// them, and the looked-up ones' tables with what reading them gave.
 pub(in crate::eval) struct Tables<'t> {
     pub(in crate::eval) datasets: Vec<&'t DatasetPlan>,
+    /// The keys this evaluation covers; `None`: all.
+    pub(in crate::eval) bucket: Option<Bucket>,
     pub(in crate::eval) lookups: Vec<(&'t Lookup, &'t DatasetOutcome)>,
 }
 
@@ -47,6 +50,7 @@ pub(in crate::eval) fn table_join<'p>(
     let join = Joining {
         plan,
         roles,
+        bucket: tables.bucket,
         datasets: &tables.datasets,
         lookups: &lookups,
         limit,
@@ -54,7 +58,7 @@ pub(in crate::eval) fn table_join<'p>(
     let (chunks, read) = read_chunked(
         items,
         threads,
-        || join.chunk(ItemKeys::new(items, false)),
+        || join.chunk(ItemKeys::new(items, false, tables.bucket)),
         |chunk, record| join.record(chunk, record),
     )
     .map_err(|d| vec![d])?;
@@ -75,7 +79,7 @@ pub(in crate::eval) fn table_join<'p>(
     }
     // Items held for `first`/`last`: scored now, in stretches on every thread.
     let held: Vec<ItemKeys> = (chunks.iter_mut())
-        .map(|c| std::mem::replace(&mut c.keys, ItemKeys::new(items, false)))
+        .map(|c| std::mem::replace(&mut c.keys, ItemKeys::new(items, false, tables.bucket)))
         .collect();
     let (keyless, mut duplicates) =
         (held.iter()).fold((0, 0), |(k, d), c| (k + c.keyless, d + c.duplicates));
@@ -122,6 +126,7 @@ pub(in crate::eval) fn table_join<'p>(
 struct Joining<'j, 'p> {
     plan: &'p Plan,
     roles: &'p Roles,
+    bucket: Option<Bucket>,
     datasets: &'j [&'j DatasetPlan],
     lookups: &'j [&'j Lookup],
     limit: LineLimit,
@@ -176,7 +181,7 @@ impl<'p> Joining<'_, 'p> {
         let items = self.datasets[self.plan.items_dataset.index()];
         map_in_parallel(threads, stretches.len(), |s| {
             let stretch = *stretches[s].lock().expect("never poisoned");
-            let mut chunk = self.chunk(ItemKeys::new(items, false));
+            let mut chunk = self.chunk(ItemKeys::new(items, false, self.bucket));
             for held in stretch {
                 self.item(&mut chunk, held.key.as_ref(), &held.record, held.place);
                 if chunk.run.errors.is_full() {

@@ -322,6 +322,7 @@ fn dataset(draft: DatasetDraft, linker: &Linker) -> DatasetPlan {
         runs: draft.runs,
         run_name: draft.run_name.map(check),
         expected_run_name: None,
+        table: None,
     }
 }
 
