@@ -1,36 +1,77 @@
 //! evalspec: YAML eval specs → type-checked expressions → an evaluation plan →
 //! exact metrics and gates over RAG gold sets and traces.
 //!
-//! The modules are layers, listed here from the bottom up; each imports only
-//! the layers above it in this list (`tests/layers.rs` enforces it, and
-//! ARCHITECTURE.md says what each owns):
-//! [`base`] (values, types, sources, diagnostics) → [`report_model`]
-//! (report.json and items.jsonl as serde types) → [`syntax`] (expression text
-//! → AST) → [`library`] (the callables) → [`ir`] (ops and their interpreter) →
-//! [`spec`] (YAML → declarations) → [`inputs`] (every other file a run needs) →
-//! [`plan`] (declarations → a checked, linked plan; pure) → [`stats`]
-//! (accumulators, intervals, paired tests, the bootstrap) → [`lock`] (frozen
-//! specs) → [`data`] (records read and validated) → [`eval`] (items, aggregates,
-//! metrics, gates) → [`report`] (report.json, items.jsonl, templated reports) →
-//! [`diff`] (two reports compared) → [`commands`] (one file per subcommand).
+//! # The library
+//!
+//! [`Spec`] compiles a spec (with [`Options`]: params, datasets from other
+//! files or from Arrow [`Table`]s in memory, a baseline), decides how it runs
+//! ([`Resources`] in, a [`PhysicalPlan`] out) and evaluates it into an
+//! [`Evaluation`]: whether it passed, its gates and metrics as typed values,
+//! its reports' bytes. For a distributed run, each machine evaluates one
+//! [`Bucket`] of the keys into a [`PartialState`], sent as bytes and merged
+//! into the same outcome (see [`engine`]). Diagnostics are [`Diagnostic`]s,
+//! with their place; progress goes to an [`EventSink`]. [`run`] is the
+//! command line, a consumer of the same API.
+//!
+//! # The layers
+//!
+//! The other modules are the layers the engine is built of, listed here
+//! from the bottom up; each imports only the layers above it in this list
+//! (`tests/layers.rs` enforces it, and ARCHITECTURE.md says what each owns):
+//! `base` (values, types, sources, diagnostics) → `report_model`
+//! (report.json and items.jsonl as serde types) → `syntax` (expression text
+//! → AST) → `library` (the callables) → `ir` (ops and their interpreter) →
+//! `spec` (YAML → declarations) → `inputs` (every other file a run needs) →
+//! `plan` (declarations → a checked, linked plan; pure) → `stats`
+//! (accumulators, intervals, paired tests, the bootstrap) → `lock` (frozen
+//! specs) → `data` (records read and validated) → `eval` (joins, the run's
+//! state, metrics, gates) → `report` (report.json, items.jsonl, templated
+//! reports) → `diff` (two reports compared) → `engine` (the library) →
+//! `commands` (one file per subcommand). They are public for evalspec's own
+//! tests, benchmarks, fuzz targets and Python bindings, hidden from the
+//! documentation, and no stable API: use what is exported at the root.
 
 #![forbid(unsafe_code)]
 
+#[doc(hidden)]
 pub mod base;
+#[doc(hidden)]
 pub mod commands;
+#[doc(hidden)]
 pub mod data;
+#[doc(hidden)]
 pub mod diff;
+pub mod engine;
+#[doc(hidden)]
 pub mod eval;
+#[doc(hidden)]
 pub mod inputs;
+#[doc(hidden)]
 pub mod ir;
+#[doc(hidden)]
 pub mod library;
+#[doc(hidden)]
 pub mod lock;
+#[doc(hidden)]
 pub mod plan;
+#[doc(hidden)]
 pub mod report;
+#[doc(hidden)]
 pub mod report_model;
+#[doc(hidden)]
 pub mod spec;
+#[doc(hidden)]
 pub mod stats;
+#[doc(hidden)]
 pub mod syntax;
+
+pub use base::diagnostic::{Diagnostic, Level, Location};
+pub use base::events::{Event, EventSink};
+pub use base::table::Table;
+pub use base::value::Value;
+pub use engine::{Evaluation, GateResult, Options, PartialState, Spec};
+pub use eval::{Bucket, JoinChoice, JoinStrategy, PhysicalPlan, Resources};
+pub use spec::ReportFormat;
 
 pub use commands::exit;
 

@@ -26,6 +26,7 @@ const LAYERS: &[&str] = &[
     "eval",
     "report",
     "diff",
+    "engine",
     "commands",
 ];
 

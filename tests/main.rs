@@ -13,6 +13,7 @@ mod cli;
 mod confusion;
 mod diagnostics;
 mod diff;
+mod engine;
 mod formats;
 mod frozen;
 mod jsonl_lines;

@@ -578,3 +578,67 @@ fn a_spec_read_as_runs_is_partitioned_and_streamed_like_one_run() {
         }
     }
 }
+
+/// The keys split into buckets, each evaluated apart by the engine under a
+/// given join, each state sent as bytes and the states merged in another
+/// order, give the table's bytes: the shape of a distributed run, under
+/// every duplicates policy, with retries, missing traces, keyless records
+/// and offenders cleared by later records.
+#[test]
+fn buckets_evaluated_apart_give_the_tables_bytes_under_every_join() {
+    use evalspec::{Bucket, JoinChoice, Options, Resources, Spec};
+    let dir = tempfile::tempdir().unwrap();
+    data(dir.path(), 600);
+    for (trace_duplicates, join, gold_duplicates) in [
+        ("last", "left", "error"),
+        ("first", "inner", "keep"),
+        ("last", "left", "last"),
+    ] {
+        write(
+            dir.path(),
+            "spec.yaml",
+            &spec(trace_duplicates, join, gold_duplicates),
+        );
+        let (table, expected) = run(dir.path(), Way::Table, 1);
+        assert!(table.code <= 1, "{}", table.stderr);
+        let spec = Spec::compile(dir.path().join("spec.yaml"), &Options::new()).unwrap();
+        for (choice, budget) in [
+            (JoinChoice::Table, None),
+            (JoinChoice::Index, None),
+            (JoinChoice::Partitioned, Some(1)),
+        ] {
+            let resources = Resources {
+                threads: 2,
+                max_memory: budget,
+                join: choice,
+            };
+            let mut states: Vec<Vec<u8>> = (0..4)
+                .map(|index| {
+                    let bucket = Some(Bucket { index, of: 4 });
+                    let mut state = spec.evaluate_partial(resources, bucket).unwrap();
+                    state.encode().unwrap()
+                })
+                .collect();
+            states.rotate_left(1);
+            let mut states = states
+                .iter()
+                .map(|b| spec.decode_partial(b, resources).unwrap());
+            let mut whole = states.next().unwrap();
+            states.for_each(|state| whole.merge(state).unwrap());
+            let evaluation = spec.finish(whole, resources).unwrap();
+            let out = dir.path().join("out-buckets");
+            let _ = std::fs::remove_dir_all(&out);
+            evaluation.write_reports(&out).unwrap();
+            let files = written(dir.path(), "out-buckets");
+            let what =
+                format!("{choice:?}, trace {trace_duplicates}, {join}, gold {gold_duplicates}");
+            assert_eq!(files.len(), expected.len(), "{what}");
+            // The engine was given the spec's full path; the command, a relative one.
+            let prefix = format!("{}/", dir.path().display());
+            for ((name, a), (_, b)) in expected.iter().zip(&files) {
+                let b = String::from_utf8_lossy(b).replace(&prefix, "");
+                assert!(a == b.as_bytes(), "{name} differs, {what}");
+            }
+        }
+    }
+}

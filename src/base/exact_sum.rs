@@ -12,6 +12,21 @@ pub struct ExactSum {
 }
 
 impl ExactSum {
+    /// Its exact state, for a partial state sent elsewhere.
+    pub fn encode(&self, w: &mut crate::base::codec::Writer) {
+        w.seq(self.partials.iter(), |w, x| w.f64(*x));
+        w.f64(self.special);
+    }
+
+    pub fn decode(r: &mut crate::base::codec::Reader<'_>) -> crate::base::codec::Decoded<Self> {
+        Ok(ExactSum {
+            partials: r.seq(|r| r.f64())?,
+            special: r.f64()?,
+        })
+    }
+}
+
+impl ExactSum {
     pub fn add(&mut self, mut x: f64) {
         if !x.is_finite() {
             self.special += x;

@@ -4,9 +4,11 @@
 //! writes, SHA-256 and statistics. Imports nothing else of the crate.
 
 pub mod atomic;
+pub mod codec;
 pub mod decimal;
 pub mod deferred;
 pub mod diagnostic;
+pub mod events;
 pub mod exact_sum;
 pub mod files;
 pub mod natural;

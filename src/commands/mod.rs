@@ -18,7 +18,6 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use crate::base::diagnostic::{render_all, Diagnostic};
-use crate::inputs::streams::Spooled;
 use crate::inputs::{self, Overrides, Templates};
 use crate::plan;
 use crate::spec;
@@ -55,6 +54,11 @@ pub fn dispatch(command: Command) -> i32 {
     }
 }
 
+/// The command line's changes to the spec, as the engine takes them.
+pub fn options(args: &cli::OverrideArgs) -> crate::engine::Options {
+    crate::engine::Options::of_overrides(overrides(args))
+}
+
 /// The command line's changes to the spec.
 pub fn overrides(args: &cli::OverrideArgs) -> Overrides {
     Overrides {
@@ -67,6 +71,7 @@ pub fn overrides(args: &cli::OverrideArgs) -> Overrides {
         formats: args.formats.clone(),
         baseline: args.baseline.clone(),
         confidence: args.confidence,
+        tables: Vec::new(),
     }
 }
 
@@ -76,32 +81,10 @@ pub fn compile(
     spec_path: &std::path::Path,
     overrides: &Overrides,
 ) -> Result<(plan::Plan, Templates), Vec<Diagnostic>> {
-    compile_with(spec_path, overrides, false).map(|(plan, templates, _)| (plan, templates))
-}
-
-/// As [`compile`], for a command that reads the data: datasets that are streams
-/// (standard input, a FIFO) are first read into copies that live as long as the
-/// returned [`Spooled`].
-pub fn compile_to_read(
-    spec_path: &std::path::Path,
-    overrides: &Overrides,
-) -> Result<(plan::Plan, Templates, Spooled), Vec<Diagnostic>> {
-    compile_with(spec_path, overrides, true)
-}
-
-fn compile_with(
-    spec_path: &std::path::Path,
-    overrides: &Overrides,
-    read_streams: bool,
-) -> Result<(plan::Plan, Templates, Spooled), Vec<Diagnostic>> {
     let spec = spec::load(spec_path)?;
-    let (mut inputs, templates) = inputs::gather(&spec, overrides);
-    let spooled = match read_streams {
-        true => inputs::spool_streams(&mut inputs, &spec).map_err(|d| vec![d])?,
-        false => Spooled::default(),
-    };
+    let (inputs, templates) = inputs::gather(&spec, overrides);
     let plan = plan::compile(&spec, &overrides.params, inputs)?;
-    Ok((plan, templates, spooled))
+    Ok((plan, templates))
 }
 
 pub fn fail(diagnostics: &[Diagnostic]) -> i32 {

@@ -1,78 +1,61 @@
 //! `evalspec run SPEC`: score the data, write the reports, and exit with the gate.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 use crate::base::diagnostic;
-use crate::base::diagnostic::Diagnostic;
 use crate::base::diagnostic::{render_all, render_unwritten};
-use crate::commands::{cli, compile_to_read, exit, fail, overrides, physical_plan, print};
-use crate::{eval, lock, plan, report};
+use crate::base::events::{Event, EventSink};
+use crate::commands::{cli, exit, fail, options, physical_plan, print};
+use crate::engine::Spec;
+use crate::report;
 
 pub fn run(args: &cli::RunArgs) -> i32 {
-    let (plan, templates, _spooled) = match compile_to_read(&args.spec, &overrides(&args.overrides))
-    {
-        Ok(compiled) => compiled,
+    let mut options = options(&args.overrides).allow_drift(args.allow_drift);
+    if std::io::stderr().is_terminal() {
+        options = options.events(progress_line());
+    }
+    let spec = match Spec::compile(&args.spec, &options) {
+        Ok(spec) => spec,
         Err(diagnostics) => return fail(&diagnostics),
     };
-    // A frozen spec's lock, checked: stamped on the reports.
-    let lock = match lock::verify(&plan) {
-        Ok(None) => None,
-        Ok(Some((stamp, drift))) => {
-            if !drift.is_empty() {
-                let stops_run = !args.allow_drift;
-                let mut diagnostics = drift_diagnostics(&plan, &stamp, &drift, stops_run);
-                if stops_run {
-                    return fail(&diagnostics);
-                }
-                for d in &mut diagnostics {
-                    d.level = diagnostic::Level::Warning;
-                }
-                let _ = std::io::stderr().write_all(render_all(&diagnostics).as_bytes());
-            }
-            Some(stamp)
-        }
-        Err(d) => return fail(&[d]),
-    };
+    // A frozen spec's drift, allowed: said before anything is read.
+    let _ = std::io::stderr().write_all(render_all(spec.warnings()).as_bytes());
+    let plan = spec.plan();
     // Checked before scoring: a report that would overwrite an input stops the run.
-    let out = match report::OutputFolder::check(&args.out, &plan) {
+    let out = match report::OutputFolder::check(&args.out, plan) {
         Ok(out) => out,
         Err(d) => return fail(&[d]),
     };
-    let physical = match physical_plan(&plan, &args.physical) {
+    let physical = match physical_plan(plan, &args.physical) {
         Ok(physical) => physical,
         Err(d) => return fail(&[d]),
     };
-    let threads = physical.threads;
     if let Some(note) = &physical.note {
         let _ = writeln!(std::io::stderr(), "note: {note}");
     }
-    let outcome = match eval::evaluate(&plan, &physical) {
-        Ok(outcome) => outcome,
+    let evaluation = match spec.evaluate_with(&physical) {
+        Ok(evaluation) => evaluation,
         Err(diagnostics) => return fail(&diagnostics),
     };
     let mut stderr = String::new();
-    for warning in &outcome.warnings {
+    for warning in &evaluation.outcome().warnings {
         stderr.push_str(&warning.render());
     }
     let _ = std::io::stderr().write_all(stderr.as_bytes());
-    let written =
-        match report::write_reports(&plan, &outcome, lock.as_ref(), &templates, &out, threads) {
-            Ok(written) => written,
-            Err(diagnostic) => {
-                let _ = std::io::stderr().write_all(render_unwritten(&[diagnostic]).as_bytes());
-                return exit::ERROR;
-            }
-        };
+    let written = match evaluation.write_reports_in(&out) {
+        Ok(written) => written,
+        Err(diagnostic) => {
+            let _ = std::io::stderr().write_all(render_unwritten(&[diagnostic]).as_bytes());
+            return exit::ERROR;
+        }
+    };
     if !args.quiet {
         // Names and reasons can carry data: control characters are shown, not sent.
-        print(&diagnostic::escape_controls(&report::summary(
-            &plan,
-            &outcome,
-            lock.as_ref(),
-        )));
+        print(&diagnostic::escape_controls(&evaluation.summary()));
         let files: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
         print(&format!("reports: {}\n", files.join(", ")));
     }
+    let outcome = evaluation.into_outcome();
     let pass = outcome.pass();
     // Its item values hold a key per item: freeing them one by one was the
     // last 20 ms of a 1M-item run, on one core.
@@ -84,21 +67,35 @@ pub fn run(args: &cli::RunArgs) -> i32 {
     }
 }
 
-/// One diagnostic per drifted file, with its diff or first differing line; when
-/// the drift `stops_run`, the last says how to go on.
-pub fn drift_diagnostics(
-    plan: &plan::Plan,
-    stamp: &lock::LockStamp,
-    drift: &[lock::Drift],
-    stops_run: bool,
-) -> Vec<Diagnostic> {
-    let dataset = |name: &str| {
-        let d = plan.datasets.iter().find(|d| d.name == name)?;
-        Some((d.display_path.clone(), std::fs::read(&d.path).ok()?))
-    };
-    drift
-        .iter()
-        .enumerate()
-        .map(|(i, d)| d.diagnostic(&stamp.path, dataset, stops_run && i + 1 == drift.len()))
-        .collect()
+/// A progress line on the terminal for long reads: records read, rate, share
+/// read and time left; cleared when the read ends.
+fn progress_line() -> EventSink {
+    let started = std::time::Instant::now();
+    EventSink::new(move |event| {
+        let mut stderr = std::io::stderr();
+        match event {
+            Event::Reading {
+                dataset,
+                bytes,
+                size,
+                records,
+            } => {
+                let seconds = started.elapsed().as_secs_f64().max(1e-3);
+                let rate = *bytes as f64 / seconds;
+                let left = match rate > 0.0 {
+                    true => size.saturating_sub(*bytes) as f64 / rate,
+                    false => 0.0,
+                };
+                let share = 100.0 * *bytes as f64 / (*size).max(1) as f64;
+                let _ = write!(
+                    stderr,
+                    "\r{dataset}: {records} records, {:.0} MB/s, {share:.0}%, ETA {left:.0}s   ",
+                    rate / 1e6
+                );
+            }
+            Event::Read { .. } => {
+                let _ = write!(stderr, "\r{}\r", " ".repeat(72));
+            }
+        }
+    })
 }

@@ -2,9 +2,9 @@
 
 use crate::base::diagnostic::Diagnostic;
 use crate::commands::error::CommandError;
-use crate::commands::run::drift_diagnostics;
 use crate::commands::{cli, compile, exit, fail, overrides, print};
 use crate::lock;
+use crate::lock::drift_diagnostics;
 
 pub fn verify(args: &cli::CheckArgs) -> i32 {
     let plan = match compile(&args.spec, &overrides(&args.overrides)) {

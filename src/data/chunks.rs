@@ -120,8 +120,8 @@ pub(super) fn read_ranges<S: Send, R: Send>(
         Ok((state, result, hasher.map(Sha256::hex)))
     };
     let (results, parallel_sha) = std::thread::scope(|scope| {
-        if Progress::wanted(size) {
-            scope.spawn(|| progress.show(&dataset.name, size));
+        if Progress::wanted(dataset, size) {
+            scope.spawn(|| progress.show(dataset, size));
         }
         let hasher = apart.then(|| scope.spawn(|| hash_file(dataset)));
         let workers: Vec<_> = (0..threads.clamp(1, ranges.len().max(1)))

@@ -1,11 +1,14 @@
-//! A progress line on stderr for long reads: records read, rate and ETA. Shown only
-//! when stderr is a terminal and the file is large; silent otherwise.
+//! Progress of long reads: bytes and records read, reported to the dataset's
+//! event sink (`base::events`) five times a second while a large file is
+//! read; nothing when the dataset has no sink or the file is small.
 
-use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// Files smaller than this finish before a progress line would help.
+use crate::base::events::Event;
+use crate::plan::DatasetPlan;
+
+/// Files smaller than this finish before progress would help.
 const MIN_BYTES: u64 = 64 << 20;
 
 #[derive(Default)]
@@ -16,8 +19,9 @@ pub struct Progress {
 }
 
 impl Progress {
-    pub fn wanted(size: u64) -> bool {
-        size >= MIN_BYTES && std::io::stderr().is_terminal()
+    /// Whether reading `dataset`'s `size` bytes is worth reporting.
+    pub fn wanted(dataset: &DatasetPlan, size: u64) -> bool {
+        size >= MIN_BYTES && dataset.events.is_some()
     }
 
     /// Counts a batch of records read by one chunk.
@@ -30,27 +34,20 @@ impl Progress {
         self.done.store(true, Ordering::Relaxed);
     }
 
-    /// Redraws the line until [`Progress::finish`], then clears it.
-    pub fn show(&self, name: &str, size: u64) {
-        let start = Instant::now();
+    /// Reports the read of `dataset` (`size` bytes) until [`Progress::finish`].
+    pub fn show(&self, dataset: &DatasetPlan, size: u64) {
+        let Some(sink) = &dataset.events else { return };
         while !self.done.load(Ordering::Relaxed) {
             std::thread::sleep(Duration::from_millis(200));
-            let bytes = self.bytes.load(Ordering::Relaxed);
-            let seconds = start.elapsed().as_secs_f64().max(1e-3);
-            let rate = bytes as f64 / seconds;
-            let eta = if rate > 0.0 {
-                (size.saturating_sub(bytes)) as f64 / rate
-            } else {
-                0.0
-            };
-            let _ = write!(
-                std::io::stderr(),
-                "\r{name}: {} records, {:.0} MB/s, {:.0}%, ETA {eta:.0}s   ",
-                self.records.load(Ordering::Relaxed),
-                rate / 1e6,
-                100.0 * bytes as f64 / size.max(1) as f64
-            );
+            sink.send(&Event::Reading {
+                dataset: &dataset.name,
+                bytes: self.bytes.load(Ordering::Relaxed),
+                size,
+                records: self.records.load(Ordering::Relaxed),
+            });
         }
-        let _ = write!(std::io::stderr(), "\r{}\r", " ".repeat(72));
+        sink.send(&Event::Read {
+            dataset: &dataset.name,
+        });
     }
 }

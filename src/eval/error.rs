@@ -95,6 +95,14 @@ pub enum EvalError {
         join: &'static str,
         reason: &'static str,
     },
+    /// A partial state's bytes could not be read back.
+    StateNotDecoded {
+        reason: String,
+    },
+    /// A partial state of another spec, params or evalspec version.
+    StateOfAnotherPlan {
+        spec: String,
+    },
 }
 
 /// Which of an item's values failed to evaluate.
@@ -153,6 +161,8 @@ impl Kind for EvalError {
             E::ItemLinesNotSpilled { .. } => "item_lines_not_spilled",
             E::JoinTooLarge { .. } => "join_too_large",
             E::JoinNotPossible { .. } => "join_not_possible",
+            E::StateNotDecoded { .. } => "state_not_decoded",
+            E::StateOfAnotherPlan { .. } => "state_of_another_plan",
         }
     }
 
@@ -238,6 +248,14 @@ impl Kind for EvalError {
                 "--join {join} cannot run this spec: {reason}"
             ))
             .help("the index and partitioned joins pair the items with exactly one other dataset; use --join table or --join auto"),
+            E::StateNotDecoded { reason } => Words::new(format!(
+                "cannot read a partial state: {reason}"
+            ))
+            .help("pass the bytes a partial evaluation of this spec encoded, whole"),
+            E::StateOfAnotherPlan { spec } => Words::new(format!(
+                "a partial state belongs to another spec, other params or another evalspec version than `{spec}`"
+            ))
+            .help("merge only states evaluated from the same spec, params and evalspec version"),
         }
     }
 }

@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
+use crate::base::codec::{Reader, Writer};
 use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::value::Value;
 use crate::data::read_chunked;
@@ -17,18 +18,58 @@ use crate::eval::join::index::index_join;
 use crate::eval::join::lookup::{load_lookup, Lookup};
 use crate::eval::join::partitioned::partitioned_join;
 use crate::eval::join::table::{table_join, Tables};
+use crate::eval::join::Pass;
 use crate::eval::outcome::{DatasetOutcome, Outcome};
 use crate::eval::physical::{JoinStrategy, PhysicalPlan};
 use crate::eval::score::Roles;
 use crate::eval::state::item_lines::LineLimit;
+use crate::eval::state::RunState;
 use crate::inputs::run_files::run_name_of_file;
 use crate::ir::{evaluate_on_record, DatasetId, ExprLocations, Record};
 use crate::plan::{Check, DatasetPlan, Plan};
 
 /// Runs the plan as `physical` says.
 pub fn evaluate(plan: &Plan, physical: &PhysicalPlan) -> Result<Outcome, Vec<Diagnostic>> {
-    let threads = physical.threads;
     let roles = Roles::of(plan);
+    let partial = evaluate_partial(plan, &roles, physical)?;
+    finish(partial, physical.threads)
+}
+
+/// What evaluating a plan (or one bucket of its keys) gives before it is
+/// decided: each run's state and what was read. Partial states of the same
+/// plan merge ([`Partial::merge`]), travel as bytes ([`Partial::encode`]),
+/// and are decided once whole ([`finish`]).
+pub struct Partial<'p> {
+    pub(in crate::eval) plan: &'p Plan,
+    pub(in crate::eval) sources: Vec<RunSource>,
+    /// Per run (in run order): its pass, and its files (dataset, path).
+    pub(in crate::eval) passes: Vec<(Pass<'p>, Vec<(String, String)>)>,
+}
+
+/// Decides a partial state that holds every item: each run's errors, in run
+/// order, or its metrics, gates and what is decided across runs.
+pub fn finish(partial: Partial<'_>, threads: usize) -> Result<Outcome, Vec<Diagnostic>> {
+    let Partial {
+        plan,
+        sources,
+        mut passes,
+    } = partial;
+    for (pass, _) in &mut passes {
+        if !pass.run.errors.is_empty() {
+            return Err(std::mem::take(&mut pass.run.errors).into_diagnostics());
+        }
+    }
+    combine(plan, &sources, passes, threads)
+}
+
+/// Evaluates the plan as `physical` says (all its keys, or one bucket's)
+/// without deciding it.
+pub fn evaluate_partial<'p>(
+    plan: &'p Plan,
+    roles: &'p Roles,
+    physical: &PhysicalPlan,
+) -> Result<Partial<'p>, Vec<Diagnostic>> {
+    let threads = physical.threads;
     let sources = run_sources(plan)?;
     // Lines of items.jsonl are spilled past a bound, unless a template reads
     // every item (then they are all in memory for it anyway).
@@ -40,7 +81,7 @@ pub fn evaluate(plan: &Plan, physical: &PhysicalPlan) -> Result<Outcome, Vec<Dia
     let mut shared: Vec<Option<(Lookup, DatasetOutcome)>> =
         (0..plan.items_dataset.index()).map(|_| None).collect();
     let mut passes = Vec::with_capacity(sources.len());
-    for source in &sources {
+    'runs: for source in &sources {
         let datasets: Vec<Cow<'_, DatasetPlan>> = plan
             .datasets
             .iter()
@@ -61,13 +102,13 @@ pub fn evaluate(plan: &Plan, physical: &PhysicalPlan) -> Result<Outcome, Vec<Dia
         let mut result = match physical.join {
             JoinStrategy::Index => {
                 let pair = [run_datasets[0], run_datasets[1]];
-                index_join(plan, &roles, pair, (threads, physical.bucket), limit)?
+                index_join(plan, roles, pair, (threads, physical.bucket), limit)?
             }
             JoinStrategy::Partitioned { partitions } => {
                 let pair = [run_datasets[0], run_datasets[1]];
                 partitioned_join(
                     plan,
-                    &roles,
+                    roles,
                     pair,
                     (threads, physical.bucket),
                     partitions,
@@ -85,15 +126,16 @@ pub fn evaluate(plan: &Plan, physical: &PhysicalPlan) -> Result<Outcome, Vec<Dia
                     };
                     let mut outcome = DatasetOutcome::default();
                     let id = DatasetId::new(index);
-                    let table = load_lookup(
-                        plan,
-                        run_datasets[index],
-                        id,
-                        (threads, physical.bucket),
-                        &mut outcome,
-                    )
-                    .map_err(|d| vec![d])?;
-                    *slot = Some((table, outcome));
+                    let bucket = (threads, physical.bucket);
+                    match load_lookup(plan, run_datasets[index], id, bucket, &mut outcome) {
+                        Ok(table) => *slot = Some((table, outcome)),
+                        // Read first, a looked-up dataset's first error is the run's only one.
+                        Err(stop) => {
+                            let pass = Pass::stopped(plan, roles, limit, index, stop);
+                            passes.push((pass, files));
+                            continue 'runs;
+                        }
+                    }
                 }
                 let lookups = (0..plan.items_dataset.index())
                     .map(|i| {
@@ -109,7 +151,7 @@ pub fn evaluate(plan: &Plan, physical: &PhysicalPlan) -> Result<Outcome, Vec<Dia
                     bucket: physical.bucket,
                     lookups,
                 };
-                table_join(plan, &roles, &tables, threads, limit)?
+                table_join(plan, roles, &tables, threads, limit)?
             }
         };
         if let Some(name) = &source.name {
@@ -119,7 +161,11 @@ pub fn evaluate(plan: &Plan, physical: &PhysicalPlan) -> Result<Outcome, Vec<Dia
         }
         passes.push((result, files));
     }
-    combine(plan, &sources, passes, threads)
+    Ok(Partial {
+        plan,
+        sources,
+        passes,
+    })
 }
 
 /// Per file of a dataset read as runs: the run's name, and the value it came from.
@@ -264,4 +310,146 @@ pub(super) fn first_run_name(
         },
     };
     Err(vec![kind.report(locations).at(at(record.line as usize))])
+}
+
+/// What a partial state's bytes begin with, and the version of their layout.
+const STATE_MAGIC: &[u8] = b"evalspec-state";
+const STATE_VERSION: u8 = 1;
+
+impl<'p> Partial<'p> {
+    /// What identifies the plan a state belongs to: evalspec's version, the
+    /// spec's resolved text, every param's value and the confidence level.
+    /// States of different plans (or versions) do not merge.
+    pub fn fingerprint(plan: &Plan) -> String {
+        let mut hasher = crate::base::sha256::Sha256::new();
+        hasher.update(env!("CARGO_PKG_VERSION"));
+        hasher.update([0]);
+        hasher.update(&plan.spec_text);
+        for param in &plan.params {
+            hasher.update([0]);
+            hasher.update(&param.name);
+            hasher.update([0]);
+            hasher.update(param.value.preview());
+        }
+        hasher.update([0]);
+        hasher.update(plan.stats.confidence.to_bits().to_le_bytes());
+        hasher.hex()
+    }
+
+    /// The state as versioned bytes, its plan's fingerprint first.
+    pub fn encode(&mut self) -> std::io::Result<Vec<u8>> {
+        let mut w = Writer::default();
+        for &byte in STATE_MAGIC {
+            w.u8(byte);
+        }
+        w.u8(STATE_VERSION);
+        w.str(&Partial::fingerprint(self.plan));
+        w.seq(self.sources.iter(), |w, source| {
+            w.option(source.name.as_deref(), Writer::str);
+            w.seq(source.files.iter(), |w, f| w.option(*f, Writer::usize));
+            w.seq(source.names.iter(), |w, n| {
+                w.option(n.as_ref(), Writer::value)
+            });
+        });
+        w.usize(self.passes.len());
+        for (pass, files) in &mut self.passes {
+            w.seq(pass.datasets.iter(), |w, d| d.encode(w));
+            w.seq(pass.table_sizes.iter(), |w, n| w.usize(*n));
+            pass.run.encode(&mut w)?;
+            w.seq(files.iter(), |w, (name, path)| {
+                w.str(name);
+                w.str(path);
+            });
+        }
+        Ok(w.into_bytes())
+    }
+
+    /// The state [`Partial::encode`] wrote, for `plan`: refused, saying why,
+    /// when its bytes are damaged or it belongs to another plan or version.
+    pub fn decode(
+        plan: &'p Plan,
+        roles: &'p Roles,
+        bytes: &[u8],
+        physical: &PhysicalPlan,
+    ) -> Result<Partial<'p>, Diagnostic> {
+        let damaged = |error: crate::base::codec::DecodeError| {
+            Diagnostic::of(&EvalError::StateNotDecoded {
+                reason: error.to_string(),
+            })
+        };
+        let mut r = Reader::new(bytes);
+        let magic: Vec<u8> = (0..STATE_MAGIC.len())
+            .map(|_| r.u8())
+            .collect::<Result<_, _>>()
+            .map_err(damaged)?;
+        if magic != STATE_MAGIC {
+            let reason = "it is not an evalspec partial state".to_string();
+            return Err(Diagnostic::of(&EvalError::StateNotDecoded { reason }));
+        }
+        let version = r.u8().map_err(damaged)?;
+        if version != STATE_VERSION {
+            let reason =
+                format!("its layout is version {version}, this evalspec reads {STATE_VERSION}");
+            return Err(Diagnostic::of(&EvalError::StateNotDecoded { reason }));
+        }
+        let fingerprint = r.str().map_err(damaged)?;
+        if fingerprint != Partial::fingerprint(plan) {
+            return Err(Diagnostic::of(&EvalError::StateOfAnotherPlan {
+                spec: plan.spec_display.clone(),
+            }));
+        }
+        let limit = LineLimit::of(physical.max_memory, physical.threads);
+        let mut decode = || -> crate::base::codec::Decoded<Partial<'p>> {
+            let sources = r.seq(|r| {
+                Ok(RunSource {
+                    name: r.option(Reader::arc_str)?,
+                    files: r.seq(|r| r.option(Reader::usize))?,
+                    names: r.seq(|r| r.option(Reader::value))?,
+                })
+            })?;
+            let count = r.usize()?;
+            let mut passes = Vec::new();
+            for _ in 0..count.min(sources.len()) {
+                let datasets = r.seq(DatasetOutcome::decode)?;
+                if datasets.len() != plan.datasets.len() {
+                    return Err(r.expected("one dataset outcome per dataset of the plan"));
+                }
+                let table_sizes = r.seq(Reader::usize)?;
+                let run = RunState::decode(&mut r, plan, roles, limit)?;
+                let files = r.seq(|r| Ok((r.string()?, r.string()?)))?;
+                let pass = Pass {
+                    datasets,
+                    table_sizes,
+                    run,
+                };
+                passes.push((pass, files));
+            }
+            if passes.len() != sources.len() || !r.is_done() {
+                return Err(r.expected("one pass per run, and nothing after"));
+            }
+            Ok(Partial {
+                plan,
+                sources,
+                passes,
+            })
+        };
+        decode().map_err(damaged)
+    }
+
+    /// Merges the state of other keys of the same plan (another bucket's):
+    /// each run's passes merge.
+    pub fn merge(&mut self, other: Partial<'p>) -> Result<(), Diagnostic> {
+        let names = |p: &Partial<'_>| -> Vec<Option<Arc<str>>> {
+            p.sources.iter().map(|s| s.name.clone()).collect()
+        };
+        if names(self) != names(&other) {
+            return Err(Diagnostic::of(&EvalError::StateOfAnotherPlan {
+                spec: self.plan.spec_display.clone(),
+            }));
+        }
+        for ((mine, _), (theirs, _)) in self.passes.iter_mut().zip(other.passes) {
+            mine.merge(theirs);
+        }
+        Ok(())
+    }
 }

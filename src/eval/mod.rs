@@ -21,12 +21,13 @@ mod state;
 pub use decide::across_runs::per_run_name;
 pub use decide::gates::{GateOutcome, GateStatus, SliceGateOutcome};
 pub use decide::run_stats::{detectable_by_formula, RunStats};
-pub use evaluation::evaluate;
+pub use evaluation::{evaluate, evaluate_partial, finish, Partial};
 pub use outcome::{
     AgreementOutcome, DatasetOutcome, Flip, ItemRow, OffenderRow, Outcome, RunOutcome,
     StabilityOutcome, MAX_FLIPS,
 };
-pub use physical::{JoinChoice, JoinStrategy, PhysicalPlan, Resources};
+pub use physical::{Bucket, JoinChoice, JoinStrategy, PhysicalPlan, Resources};
+pub use score::Roles;
 pub use state::item_lines::{ItemLine, ItemLines};
 pub use state::item_values::ValueTable;
 pub use state::slices::SliceValueOutcome;

@@ -126,6 +126,54 @@ pub struct DatasetOutcome {
     pub skipped_items: usize,
 }
 
+impl DatasetOutcome {
+    /// Adds what another bucket of the same run's keys saw of the dataset:
+    /// its counts; the file read is the same (its stats kept if this bucket
+    /// has none).
+    pub(in crate::eval) fn merge(&mut self, other: DatasetOutcome) {
+        if self.read.sha256.is_empty() && self.read.records == 0 {
+            self.read = other.read;
+        }
+        self.keyless += other.keyless;
+        self.duplicates += other.duplicates;
+        self.unmatched += other.unmatched;
+        self.missing += other.missing;
+        self.skipped_items += other.skipped_items;
+    }
+
+    pub(in crate::eval) fn encode(&self, w: &mut crate::base::codec::Writer) {
+        w.usize(self.read.records);
+        w.str(&self.read.sha256);
+        w.u64(self.read.bytes);
+        for n in [
+            self.keyless,
+            self.duplicates,
+            self.unmatched,
+            self.missing,
+            self.skipped_items,
+        ] {
+            w.usize(n);
+        }
+    }
+
+    pub(in crate::eval) fn decode(
+        r: &mut crate::base::codec::Reader<'_>,
+    ) -> crate::base::codec::Decoded<DatasetOutcome> {
+        Ok(DatasetOutcome {
+            read: ReadStats {
+                records: r.usize()?,
+                sha256: r.string()?,
+                bytes: r.u64()?,
+            },
+            keyless: r.usize()?,
+            duplicates: r.usize()?,
+            unmatched: r.usize()?,
+            missing: r.usize()?,
+            skipped_items: r.usize()?,
+        })
+    }
+}
+
 /// One scored item, kept for the reports that list items.
 #[derive(Debug, Clone)]
 pub struct ItemRow {

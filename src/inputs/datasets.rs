@@ -48,6 +48,41 @@ pub fn unknown_overrides(spec: &Spec, overrides: &[(String, PathBuf)]) -> Vec<Di
         .collect()
 }
 
+/// A table given for each NAME the spec does not declare.
+pub fn unknown_tables(spec: &Spec, tables: &[String]) -> Vec<Diagnostic> {
+    let names: Vec<String> = spec.datasets.iter().map(|d| d.name.text.clone()).collect();
+    (tables.iter())
+        .filter(|name| !names.contains(name))
+        .map(|name| {
+            Diagnostic::of(&InputError::UnknownTable {
+                name: name.clone(),
+                datasets: names.clone(),
+            })
+        })
+        .collect()
+}
+
+/// A dataset given as a table in memory: no file, shown as `<NAME>` (its rows
+/// as `<NAME>:ROW`). A dataset read as runs has a file per run, and no table
+/// can stand for them.
+pub fn table(decl: &DatasetDecl) -> DatasetFiles {
+    let name = &decl.name.text;
+    let mut errors = Vec::new();
+    if decl.runs.is_some() {
+        let kind = InputError::TableForRuns {
+            dataset: name.clone(),
+        };
+        errors.push(Diagnostic::of(&kind).at(decl.name.location()));
+    }
+    DatasetFiles {
+        path: Some(PathBuf::from(format!("<{name}>"))),
+        display_path: format!("<{name}>"),
+        runs: Vec::new(),
+        format: None,
+        errors,
+    }
+}
+
 /// The files of `decl`, with `--dataset` applied (the last override of a name wins).
 pub fn files(decl: &DatasetDecl, overrides: &[(String, PathBuf)]) -> DatasetFiles {
     let overridden = overrides

@@ -12,6 +12,15 @@ pub enum InputError {
         name: String,
         datasets: Vec<String>,
     },
+    /// A table given for a dataset the spec does not declare.
+    UnknownTable {
+        name: String,
+        datasets: Vec<String>,
+    },
+    /// A table given for a dataset read as runs (a file per run).
+    TableForRuns {
+        dataset: String,
+    },
     DatasetIsDevice {
         dataset: String,
         path: String,
@@ -125,6 +134,8 @@ impl Kind for InputError {
         use InputError as E;
         match self {
             E::UnknownDatasetOverride { .. } => "unknown_dataset_override",
+            E::UnknownTable { .. } => "unknown_table",
+            E::TableForRuns { .. } => "table_for_runs",
             E::DatasetIsDevice { .. } => "dataset_is_device",
             E::DatasetNoPath { .. } => "dataset_no_path",
             E::RunFiles { problem, .. } => problem.code(),
@@ -149,6 +160,18 @@ impl Kind for InputError {
                 datasets.iter().map(String::as_str),
                 || format!("datasets: {}", datasets.join(", ")),
             )),
+            E::UnknownTable { name, datasets } => Words::new(format!(
+                "a table is given for `{name}`, but the spec has no dataset `{name}`"
+            ))
+            .help(suggestion_or(
+                name,
+                datasets.iter().map(String::as_str),
+                || format!("datasets: {}", datasets.join(", ")),
+            )),
+            E::TableForRuns { dataset } => Words::new(format!(
+                "dataset `{dataset}` is read as runs, a file per run; a table cannot stand for them"
+            ))
+            .help("give the table for a dataset read from one file, or remove `runs:` from the dataset"),
             E::DatasetIsDevice { dataset, path } => Words::new(format!(
                 "dataset `{dataset}`: `{path}` is a device, not a data file"
             ))

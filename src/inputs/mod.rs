@@ -40,6 +40,8 @@ pub struct Overrides {
     pub baseline: Option<PathBuf>,
     /// `--confidence`: the level of intervals and paired tests.
     pub confidence: Option<f64>,
+    /// Datasets a library caller gives as tables in memory: read from no file.
+    pub tables: Vec<String>,
 }
 
 /// The files found for a spec, each with what could not be found.
@@ -61,6 +63,7 @@ pub struct Inputs {
 pub fn gather(spec: &Spec, overrides: &Overrides) -> (Inputs, Templates) {
     let (reports, templates) = reports::resolve(spec, &overrides.formats);
     let mut unknown_datasets = datasets::unknown_overrides(spec, &overrides.datasets);
+    unknown_datasets.extend(datasets::unknown_tables(spec, &overrides.tables));
     unknown_datasets.extend(streams::check_overrides(
         overrides
             .datasets
@@ -72,7 +75,10 @@ pub fn gather(spec: &Spec, overrides: &Overrides) -> (Inputs, Templates) {
         datasets: spec
             .datasets
             .iter()
-            .map(|decl| datasets::files(decl, &overrides.datasets))
+            .map(|decl| match overrides.tables.contains(&decl.name.text) {
+                true => datasets::table(decl),
+                false => datasets::files(decl, &overrides.datasets),
+            })
             .collect(),
         reports,
         baseline: overrides.baseline.as_deref().map(PriorReport::load),

@@ -271,6 +271,25 @@ fn semver_order(a: &str, b: &str) -> std::cmp::Ordering {
     })
 }
 
+/// One diagnostic per drifted file, with its diff or first differing line; when
+/// the drift `stops_run`, the last says how to go on.
+pub fn drift_diagnostics(
+    plan: &Plan,
+    stamp: &LockStamp,
+    drift: &[Drift],
+    stops_run: bool,
+) -> Vec<Diagnostic> {
+    let dataset = |name: &str| {
+        let d = plan.datasets.iter().find(|d| d.name == name)?;
+        Some((d.display_path.clone(), std::fs::read(&d.path).ok()?))
+    };
+    drift
+        .iter()
+        .enumerate()
+        .map(|(i, d)| d.diagnostic(&stamp.path, dataset, stops_run && i + 1 == drift.len()))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

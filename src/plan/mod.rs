@@ -252,6 +252,8 @@ pub struct DatasetPlan {
     pub expected_run_name: Option<Value>,
     /// A table in memory read instead of `path` (given by a library caller).
     pub table: Option<crate::base::table::Table>,
+    /// Where a long read reports its progress; none: it is silent.
+    pub events: Option<crate::base::events::EventSink>,
 }
 
 impl DatasetPlan {

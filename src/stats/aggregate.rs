@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::base::codec::{Decoded, Reader, Writer};
 use crate::base::exact_sum::ExactSum;
 use crate::base::value::{format_number, Key, Value};
 use crate::library::aggregates::AggregateFn;
@@ -315,6 +316,85 @@ impl Accumulator {
             // Decided across runs, not by one run.
             (Accumulator::Track(_), _) => Value::Null,
         }
+    }
+}
+
+impl Accumulator {
+    /// Its exact state, for a partial state sent elsewhere.
+    pub fn encode(&self, w: &mut Writer) {
+        match self {
+            Accumulator::Count(n) => {
+                w.u8(0);
+                w.u64(*n);
+            }
+            Accumulator::Ratio { hits, total } => {
+                w.u8(1);
+                w.u64(*hits);
+                w.u64(*total);
+            }
+            Accumulator::Sum { sum, n } => {
+                w.u8(2);
+                sum.encode(w);
+                w.u64(*n);
+            }
+            Accumulator::Extreme { best, max } => {
+                w.u8(3);
+                w.option(*best, Writer::f64);
+                w.bool(*max);
+            }
+            Accumulator::Values(values) => {
+                w.u8(4);
+                w.seq(values.iter(), |w, x| w.f64(*x));
+            }
+            Accumulator::Confusion(confusion) => {
+                w.u8(5);
+                w.seq(confusion.counts.iter(), |w, ((a, b), n)| {
+                    w.str(a);
+                    w.str(b);
+                    w.u64(*n);
+                });
+            }
+            Accumulator::Calibration(calibration) => {
+                w.u8(6);
+                calibration.encode(w);
+            }
+            Accumulator::Track(items) => {
+                w.u8(7);
+                w.seq(items.iter(), |w, (place, key, value)| {
+                    w.u64(*place);
+                    w.key(key);
+                    w.value(value);
+                });
+            }
+        }
+    }
+
+    pub fn decode(r: &mut Reader<'_>) -> Decoded<Self> {
+        Ok(match r.u8()? {
+            0 => Accumulator::Count(r.u64()?),
+            1 => Accumulator::Ratio {
+                hits: r.u64()?,
+                total: r.u64()?,
+            },
+            2 => Accumulator::Sum {
+                sum: ExactSum::decode(r)?,
+                n: r.u64()?,
+            },
+            3 => Accumulator::Extreme {
+                best: r.option(Reader::f64)?,
+                max: r.bool()?,
+            },
+            4 => Accumulator::Values(r.seq(Reader::f64)?),
+            5 => Accumulator::Confusion(Confusion {
+                counts: r
+                    .seq(|r| Ok(((r.arc_str()?, r.arc_str()?), r.u64()?)))?
+                    .into_iter()
+                    .collect(),
+            }),
+            6 => Accumulator::Calibration(Calibration::decode(r)?),
+            7 => Accumulator::Track(r.seq(|r| Ok((r.u64()?, r.key()?, r.value()?)))?),
+            _ => return Err(r.expected("an accumulator's tag")),
+        })
     }
 }
 

@@ -3,6 +3,7 @@
 //! mean squared error against 1 (correct) or 0. Every sum is exact, so the
 //! result does not depend on how items were split between threads.
 
+use crate::base::codec::{Decoded, Reader, Writer};
 use crate::base::exact_sum::{ExactSum, FixedSum};
 use crate::library::error::RuntimeErrorKind;
 
@@ -22,6 +23,32 @@ struct Bin {
     n: u64,
     correct: u64,
     confidence: ExactSum,
+}
+
+impl Calibration {
+    pub(crate) fn encode(&self, w: &mut Writer) {
+        w.seq(self.bins.iter(), |w, bin| {
+            w.u64(bin.n);
+            w.u64(bin.correct);
+            bin.confidence.encode(w);
+        });
+        self.squared.encode(w);
+        w.u64(self.n);
+    }
+
+    pub(crate) fn decode(r: &mut Reader<'_>) -> Decoded<Self> {
+        Ok(Calibration {
+            bins: r.seq(|r| {
+                Ok(Bin {
+                    n: r.u64()?,
+                    correct: r.u64()?,
+                    confidence: ExactSum::decode(r)?,
+                })
+            })?,
+            squared: ExactSum::decode(r)?,
+            n: r.u64()?,
+        })
+    }
 }
 
 impl Calibration {

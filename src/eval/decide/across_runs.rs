@@ -97,9 +97,10 @@ pub(in crate::eval) fn combine(
                 other => other.finish(aggregate.function),
             });
         }
-        run_metrics.push(per_run_metrics(plan, &values, &pass.dataset_records)?);
+        let dataset_records = pass.dataset_records(plan);
+        run_metrics.push(per_run_metrics(plan, &values, &dataset_records)?);
         let folds = std::mem::take(&mut pass.run.slices);
-        run_slices.push(slices::finish(plan, folds, &pass.dataset_records)?);
+        run_slices.push(slices::finish(plan, folds, &dataset_records)?);
         run_aggregates.push(values);
     }
 

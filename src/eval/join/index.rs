@@ -103,8 +103,11 @@ pub(in crate::eval) fn index_join<'p>(
         ..DatasetOutcome::default()
     };
     let mut winners = vec![Winner::NONE; index.len()];
-    let merged =
-        merge_parts(&streamer, parts, 0, &mut outcome, &mut winners).map_err(|e| vec![e])?;
+    let merged = match merge_parts(&streamer, parts, 0, &mut outcome, &mut winners) {
+        Ok(Ok(merged)) => merged,
+        Ok(Err(stop)) => return Ok(Pass::stopped(plan, roles, limit, 0, stop)),
+        Err(fatal) => return Err(vec![fatal]),
+    };
     let kept: Vec<Kept> = merged.kept;
 
     // Every item folded in item order with its winner: stretches of items on
@@ -535,10 +538,11 @@ impl<'p> Streamer<'_, 'p> {
             return ControlFlow::Continue(());
         }
         if self.plan.keep_items {
-            let number = u64::from(self.index.number(item));
+            // Its place in the file, not its number among these items: a
+            // bucket's items are some of the file's.
             let (plan, score) = (self.plan, &part.scorer.score);
             let body = |out: &mut String| score.push_item_body(plan, out);
-            (part.lines).push(held.key.clone(), held.record.line, number, body);
+            (part.lines).push(held.key.clone(), held.record.line, held.place, body);
         }
         let rank = || self.index.rank(item);
         (part.shown).score(self.layout, rank, &part.scorer.score);
@@ -559,17 +563,18 @@ pub(in crate::eval) struct Merged {
 /// (by item number), its part named by its place among all parts, from
 /// `first_part`. The streamed dataset is looked up, so it is read first by
 /// a single reader: its first error (a record that cannot be read, a key
-/// repeated under `duplicates: error`) is the run's only one.
+/// repeated under `duplicates: error`) is the run's only one (`Ok(Err)`).
+/// `Err`: the parts outgrew what they number.
 pub(in crate::eval) fn merge_parts(
     streamer: &Streamer<'_, '_>,
     parts: Vec<Part<'_>>,
     first_part: usize,
     outcome: &mut DatasetOutcome,
     winners: &mut [Winner],
-) -> Result<Merged, Diagnostic> {
+) -> Result<Result<Merged, Diagnostic>, Diagnostic> {
     let (dataset, index) = (streamer.datasets[0], streamer.index);
     if let Some(error) = first_error(streamer, &parts) {
-        return Err(error);
+        return Ok(Err(error));
     }
     if parts.iter().any(|p| p.too_large) {
         return Err(too_large("scores in one part of the join", streamer.plan));
@@ -619,7 +624,7 @@ pub(in crate::eval) fn merge_parts(
             lines: part.lines,
         });
     }
-    Ok(Merged { kept, keys })
+    Ok(Ok(Merged { kept, keys }))
 }
 
 /// The first error of the streamed dataset in file order: the first part
@@ -747,7 +752,7 @@ impl<'p> Fold<'_, 'p> {
         let plan = self.plan;
         let (key, line) = (held.key.as_ref(), held.record.line);
         let items_rank = plan.items_dataset.index();
-        let at = ErrorPlace::record(items_rank, line as usize, u64::from(number));
+        let at = ErrorPlace::record(items_rank, line as usize, held.place);
         let Folding {
             state,
             folded,
@@ -791,7 +796,7 @@ impl<'p> Fold<'_, 'p> {
                 false
             }
         };
-        let ordinal = u64::from(number);
+        let ordinal = held.place;
         if let Err(failure) = state.fold(&scorer.score, key, line, ordinal, line_kept) {
             let records = [None, Some(&held.record)];
             let error = item_failure(plan, &self.datasets, key, &records, failure);

@@ -45,8 +45,8 @@ use crate::spec::{Duplicates, Join};
 /// state, which the caller finishes, and what was read of each dataset.
 pub(in crate::eval) struct Pass<'p> {
     pub(in crate::eval) datasets: Vec<DatasetOutcome>,
-    /// `records(d)`: a looked-up dataset's table size (one per key); the items read.
-    pub(in crate::eval) dataset_records: Vec<Value>,
+    /// Per looked-up dataset, its distinct keys (its table's size).
+    pub(in crate::eval) table_sizes: Vec<usize>,
     pub(in crate::eval) run: RunState<'p>,
 }
 
@@ -54,22 +54,59 @@ impl<'p> Pass<'p> {
     /// The pass from its datasets' outcomes, the looked-up datasets' sizes
     /// (one record per key) and the items' state.
     pub(in crate::eval) fn of(
-        plan: &Plan,
+        _plan: &Plan,
         outcomes: Vec<DatasetOutcome>,
         table_sizes: &[usize],
         run: RunState<'p>,
     ) -> Pass<'p> {
-        let dataset_records: Vec<Value> = table_sizes
-            .iter()
-            .copied()
-            .chain([outcomes[plan.items_dataset.index()].read.records])
-            .map(|n| Value::Number(n as f64))
-            .collect();
         Pass {
             datasets: outcomes,
-            dataset_records,
+            table_sizes: table_sizes.to_vec(),
             run,
         }
+    }
+
+    /// A pass that stopped before its items were joined: at `error`, a record
+    /// of looked-up dataset `dataset` that could not be read or repeated a
+    /// key (the first such in reading order), which is all it reports.
+    pub(in crate::eval) fn stopped(
+        plan: &'p Plan,
+        roles: &'p crate::eval::score::Roles,
+        limit: crate::eval::state::item_lines::LineLimit,
+        dataset: usize,
+        error: Diagnostic,
+    ) -> Pass<'p> {
+        let mut run = RunState::new(plan, roles, limit);
+        let line = error.location.as_ref().map_or(0, |l| l.line);
+        let place = crate::eval::state::errors::ErrorPlace::reader(dataset, line);
+        run.errors.stop(place, error);
+        Pass {
+            datasets: vec![DatasetOutcome::default(); plan.datasets.len()],
+            table_sizes: vec![0; plan.items_dataset.index()],
+            run,
+        }
+    }
+
+    /// `records(d)` of each dataset: a looked-up dataset's distinct keys,
+    /// the items dataset's records read.
+    pub(in crate::eval) fn dataset_records(&self, plan: &Plan) -> Vec<Value> {
+        let items = self.datasets[plan.items_dataset.index()].read.records;
+        (self.table_sizes.iter().copied())
+            .chain([items])
+            .map(|n| Value::Number(n as f64))
+            .collect()
+    }
+
+    /// Merges the pass of other keys of the same run (another bucket's):
+    /// counts add, the files read are the same files.
+    pub(in crate::eval) fn merge(&mut self, other: Pass<'p>) {
+        for (mine, theirs) in self.datasets.iter_mut().zip(other.datasets) {
+            mine.merge(theirs);
+        }
+        for (mine, theirs) in self.table_sizes.iter_mut().zip(other.table_sizes) {
+            *mine += theirs;
+        }
+        self.run.merge(other.run);
     }
 }
 

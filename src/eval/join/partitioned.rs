@@ -373,7 +373,7 @@ pub(in crate::eval) fn partitioned_join<'p>(
     let repeats_matter = on_repeat(joined_dataset.duplicates, Role::LookedUp) == Repeat::Error;
     if let Some(stop) = joined_files.stop.clone() {
         if !repeats_matter {
-            return Err(vec![stop]);
+            return Ok(Pass::stopped(plan, roles, limit, 0, stop));
         }
         joined.joined_error(stop);
     }
@@ -402,7 +402,7 @@ pub(in crate::eval) fn partitioned_join<'p>(
         join.partition(items, joined_paths, &mut joined)?;
     }
     if let Some(error) = joined.joined_error {
-        return Err(vec![error]);
+        return Ok(Pass::stopped(plan, roles, limit, 0, error));
     }
     let mut run = refold(&join, threads, &numbering, &item_files.chunks, &joined)?;
     let rank = plan.items_dataset.index();
@@ -510,11 +510,12 @@ impl<'a, 'p> PartitionJoin<'a, 'p> {
             &mut outcome,
             &mut joined.winners,
         ) {
-            Ok(merged) => {
+            Ok(Ok(merged)) => {
                 joined.table_size += merged.keys;
                 joined.kept.extend(merged.kept);
             }
-            Err(error) => joined.joined_error(error),
+            Ok(Err(error)) => joined.joined_error(error),
+            Err(fatal) => return Err(vec![fatal]),
         }
         joined.outcome.duplicates += outcome.duplicates;
         joined.outcome.unmatched += outcome.unmatched;
@@ -646,13 +647,19 @@ fn refold<'p>(
         let mut heads = (files.iter_mut())
             .map(|file| file.next(slots))
             .collect::<Result<Vec<_>, _>>()?;
-        for n in 0..writers.records {
-            // Item n is at the head of one file: each file's numbers rise.
-            let Some(f) = (heads.iter())
-                .position(|head| head.as_ref().is_some_and(|(number, _)| *number == n))
-            else {
+        // Each file's numbers rise: the least head is the next item (a
+        // bucket's items skip the numbers of other buckets' records).
+        let least = |heads: &[Option<(u32, Record)>]| {
+            (heads.iter().enumerate())
+                .filter_map(|(f, head)| head.as_ref().map(|(n, _)| (*n, f)))
+                .min()
+        };
+        let mut last: Option<u32> = None;
+        while let Some((n, f)) = least(&heads) {
+            if n >= writers.records || last.is_some_and(|last| n <= last) {
                 return Err(lost_item(&writers.paths));
-            };
+            }
+            last = Some(n);
             let (_, mut record) =
                 std::mem::replace(&mut heads[f], files[f].next(slots)?).expect("found above");
             let number = numbering.chunk_starts[c] + n;
@@ -677,9 +684,6 @@ fn refold<'p>(
                     unshown.push((key, held.record.line));
                 }
             }
-        }
-        if heads.iter().any(Option::is_some) {
-            return Err(lost_item(&writers.paths));
         }
         files.into_iter().try_for_each(PartitionFile::remove)?;
         Ok((folding.state, folding.folded, unshown))

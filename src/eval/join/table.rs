@@ -105,9 +105,6 @@ pub(in crate::eval) fn table_join<'p>(
         runs.push(chunk.run);
     }
     let run = RunState::merge_in_order(runs, threads);
-    if !run.errors.is_empty() {
-        return Err(run.errors.into_diagnostics());
-    }
     if let Some(error) = run.lines.spill_error() {
         return Err(vec![error]);
     }

@@ -5,7 +5,7 @@
 //! order, after being kept compactly (`saved`).
 
 mod aggregates;
-mod roles;
+pub(in crate::eval) mod roles;
 pub(in crate::eval) mod saved;
 
 use std::sync::Arc;
@@ -21,7 +21,7 @@ use crate::stats::resample::NOT_COUNTED;
 
 pub(in crate::eval) use aggregates::untouched_flag;
 use aggregates::{observe, passes_filter, shared_value, FlagSteps, Shared};
-pub(in crate::eval) use roles::Roles;
+pub use roles::Roles;
 
 /// Where an item failed to evaluate, in what, and why.
 pub(in crate::eval) type ItemFailure = (Location, Within, RuntimeError);

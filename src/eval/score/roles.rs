@@ -9,8 +9,9 @@ use crate::ir::AggregateId;
 use crate::library::aggregates::AggregateFn;
 use crate::plan::Plan;
 
+/// Decided once per plan ([`Roles::of`]); an evaluation's states borrow it.
 #[derive(Debug)]
-pub(in crate::eval) struct Roles {
+pub struct Roles {
     /// The aggregates folded item by item, in plan order.
     pub(in crate::eval) folded: Vec<usize>,
     /// Per aggregate counted from its column: the aggregate and its column.
@@ -24,7 +25,7 @@ pub(in crate::eval) struct Roles {
 }
 
 impl Roles {
-    pub(in crate::eval) fn of(plan: &Plan) -> Self {
+    pub fn of(plan: &Plan) -> Self {
         let mut routes = vec![Vec::new(); plan.aggregates.len()];
         for (s, slice) in plan.slices.iter().enumerate() {
             for (position, &a) in slice.aggregates.iter().enumerate() {

@@ -10,6 +10,7 @@
 //! reported. A record that cannot be read, a key that does not evaluate, a
 //! key repeated under `duplicates: error` is a *stop*: nothing after it is.
 
+use crate::base::codec::{Decoded, Reader, Writer};
 use crate::base::diagnostic::Diagnostic;
 use crate::eval::error::EvalError;
 
@@ -96,6 +97,35 @@ impl ErrorLog {
                 self.failure(place, error);
             }
         }
+    }
+
+    /// The errors with their places, for a partial state sent elsewhere.
+    pub(in crate::eval) fn encode(&self, w: &mut Writer) {
+        w.seq(self.errors.iter(), |w, (place, error)| {
+            w.usize(place.dataset);
+            w.usize(place.line);
+            w.u64(place.seq);
+            w.diagnostic(error);
+        });
+        w.option(self.stop, |w, stop| {
+            w.usize(stop.dataset);
+            w.usize(stop.line);
+            w.u64(stop.seq);
+        });
+    }
+
+    pub(in crate::eval) fn decode(r: &mut Reader<'_>) -> Decoded<ErrorLog> {
+        let place = |r: &mut Reader<'_>| -> Decoded<ErrorPlace> {
+            Ok(ErrorPlace {
+                dataset: r.usize()?,
+                line: r.usize()?,
+                seq: r.u64()?,
+            })
+        };
+        Ok(ErrorLog {
+            errors: r.seq(|r| Ok((place(r)?, r.diagnostic()?)))?,
+            stop: r.option(place)?,
+        })
     }
 
     pub(in crate::eval) fn is_empty(&self) -> bool {

@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
+use crate::base::codec::{Decoded, Reader, Writer};
 use crate::base::parallel::map_in_parallel;
 use crate::base::value::{push_number, Key};
 use crate::ir::AggregateId;
@@ -327,6 +328,56 @@ impl Observations {
         }
     }
 
+    fn encode(&self, w: &mut Writer) {
+        match self {
+            Observations::Flags(flags) => {
+                w.u8(0);
+                w.raw(flags);
+            }
+            Observations::Numbers(numbers) => {
+                w.u8(1);
+                w.seq(numbers.iter(), |w, x| w.option(*x, Writer::f64));
+            }
+            Observations::Any(all) => {
+                w.u8(2);
+                w.seq(all.iter(), |w, observation| match observation {
+                    Observation::Out => w.u8(0),
+                    Observation::Number(x) => {
+                        w.u8(1);
+                        w.f64(*x);
+                    }
+                    Observation::Labels(labels) => {
+                        w.u8(2);
+                        w.str(&labels.0);
+                        w.str(&labels.1);
+                    }
+                    Observation::Calibrated(confidence, correct) => {
+                        w.u8(3);
+                        w.f64(*confidence);
+                        w.bool(*correct);
+                    }
+                });
+            }
+        }
+    }
+
+    fn decode(r: &mut Reader<'_>) -> Decoded<Observations> {
+        Ok(match r.u8()? {
+            0 => Observations::Flags(r.raw()?.to_vec()),
+            1 => Observations::Numbers(r.seq(|r| r.option(Reader::f64))?),
+            2 => Observations::Any(r.seq(|r| {
+                Ok(match r.u8()? {
+                    0 => Observation::Out,
+                    1 => Observation::Number(r.f64()?),
+                    2 => Observation::labels(r.arc_str()?, r.arc_str()?),
+                    3 => Observation::Calibrated(r.f64()?, r.bool()?),
+                    _ => return Err(r.expected("an observation's tag")),
+                })
+            })?),
+            _ => return Err(r.expected("a column's kind")),
+        })
+    }
+
     /// This column's and `other`'s observations, the `i`-th from `other` where
     /// `from_other[i]`, in order.
     fn interleave(self, other: Observations, from_other: &[bool]) -> Observations {
@@ -474,6 +525,41 @@ impl ValueTable {
     /// Every item's contribution to column `c`, in item order.
     pub fn column(&self, c: usize) -> impl Iterator<Item = Option<f64>> + Clone + '_ {
         ColumnValues::of(&self.columns[c])
+    }
+
+    /// Every item's key, place, slice values and contributions, for a
+    /// partial state sent elsewhere.
+    pub(in crate::eval) fn encode(&self, w: &mut Writer) {
+        w.option(self.run.as_deref(), Writer::str);
+        w.seq(self.keys.iter(), |w, key| {
+            w.option(key.as_ref(), Writer::key)
+        });
+        w.seq(self.places.iter(), |w, place| w.u64(*place));
+        w.seq(self.slices.iter(), |w, value| w.str(value));
+        for column in self.columns.iter().chain(&self.own) {
+            column.encode(w);
+        }
+    }
+
+    /// The table [`ValueTable::encode`] wrote, for `plan`.
+    pub(in crate::eval) fn decode(r: &mut Reader<'_>, plan: &Plan) -> Decoded<ValueTable> {
+        let mut table = ValueTable::new(plan);
+        table.run = r.option(Reader::arc_str)?;
+        table.keys = r.seq(|r| r.option(Reader::key))?;
+        table.places = r.seq(Reader::u64)?;
+        table.slices = r.seq(Reader::arc_str)?;
+        for column in table.columns.iter_mut().chain(&mut table.own) {
+            *column = Observations::decode(r)?;
+        }
+        let rows = table.keys.len();
+        let width = plan.slices.len();
+        let whole = table.places.len() == rows
+            && table.slices.len() == rows * width
+            && (table.columns.iter().chain(&table.own)).all(|c| c.len() == rows);
+        match whole {
+            true => Ok(table),
+            false => Err(r.expected("item values of one length")),
+        }
     }
 
     /// Whether every item of `other` comes after every item here.

@@ -13,6 +13,7 @@ pub(in crate::eval) mod item_lines;
 pub(in crate::eval) mod item_values;
 pub(in crate::eval) mod slices;
 
+use crate::base::codec::{Decoded, Reader, Writer};
 use crate::base::value::Key;
 use crate::eval::error::Within;
 use crate::eval::outcome::{report_order, ItemRow, OffenderRow};
@@ -167,6 +168,72 @@ impl<'p> RunState<'p> {
                 report_order((key, None, line), last) != Ordering::Less
             }
         }
+    }
+
+    /// The state as bytes, for a partial state sent elsewhere: every part,
+    /// its items' lines included (read back from their sorted files).
+    pub(in crate::eval) fn encode(&mut self, w: &mut Writer) -> std::io::Result<()> {
+        self.count_columns();
+        w.seq(self.accumulators.iter(), |w, a| a.encode(w));
+        w.usize(self.count);
+        w.seq(self.label_counts.iter(), |w, n| w.usize(*n));
+        self.lines.encode(w)?;
+        w.seq(self.offenders.iter(), |w, row| {
+            w.u64(u64::from(row.line));
+            w.option(row.key.as_ref(), Writer::key);
+            w.option(row.run.as_deref(), Writer::str);
+            w.option(row.label.as_deref(), Writer::str);
+            w.seq(row.values.iter(), Writer::value);
+            w.u64(row.place);
+        });
+        w.seq(self.slices.iter(), |w, fold| fold.encode(w));
+        self.values.encode(w);
+        self.errors.encode(w);
+        Ok(())
+    }
+
+    /// The state [`RunState::encode`] wrote, for `plan`; its lines kept
+    /// within `limit`. Bytes of another plan's state are refused by what
+    /// they hold (counts of aggregates, slices, labels), besides the
+    /// fingerprint the caller checks.
+    pub(in crate::eval) fn decode(
+        r: &mut Reader<'_>,
+        plan: &'p Plan,
+        roles: &'p Roles,
+        limit: LineLimit,
+    ) -> Decoded<Self> {
+        let mut state = RunState::new(plan, roles, limit);
+        let accumulators = r.seq(Accumulator::decode)?;
+        if accumulators.len() != plan.aggregates.len() {
+            return Err(r.expected("one accumulator per aggregate of the plan"));
+        }
+        state.accumulators = accumulators;
+        state.count = r.usize()?;
+        state.label_counts = r.seq(Reader::usize)?;
+        if state.label_counts.len() != plan.labels.len() {
+            return Err(r.expected("one count per label of the plan"));
+        }
+        state.lines = ItemLines::decode(r, limit)?;
+        state.offenders = r.seq(|r| {
+            Ok(ItemRow {
+                line: r.u32()?,
+                key: r.option(Reader::key)?,
+                run: r.option(Reader::arc_str)?,
+                label: r.option(Reader::arc_str)?,
+                values: r.seq(Reader::value)?.into(),
+                place: r.u64()?,
+            })
+        })?;
+        let limit_rows = plan.offenders.as_ref().map_or(0, |o| o.limit);
+        state.offenders_trimmed = state.offenders.len() == limit_rows;
+        state.slices = r.seq(SliceFold::decode)?;
+        if state.slices.len() != plan.slices.len() {
+            return Err(r.expected("one fold per slice of the plan"));
+        }
+        state.values = ValueTable::decode(r, plan)?;
+        state.counted = state.values.len();
+        state.errors = ErrorLog::decode(r)?;
+        Ok(state)
     }
 
     /// Merges the state of other items of the run (in any order relative to

@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use crate::base::codec::{Decoded, Reader, Writer};
 use crate::base::diagnostic::Diagnostic;
 use crate::base::natural::natural_cmp;
 use crate::base::value::Value;
@@ -49,6 +50,30 @@ impl SliceFold {
                 .collect(),
         });
         at
+    }
+
+    /// Every value with its items and accumulators, for a partial state sent
+    /// elsewhere.
+    pub(in crate::eval) fn encode(&self, w: &mut Writer) {
+        w.seq(self.values.iter(), |w, entry| {
+            w.str(&entry.value);
+            w.usize(entry.items);
+            w.seq(entry.accumulators.iter(), |w, a| a.encode(w));
+        });
+    }
+
+    pub(in crate::eval) fn decode(r: &mut Reader<'_>) -> Decoded<SliceFold> {
+        let values: Vec<SliceEntry> = r.seq(|r| {
+            Ok(SliceEntry {
+                value: r.arc_str()?,
+                items: r.usize()?,
+                accumulators: r.seq(Accumulator::decode)?,
+            })
+        })?;
+        let index = (values.iter().enumerate())
+            .map(|(at, entry)| (entry.value.clone(), at))
+            .collect();
+        Ok(SliceFold { index, values })
     }
 
     /// The value at `place` (an entry `place_item` gave).

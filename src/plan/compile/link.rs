@@ -323,6 +323,7 @@ fn dataset(draft: DatasetDraft, linker: &Linker) -> DatasetPlan {
         run_name: draft.run_name.map(check),
         expected_run_name: None,
         table: None,
+        events: None,
     }
 }
 

@@ -188,6 +188,12 @@ impl<'a> Head<'a> {
         }
     }
 
+    /// The line's ordinal with its spool's base: its place among the run's
+    /// items.
+    pub(super) fn base_ordinal(&self) -> u64 {
+        self.place.base + self.ordinal
+    }
+
     /// Report order (module comment).
     pub(super) fn order(&self, other: &Self) -> Ordering {
         let (p, q) = (self.place, other.place);

@@ -263,6 +263,34 @@ impl LineSpool {
         }
     }
 
+    /// Keeps a line already rendered whole (`text`: head, body, `}` and
+    /// newline, the run after `split` bytes): a line decoded from a state.
+    fn push_rendered(&mut self, key: Option<Key>, line: u32, ordinal: u64, text: &str, split: u32) {
+        let start = self.text.len();
+        self.text.push_str(text);
+        let Ok(len) = u32::try_from(text.len()) else {
+            self.text.truncate(start);
+            let error = io::Error::other(format!("line {line}'s item is over 4 GiB as JSON"));
+            self.failed.get_or_insert(error);
+            return;
+        };
+        let entry = Entry {
+            key,
+            line,
+            score: self.pushed,
+            ordinal,
+            start,
+            len,
+            split,
+        };
+        self.pushed = self.pushed.saturating_add(1);
+        self.bytes += entry.cost();
+        self.lines.push(entry);
+        if self.limit.0.is_some_and(|limit| self.bytes > limit) {
+            self.spill();
+        }
+    }
+
     /// Lines pushed so far.
     pub fn pushed(&self) -> u32 {
         self.pushed
@@ -424,6 +452,86 @@ impl ItemLines {
             dir: std::env::temp_dir().display().to_string(),
             error: error.to_string(),
         }))
+    }
+
+    /// Every line kept, spool by spool in report order, for a partial
+    /// state sent elsewhere: each spool's run, its place among the runs and
+    /// whether its ordinals follow report order, then its lines (key, line,
+    /// ordinal, where the run goes, text).
+    pub fn encode(&self, w: &mut crate::base::codec::Writer) -> io::Result<()> {
+        w.usize(self.spools.len());
+        for spool in &self.spools {
+            if let Some(error) = &spool.failed {
+                return Err(io::Error::new(error.kind(), error.to_string()));
+            }
+            w.option(spool.run.as_deref(), crate::base::codec::Writer::str);
+            w.u64(u64::from(spool.run_index));
+            w.bool(spool.by_ordinal);
+            let place = Place::of(spool);
+            let mut cursors = Vec::new();
+            for sorted in &spool.files {
+                cursors.push(Cursor::of_file(sorted, place, false)?);
+            }
+            let mut lines: Vec<&Entry> = spool.lines.iter().collect();
+            spool.sort(&mut lines);
+            cursors.push(Cursor {
+                source: Source::Lines(&spool.text, lines.into_iter()),
+                place,
+            });
+            let mut encoded = crate::base::codec::Writer::default();
+            let mut count = 0u64;
+            let mut text = Vec::new();
+            merge(cursors, |head, cursor| {
+                text.clear();
+                cursor.copy_text(head, None, &mut text)?;
+                encoded.option(head.key.as_deref(), crate::base::codec::Writer::key);
+                encoded.u64(u64::from(head.line));
+                encoded.u64(head.base_ordinal());
+                encoded.u64(u64::from(head.split));
+                encoded.raw(&text);
+                count += 1;
+                Ok(())
+            })?;
+            w.u64(count);
+            let encoded = encoded.into_bytes();
+            w.raw(&encoded);
+        }
+        Ok(())
+    }
+
+    /// The lines [`ItemLines::encode`] wrote, each spool's kept within `limit`.
+    pub fn decode(
+        r: &mut crate::base::codec::Reader<'_>,
+        limit: LineLimit,
+    ) -> crate::base::codec::Decoded<ItemLines> {
+        use crate::base::codec::Reader;
+        let spools = r.usize()?;
+        let mut lines = ItemLines::default();
+        for _ in 0..spools {
+            let mut spool = LineSpool::new(limit);
+            spool.run = r.option(Reader::arc_str)?;
+            spool.run_index = r.u32()?;
+            spool.by_ordinal = r.bool()?;
+            let count = r.u64()?;
+            let bytes = r.raw()?;
+            let mut each = Reader::new(bytes);
+            for _ in 0..count {
+                let key = each.option(Reader::key)?;
+                let line = each.u32()?;
+                let ordinal = each.u64()?;
+                let split = each.u32()?;
+                let text = std::str::from_utf8(each.raw()?)
+                    .map_err(|_| each.expected("a line's UTF-8 text"))?;
+                spool.push_rendered(key, line, ordinal, text, split);
+            }
+            if !each.is_done() {
+                return Err(each.expected("the end of a spool's lines"));
+            }
+            spool.seal();
+            lines.spools.push(spool);
+        }
+        lines.bound_open_files();
+        Ok(lines)
     }
 
     /// Writes the lines of items.jsonl in report order (module comment). The

@@ -1,0 +1,206 @@
+//! The engine in process, as a library caller drives it: compile a spec,
+//! evaluate it over its files or over Arrow tables in memory, evaluate it a
+//! bucket of keys at a time into partial states sent as bytes and merged; each
+//! way gives the bytes `evalspec run` writes.
+
+use std::path::Path;
+
+use evalspec::{Bucket, Options, ReportFormat, Resources, Spec, Table};
+
+use crate::support::{evalspec, repo_root};
+
+const SPEC: &str = "specs/rag-precision.yaml";
+const PARQUET: &str = "tests/fixtures/formats/rag-precision";
+
+/// Every file in `dir`, by name, with its bytes.
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// What `evalspec run` writes for the spec, with `args` after it.
+fn command_run(args: &[&str]) -> Vec<(String, Vec<u8>)> {
+    let out = tempfile::tempdir().unwrap();
+    let folder = out.path().to_str().unwrap();
+    let mut argv = vec!["run", SPEC, "--out", folder, "--format", "items", "--quiet"];
+    argv.extend(args);
+    let output = evalspec(&repo_root(), &argv);
+    assert!(output.code <= 1, "{}", output.stderr);
+    files(out.path())
+}
+
+fn compile(options: Options) -> Spec {
+    let options = options.format(ReportFormat::Items);
+    // Relative, as the command is given it: report.json names the spec so.
+    Spec::compile(SPEC, &options).unwrap_or_else(|errors| {
+        panic!("{}", errors.iter().map(|e| e.render()).collect::<String>())
+    })
+}
+
+fn written(evaluation: &evalspec::Evaluation<'_>) -> Vec<(String, Vec<u8>)> {
+    let out = tempfile::tempdir().unwrap();
+    evaluation.write_reports(out.path()).unwrap();
+    files(out.path())
+}
+
+fn assert_same(a: &[(String, Vec<u8>)], b: &[(String, Vec<u8>)], what: &str) {
+    let names = |f: &[(String, Vec<u8>)]| f.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    assert_eq!(names(a), names(b), "{what}");
+    for ((name, x), (_, y)) in a.iter().zip(b) {
+        assert!(
+            x == y,
+            "{what}: {name} differs:\n{}\n---\n{}",
+            String::from_utf8_lossy(x),
+            String::from_utf8_lossy(y)
+        );
+    }
+}
+
+#[test]
+fn the_engine_writes_the_commands_bytes() {
+    let expected = command_run(&[]);
+    let spec = compile(Options::new());
+    let evaluation = spec.evaluate(Resources::threads(2)).unwrap();
+    assert!(evaluation.passed());
+    assert_same(&written(&evaluation), &expected, "the engine");
+    let report = expected.iter().find(|(n, _)| n == "report.json").unwrap();
+    assert_eq!(evaluation.report_json().as_bytes(), report.1.as_slice());
+    // Typed values, as report.json has them.
+    let json: serde_json::Value = serde_json::from_slice(&report.1).unwrap();
+    let precision = evaluation.metric("precision").and_then(|v| v.as_f64());
+    assert_eq!(precision, json["metrics"]["precision"].as_f64());
+    let gates = evaluation.gates();
+    assert_eq!(gates.len(), json["gates"].as_array().unwrap().len());
+    assert!(gates
+        .iter()
+        .all(|g| g.status == "pass" || g.severity == "warn"));
+}
+
+#[test]
+fn buckets_evaluated_apart_and_merged_as_bytes_give_the_same_bytes() {
+    let expected = command_run(&[]);
+    let spec = compile(Options::new());
+    let resources = Resources::threads(2);
+    for of in [1, 3, 7] {
+        let mut states: Vec<Vec<u8>> = (0..of)
+            .map(|index| {
+                let bucket = Some(Bucket { index, of });
+                let mut state = spec.evaluate_partial(resources, bucket).unwrap();
+                state.encode().unwrap()
+            })
+            .collect();
+        // Merged in another order than evaluated.
+        states.reverse();
+        let mut states = states
+            .iter()
+            .map(|b| spec.decode_partial(b, resources).unwrap());
+        let mut whole = states.next().unwrap();
+        for state in states {
+            whole.merge(state).unwrap();
+        }
+        let evaluation = spec.finish(whole, resources).unwrap();
+        assert_same(&written(&evaluation), &expected, &format!("{of} buckets"));
+    }
+}
+
+#[test]
+fn a_state_of_another_spec_or_damaged_is_refused() {
+    let spec = compile(Options::new());
+    let other = compile(Options::new().param("k", "3"));
+    let resources = Resources::threads(1);
+    let bytes = other
+        .evaluate_partial(resources, None)
+        .unwrap()
+        .encode()
+        .unwrap();
+    let refused = |bytes: &[u8]| match spec.decode_partial(bytes, resources) {
+        Ok(_) => panic!("decoded"),
+        Err(error) => error.code.unwrap_or_default(),
+    };
+    assert_eq!(refused(&bytes), "state_of_another_plan");
+    assert_eq!(refused(b"not a state"), "state_not_decoded");
+    let mine = spec
+        .evaluate_partial(resources, None)
+        .unwrap()
+        .encode()
+        .unwrap();
+    for end in [mine.len() / 2, mine.len() - 1] {
+        assert_eq!(refused(&mine[..end]), "state_not_decoded");
+    }
+}
+
+/// A Parquet file read into Arrow record batches, as a caller holds a table.
+fn table(path: &Path) -> Table {
+    let file = std::fs::File::open(path).unwrap();
+    let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+        .unwrap()
+        .with_batch_size(2);
+    let schema = builder.schema().clone();
+    let reader = builder.build().unwrap();
+    let batches = reader.collect::<Result<Vec<_>, _>>().unwrap();
+    Table::new(schema, batches).unwrap()
+}
+
+#[test]
+fn tables_in_memory_score_as_their_files_do() {
+    let root = repo_root();
+    let (gold, trace) = (
+        format!("{PARQUET}/gold.parquet"),
+        format!("{PARQUET}/trace.parquet"),
+    );
+    let expected = command_run(&[
+        "--dataset",
+        &format!("gold={gold}"),
+        "--dataset",
+        &format!("trace={trace}"),
+    ]);
+    let options = Options::new()
+        .table("gold", table(&root.join(&gold)))
+        .table("trace", table(&root.join(&trace)));
+    let spec = compile(options);
+    for threads in [1, 3] {
+        let evaluation = spec.evaluate(Resources::threads(threads)).unwrap();
+        let got = written(&evaluation);
+        // The items and their values are the files' to the byte; report.json
+        // differs only where it names the datasets' files.
+        for name in ["items.jsonl", "item-values.jsonl"] {
+            let file =
+                |f: &[(String, Vec<u8>)]| f.iter().find(|(n, _)| n == name).unwrap().1.clone();
+            assert!(file(&got) == file(&expected), "{name}, {threads} threads");
+        }
+        let report = |f: &[(String, Vec<u8>)]| {
+            let bytes = &f.iter().find(|(n, _)| n == "report.json").unwrap().1;
+            let mut json: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+            json.as_object_mut().unwrap().remove("datasets");
+            json
+        };
+        assert_eq!(report(&got), report(&expected), "{threads} threads");
+        let json: serde_json::Value = serde_json::from_str(&evaluation.report_json()).unwrap();
+        assert_eq!(json["datasets"]["gold"]["path"], "<gold>");
+    }
+}
+
+#[test]
+fn a_table_for_an_unknown_dataset_is_refused_by_name() {
+    let root = repo_root();
+    let table = table(&root.join(PARQUET).join("gold.parquet"));
+    let options = Options::new().table("gld", table);
+    let errors = match Spec::compile(root.join(SPEC), &options) {
+        Ok(_) => panic!("compiled"),
+        Err(errors) => errors,
+    };
+    assert_eq!(errors[0].code, Some("unknown_table"));
+    assert!(
+        errors[0].render().contains("did you mean `gold`"),
+        "{}",
+        errors[0].render()
+    );
+}
