@@ -73,6 +73,11 @@ pub use engine::{Evaluation, GateResult, Options, PartialState, Spec};
 pub use eval::{Bucket, JoinChoice, JoinStrategy, PhysicalPlan, Resources};
 pub use spec::ReportFormat;
 
+/// The README's Rust examples, compiled and run by `cargo test` as doc-tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 pub use commands::exit;
 
 use clap::Parser;
@@ -124,7 +129,7 @@ pub fn on_command_stack<R: Send>(
 
 fn run_here(args: Vec<std::ffi::OsString>) -> i32 {
     match Cli::try_parse_from(args) {
-        Ok(cli) => commands::dispatch(cli.command),
+        Ok(cli) => commands::dispatch(cli.command, &cli.message_format),
         Err(error) => {
             let code = if error.use_stderr() {
                 exit::ERROR

@@ -18,6 +18,7 @@ mod formats;
 mod frozen;
 mod jsonl_lines;
 mod layers;
+mod message_format;
 mod overlays;
 mod parallel;
 mod params;

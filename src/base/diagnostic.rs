@@ -330,6 +330,43 @@ pub fn escape_controls(text: &str) -> String {
         .collect()
 }
 
+impl Diagnostic {
+    /// The diagnostic as one JSON object on one line, for tools that read
+    /// them (`--message-format json`): its level, code, message, place
+    /// (file, line, column, the spec's key path), help, note and label, each
+    /// null when it has none. Text is kept as it is, control characters
+    /// escaped by JSON.
+    pub fn to_json(&self) -> String {
+        let location = self.location.as_deref();
+        let object = serde_json::json!({
+            "level": match self.level {
+                Level::Error => "error",
+                Level::Warning => "warning",
+            },
+            "code": self.code,
+            "message": self.message,
+            "file": location.map(|l| l.file.as_str()),
+            "line": location.map(|l| l.line),
+            "column": location.and_then(|l| l.column),
+            "key_path": location.and_then(|l| l.key_path.as_deref()),
+            "help": self.help,
+            "note": self.note.as_deref(),
+            "label": self.label.as_deref(),
+        });
+        object.to_string()
+    }
+}
+
+/// Diagnostics as JSON lines ([`Diagnostic::to_json`]), one object a line.
+pub fn render_json(diagnostics: &[Diagnostic]) -> String {
+    let mut out = String::new();
+    for diagnostic in diagnostics {
+        out.push_str(&diagnostic.to_json());
+        out.push('\n');
+    }
+    out
+}
+
 /// Renders several diagnostics, separated by blank lines, with a closing count of errors.
 pub fn render_all(diagnostics: &[Diagnostic]) -> String {
     render_all_then(diagnostics, "nothing was scored")

@@ -16,6 +16,11 @@ use crate::spec::ReportFormat;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// How errors and warnings are written to stderr: human (with the line
+    /// and a caret) or json (one object a line: level, code, message, file,
+    /// line, column, key_path, help, note, label).
+    #[arg(long = "message-format", value_name = "FORMAT", default_value = "human", global = true, value_parser = ["human", "json"])]
+    pub message_format: String,
 }
 
 #[derive(Debug, Subcommand)]

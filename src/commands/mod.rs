@@ -24,7 +24,8 @@ use crate::spec;
 use cli::Command;
 
 /// Runs one parsed command line and returns its exit status.
-pub fn dispatch(command: Command) -> i32 {
+pub fn dispatch(command: Command, message_format: &str) -> i32 {
+    JSON_MESSAGES.with(|json| json.set(message_format == "json"));
     let code = match command {
         Command::Check(args) => check::check(&args),
         Command::Run(args) => run::run(&args),
@@ -87,9 +88,31 @@ pub fn compile(
     Ok((plan, templates))
 }
 
+/// Writes errors that end the command, and exits 2.
 pub fn fail(diagnostics: &[Diagnostic]) -> i32 {
-    let _ = std::io::stderr().write_all(render_all(diagnostics).as_bytes());
+    let _ = std::io::stderr().write_all(render(diagnostics, render_all).as_bytes());
     exit::ERROR
+}
+
+/// How diagnostics are written: `human` or `json` (`--message-format`), set
+/// once by [`dispatch`] for the command it runs.
+pub(crate) fn json_messages() -> bool {
+    JSON_MESSAGES.with(std::cell::Cell::get)
+}
+
+thread_local! {
+    /// `--message-format json`, for the command running on this thread.
+    static JSON_MESSAGES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// `diagnostics` as the command line writes them: `human` renders them with
+/// `human` (its closing line says what follows from them), `json` as one
+/// object a line.
+pub fn render(diagnostics: &[Diagnostic], human: fn(&[Diagnostic]) -> String) -> String {
+    match json_messages() {
+        true => crate::base::diagnostic::render_json(diagnostics),
+        false => human(diagnostics),
+    }
 }
 
 /// The first error writing to stdout, if any: the command then exits 2.

@@ -5,7 +5,7 @@ use std::io::{IsTerminal, Write};
 use crate::base::diagnostic;
 use crate::base::diagnostic::{render_all, render_unwritten};
 use crate::base::events::{Event, EventSink};
-use crate::commands::{cli, exit, fail, options, physical_plan, print};
+use crate::commands::{cli, exit, fail, options, physical_plan, print, render};
 use crate::engine::Spec;
 use crate::report;
 
@@ -19,7 +19,7 @@ pub fn run(args: &cli::RunArgs) -> i32 {
         Err(diagnostics) => return fail(&diagnostics),
     };
     // A frozen spec's drift, allowed: said before anything is read.
-    let _ = std::io::stderr().write_all(render_all(spec.warnings()).as_bytes());
+    let _ = std::io::stderr().write_all(render(spec.warnings(), render_all).as_bytes());
     let plan = spec.plan();
     // Checked before scoring: a report that would overwrite an input stops the run.
     let out = match report::OutputFolder::check(&args.out, plan) {
@@ -31,21 +31,26 @@ pub fn run(args: &cli::RunArgs) -> i32 {
         Err(d) => return fail(&[d]),
     };
     if let Some(note) = &physical.note {
-        let _ = writeln!(std::io::stderr(), "note: {note}");
+        let line = match super::json_messages() {
+            true => serde_json::json!({"level": "note", "message": note}).to_string(),
+            false => format!("note: {note}"),
+        };
+        let _ = writeln!(std::io::stderr(), "{line}");
     }
     let evaluation = match spec.evaluate_with(&physical) {
         Ok(evaluation) => evaluation,
         Err(diagnostics) => return fail(&diagnostics),
     };
-    let mut stderr = String::new();
-    for warning in &evaluation.outcome().warnings {
-        stderr.push_str(&warning.render());
-    }
+    let warnings = &evaluation.outcome().warnings;
+    let stderr = render(warnings, |warnings| {
+        warnings.iter().map(|w| w.render()).collect()
+    });
     let _ = std::io::stderr().write_all(stderr.as_bytes());
     let written = match evaluation.write_reports_in(&out) {
         Ok(written) => written,
         Err(diagnostic) => {
-            let _ = std::io::stderr().write_all(render_unwritten(&[diagnostic]).as_bytes());
+            let written = render(&[diagnostic], render_unwritten);
+            let _ = std::io::stderr().write_all(written.as_bytes());
             return exit::ERROR;
         }
     };
