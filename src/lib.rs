@@ -98,7 +98,6 @@ where
 {
     let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
     let outcome = on_command_stack(move || run_here(args));
-    base::deferred::finish();
     match outcome {
         Ok(Ok(code)) => code,
         // A panic has printed its message; it is still not a pass.

@@ -23,8 +23,24 @@ use crate::plan;
 use crate::spec;
 use cli::Command;
 
+/// Leaves unprinted the panics of the Parquet decoder on a damaged file, which
+/// the reader reports as errors; every other panic goes to the hook there was.
+/// The command line's choice, made once for the process.
+pub fn quiet_decoder_panics() {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !crate::data::parquet::panicking_in_decoder() {
+                previous(info);
+            }
+        }));
+    });
+}
+
 /// Runs one parsed command line and returns its exit status.
 pub fn dispatch(command: Command, message_format: &str) -> i32 {
+    quiet_decoder_panics();
     JSON_MESSAGES.with(|json| json.set(message_format == "json"));
     let code = match command {
         Command::Check(args) => check::check(&args),

@@ -8,7 +8,7 @@ mod csv_scan;
 pub mod error;
 mod file;
 mod json_array;
-mod parquet;
+pub mod parquet;
 mod position;
 mod progress;
 mod project;

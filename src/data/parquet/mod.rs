@@ -133,19 +133,17 @@ thread_local! {
     static GUARDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
+/// Whether a panic on this thread is the Parquet decoder's on a damaged file,
+/// which [`guarded`] reports as an error: a panic hook that the program
+/// installs (the command line does, `commands::quiet_decoder_panics`) need
+/// not print it. The library sets no hook of its own.
+pub fn panicking_in_decoder() -> bool {
+    GUARDED.with(std::cell::Cell::get)
+}
+
 /// Runs `f`, turning a panic (of the Parquet decoder, on a damaged file) into its
-/// message: bad input is an error (exit 2), not a crash. Such a panic is not
-/// printed; any other goes to the hook that was installed before.
+/// message: bad input is an error (exit 2), not a crash.
 fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
-    static HOOK: std::sync::Once = std::sync::Once::new();
-    HOOK.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if !GUARDED.with(std::cell::Cell::get) {
-                previous(info);
-            }
-        }));
-    });
     GUARDED.with(|g| g.set(true));
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
     GUARDED.with(|g| g.set(false));
