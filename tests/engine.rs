@@ -123,7 +123,7 @@ fn a_state_of_another_spec_or_damaged_is_refused() {
         .unwrap();
     let refused = |bytes: &[u8]| match spec.decode_partial(bytes, resources) {
         Ok(_) => panic!("decoded"),
-        Err(error) => error.code.unwrap_or_default(),
+        Err(error) => error.code,
     };
     assert_eq!(refused(&bytes), "state_of_another_plan");
     assert_eq!(refused(b"not a state"), "state_not_decoded");
@@ -197,7 +197,7 @@ fn a_table_for_an_unknown_dataset_is_refused_by_name() {
         Ok(_) => panic!("compiled"),
         Err(errors) => errors,
     };
-    assert_eq!(errors[0].code, Some("unknown_table"));
+    assert_eq!(errors[0].code, "unknown_table");
     assert!(
         errors[0].render().contains("did you mean `gold`"),
         "{}",

@@ -161,7 +161,7 @@ impl Writer {
 
     pub fn diagnostic(&mut self, d: &Diagnostic) {
         self.bool(d.level == Level::Warning);
-        self.option(d.code, Writer::str);
+        self.str(d.code);
         self.str(&d.message);
         self.option(d.location.as_deref(), Writer::location);
         self.option(d.label.as_deref(), Writer::str);
@@ -326,7 +326,7 @@ impl<'b> Reader<'b> {
         };
         Ok(Diagnostic {
             level,
-            code: self.option(|r| r.str().map(intern))?,
+            code: intern(self.str()?),
             message: self.string()?,
             location: self.option(Reader::location)?.map(Box::new),
             label: self.option(|r| r.str().map(Box::from))?,
@@ -414,7 +414,7 @@ mod tests {
 
     #[test]
     fn a_diagnostic_comes_back_whole() {
-        let d = Diagnostic::error("bad")
+        let d = Diagnostic::error("test", "bad")
             .at(Location::in_data("t.jsonl", 3, Some(4)))
             .help("fix it")
             .note("a note");

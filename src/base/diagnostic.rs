@@ -141,8 +141,9 @@ pub struct Cause {
 #[derive(Debug, Clone)]
 pub struct Diagnostic {
     pub level: Level,
-    /// The kind's code, when the diagnostic was built from a [`Kind`].
-    pub code: Option<&'static str>,
+    /// What went wrong, as a stable word tools can match on (`invalid_json`):
+    /// the kind's code, or the one given with the message.
+    pub code: &'static str,
     pub message: String,
     /// Boxed: diagnostics travel in `Result`s, which should stay small.
     pub location: Option<Box<Location>>,
@@ -156,10 +157,11 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn error(message: impl Into<String>) -> Self {
+    /// An error with its code and its words (a [`Kind`] gives both: [`Self::of`]).
+    pub fn error(code: &'static str, message: impl Into<String>) -> Self {
         Self {
             level: Level::Error,
-            code: None,
+            code,
             message: message.into(),
             location: None,
             label: None,
@@ -173,17 +175,16 @@ impl Diagnostic {
     pub fn of(kind: &impl Kind) -> Self {
         let words = kind.describe();
         Self {
-            code: Some(kind.code()),
             label: words.label.map(String::into_boxed_str),
             help: words.help,
-            ..Self::error(words.message)
+            ..Self::error(kind.code(), words.message)
         }
     }
 
-    pub fn warning(message: impl Into<String>) -> Self {
+    pub fn warning(code: &'static str, message: impl Into<String>) -> Self {
         Self {
             level: Level::Warning,
-            ..Self::error(message)
+            ..Self::error(code, message)
         }
     }
 
@@ -415,7 +416,7 @@ mod tests {
 
     #[test]
     fn control_characters_are_shown_not_sent_to_the_terminal() {
-        let d = Diagnostic::error("duplicate key `k\u{1b}[2J\rFAKE PASS`");
+        let d = Diagnostic::error("test", "duplicate key `k\u{1b}[2J\rFAKE PASS`");
         assert_eq!(
             d.render(),
             "error: duplicate key `k\\u{1b}[2J\\u{d}FAKE PASS`\n"
@@ -431,7 +432,7 @@ mod tests {
             "a: 1\nb: count(x)\n".into(),
         ));
         let offset = source.text.find('x').unwrap();
-        let d = Diagnostic::error("unknown name `x`")
+        let d = Diagnostic::error("unknown_name", "unknown name `x`")
             .at(Location::in_source(&source, offset, 1).with_key_path("metrics.b"))
             .label("not defined")
             .help("did you mean `y`?");

@@ -130,13 +130,16 @@ pub fn missing(
         dataset.name,
         missing[0]
     ));
-    let mut d = Diagnostic::error(format!(
-        "{}: {what} {} {verb} missing from `{}`, but the spec reads {}",
-        dataset.name,
-        names.join(", "),
-        dataset.display_path,
-        if names.len() == 1 { "it" } else { "them" }
-    ))
+    let mut d = Diagnostic::error(
+        "missing_columns",
+        format!(
+            "{}: {what} {} {verb} missing from `{}`, but the spec reads {}",
+            dataset.name,
+            names.join(", "),
+            dataset.display_path,
+            if names.len() == 1 { "it" } else { "them" }
+        ),
+    )
     .help(help);
     if let Some(at) = at {
         d = d.at(at);

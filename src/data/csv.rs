@@ -80,7 +80,7 @@ fn read_rows<S>(
     match input.next_row(&mut core, &mut row).map_err(io)? {
         None => {
             stop = Some(
-                Diagnostic::error(format!("{}: the file is empty", dataset.name))
+                Diagnostic::error("csv_empty", format!("{}: the file is empty", dataset.name))
                     .at(Location::in_data(&dataset.display_path, 1, Some(1)))
                     .help("a CSV dataset starts with a header row naming its columns"),
             )
@@ -265,10 +265,10 @@ impl<'a> Columns<'a> {
         for i in 0..row.len {
             let Ok(name) = std::str::from_utf8(row.cell(i)) else {
                 let (line, column) = cell_start(dataset, row, delimiter, i)?;
-                return Err(Diagnostic::error(format!(
-                    "{}: the header is not valid UTF-8",
-                    dataset.name
-                ))
+                return Err(Diagnostic::error(
+                    "csv_header_not_utf8",
+                    format!("{}: the header is not valid UTF-8", dataset.name),
+                )
                 .at(Location::in_data(&dataset.display_path, line, Some(column))));
             };
             header.push(Arc::from(name));
@@ -309,13 +309,16 @@ impl<'a> Columns<'a> {
         for used in &uses {
             if let Some(again) = (used.index + 1..header.len()).find(|&i| header[i] == used.name) {
                 let (line, column) = cell_start(dataset, row, delimiter, again)?;
-                return Err(Diagnostic::error(format!(
-                    "{}: column `{}` is named twice in the header (columns {} and {})",
-                    dataset.name,
-                    used.name,
-                    used.index + 1,
-                    again + 1
-                ))
+                return Err(Diagnostic::error(
+                    "csv_column_named_twice",
+                    format!(
+                        "{}: column `{}` is named twice in the header (columns {} and {})",
+                        dataset.name,
+                        used.name,
+                        used.index + 1,
+                        again + 1
+                    ),
+                )
                 .at(Location::in_data(&dataset.display_path, line, Some(column)))
                 .help("rename one of them"));
             }
@@ -349,10 +352,10 @@ impl<'a> Columns<'a> {
             interner.field(used.index);
             let error = |message: String| -> Diagnostic {
                 match cell_start(dataset, row, delimiter, used.index) {
-                    Ok((line, column)) => Diagnostic::error(format!(
-                        "{}: column `{}`: {message}",
-                        dataset.name, used.name
-                    ))
+                    Ok((line, column)) => Diagnostic::error(
+                        "invalid_record",
+                        format!("{}: column `{}`: {message}", dataset.name, used.name),
+                    )
                     .at(Location::in_data(&dataset.display_path, line, Some(column)))
                     .help(format!(
                         "fix the cell, or the column's type in `datasets.{}.schema`",
@@ -502,10 +505,13 @@ fn wrong_count(dataset: &DatasetPlan, row: &Row, delimiter: u8, expected: usize)
     } else {
         scan.end
     };
-    let mut d = Diagnostic::error(format!(
-        "{}: expected {expected} cells, as the header has, found {}",
-        dataset.name, row.len
-    ))
+    let mut d = Diagnostic::error(
+        "csv_cells",
+        format!(
+            "{}: expected {expected} cells, as the header has, found {}",
+            dataset.name, row.len
+        ),
+    )
     .at(Location::in_data(&dataset.display_path, line, Some(column)));
     d = match scan.quoted_lines.first() {
         Some(&(from, to)) => d.help(format!(
@@ -521,10 +527,13 @@ fn check_quotes(dataset: &DatasetPlan, row: &Row, delimiter: u8) -> Result<(), D
     let scan = Scan::row(dataset, row.offset, row.line, delimiter)?;
     match scan.open_quote {
         None => Ok(()),
-        Some((line, column)) => Err(Diagnostic::error(format!(
-            "{}: a quoted cell is not closed before the end of the file",
-            dataset.name
-        ))
+        Some((line, column)) => Err(Diagnostic::error(
+            "csv_unclosed_quote",
+            format!(
+                "{}: a quoted cell is not closed before the end of the file",
+                dataset.name
+            ),
+        )
         .at(Location::in_data(&dataset.display_path, line, Some(column)))
         .help("close the quote; a quote inside a quoted cell is written twice (\"\")")),
     }

@@ -144,8 +144,11 @@ impl<'s> PartialState<'s> {
     /// The state as versioned bytes.
     pub fn encode(&mut self) -> Result<Vec<u8>, Diagnostic> {
         self.partial.encode().map_err(|error| {
-            Diagnostic::error(format!("cannot encode a partial state: {error}"))
-                .help("point TMPDIR at a disk with room for items.jsonl's lines")
+            Diagnostic::error(
+                "cannot_encode_state",
+                format!("cannot encode a partial state: {error}"),
+            )
+            .help("point TMPDIR at a disk with room for items.jsonl's lines")
         })
     }
 

@@ -239,7 +239,7 @@ mod tests {
         let found = inputs.unknown_datasets.iter();
         let found = found.chain(inputs.datasets.iter().flat_map(|d| &d.errors));
         let found = found.chain(&inputs.reports.errors);
-        found.map(|e| e.code.unwrap_or("uncoded")).collect()
+        found.map(|e| e.code).collect()
     }
 
     const GOLD: &str = "datasets:\n  gold: {path: g.jsonl, key: id}\n";

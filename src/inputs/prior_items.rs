@@ -125,7 +125,7 @@ impl PriorItems {
         for number in 1.. {
             bytes.clear();
             let n = reader.read_until(b'\n', &mut bytes).map_err(|e| {
-                Diagnostic::error(format!("cannot read `{file}`: {e}"))
+                Diagnostic::error("cannot_read_items", format!("cannot read `{file}`: {e}"))
                     .at(Location::in_data(file, number, None))
             })?;
             if n == 0 {
@@ -135,9 +135,12 @@ impl PriorItems {
                 // Columns count characters; the valid prefix decodes.
                 let valid = String::from_utf8_lossy(&bytes[..e.valid_up_to()]);
                 let column = 1 + valid.chars().count();
-                Diagnostic::error(format!("`{file}`: line {number} is not UTF-8 text"))
-                    .at(Location::in_data(file, number, Some(column)))
-                    .help("items.jsonl is written by `evalspec run`; re-run to regenerate it")
+                Diagnostic::error(
+                    "items_not_utf8",
+                    format!("`{file}`: line {number} is not UTF-8 text"),
+                )
+                .at(Location::in_data(file, number, Some(column)))
+                .help("items.jsonl is written by `evalspec run`; re-run to regenerate it")
             })?;
             if line.trim().is_empty() {
                 continue;

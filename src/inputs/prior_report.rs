@@ -31,8 +31,11 @@ impl PriorReport {
         };
         let display = file.display().to_string();
         let text = crate::base::files::read_text(&file).map_err(|e| {
-            Diagnostic::error(format!("cannot read report `{display}`: {e}"))
-                .help("pass a report.json written by `evalspec run`, or its --out folder")
+            Diagnostic::error(
+                "cannot_read_report",
+                format!("cannot read report `{display}`: {e}"),
+            )
+            .help("pass a report.json written by `evalspec run`, or its --out folder")
         })?;
         let report = Report::from_json(&text, &display)?;
         let values = read_item_values(&file.with_file_name(ITEM_VALUES_FILE))?;
@@ -107,16 +110,19 @@ fn open_beside(
     file: &Path,
 ) -> Result<Option<(std::io::BufReader<std::fs::File>, String)>, Diagnostic> {
     let display = file.display().to_string();
-    let cannot = |e: std::io::Error| Diagnostic::error(format!("cannot read `{display}`: {e}"));
+    let cannot = |e: std::io::Error| {
+        Diagnostic::error("cannot_read_file", format!("cannot read `{display}`: {e}"))
+    };
     let opened = match std::fs::File::open(file) {
         Ok(opened) => opened,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(cannot(e)),
     };
     if !opened.metadata().map_err(cannot)?.is_file() {
-        return Err(Diagnostic::error(format!(
-            "cannot read `{display}`: it is not a file"
-        )));
+        return Err(Diagnostic::error(
+            "cannot_read_file",
+            format!("cannot read `{display}`: it is not a file"),
+        ));
     }
     let reader = std::io::BufReader::with_capacity(1 << 20, opened);
     Ok(Some((reader, display)))

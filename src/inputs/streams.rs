@@ -36,7 +36,7 @@ pub fn check_overrides<'a>(
         .collect();
     (from_stdin.len() > 1).then(|| {
         let names: Vec<String> = from_stdin.iter().map(|n| format!("`{n}`")).collect();
-        Diagnostic::error(format!(
+        Diagnostic::error("stdin_read_twice", format!(
             "`--dataset NAME=-` reads standard input, which only one dataset can read; {} each ask for it",
             names.join(" and ")
         ))
@@ -61,8 +61,12 @@ pub fn spool(datasets: &mut [DatasetFiles], names: &[&str]) -> Result<Spooled, D
     if !streams {
         return Ok(Spooled { _dir: None });
     }
-    let dir = tempfile::tempdir()
-        .map_err(|e| Diagnostic::error(format!("cannot create a temporary folder: {e}")))?;
+    let dir = tempfile::tempdir().map_err(|e| {
+        Diagnostic::error(
+            "cannot_create_temporary",
+            format!("cannot create a temporary folder: {e}"),
+        )
+    })?;
     // A stream is read once: a runs dataset names its first file twice.
     let mut copies: Vec<(PathBuf, PathBuf)> = Vec::new();
     for (dataset, name) in datasets.iter_mut().zip(names) {
@@ -108,9 +112,10 @@ fn copy_stream(
         path.display().to_string()
     };
     let error = |e: std::io::Error| {
-        Diagnostic::error(format!(
-            "cannot read dataset `{dataset}` from `{shown}`: {e}"
-        ))
+        Diagnostic::error(
+            "cannot_read_stream",
+            format!("cannot read dataset `{dataset}` from `{shown}`: {e}"),
+        )
     };
     let folder = dir.join(index.to_string());
     std::fs::create_dir(&folder).map_err(error)?;
@@ -123,9 +128,10 @@ fn copy_stream(
     if stdin {
         let stdin = std::io::stdin();
         if stdin.is_terminal() {
-            return Err(Diagnostic::error(format!(
-                "dataset `{dataset}` is read from standard input, which is a terminal"
-            ))
+            return Err(Diagnostic::error(
+                "stdin_is_terminal",
+                format!("dataset `{dataset}` is read from standard input, which is a terminal"),
+            )
             .help(format!(
                 "pipe the data in, e.g. `produce-traces | evalspec run SPEC --dataset {dataset}=-`"
             )));

@@ -212,18 +212,18 @@ mod tests {
         let lock = dir.path().join("spec.yaml.lock");
         assert!(read(&spec).unwrap().is_none());
         std::fs::write(&lock, "{ not json").unwrap();
-        assert_eq!(read(&spec).unwrap_err().code, Some("invalid_lock"));
+        assert_eq!(read(&spec).unwrap_err().code, "invalid_lock");
         let other = r#"{"evalspec_lock": 2, "name": "t", "version": "1.0.0", "evalspec": "0",
             "sha256": "x", "files": [], "datasets": [], "history": []}"#;
         std::fs::write(&lock, other).unwrap();
-        assert_eq!(read(&spec).unwrap_err().code, Some("lock_format"));
+        assert_eq!(read(&spec).unwrap_err().code, "lock_format");
     }
 
     #[test]
     fn refreezing_errors_and_drift_are_kinds() {
         let dir = tempfile::tempdir().unwrap();
         let spec = dir.path().join("spec.yaml");
-        let code = |reason: Option<&str>| freeze(&plan(&spec), reason).err().and_then(|d| d.code);
+        let code = |reason: Option<&str>| freeze(&plan(&spec), reason).err().map(|d| d.code);
         write_spec(&spec, "1.1.0", "count(gold.ok)");
         assert!(matches!(
             freeze(&plan(&spec), None),
@@ -233,7 +233,7 @@ mod tests {
         assert_eq!(code(Some("why")), Some("version_not_bumped"));
         let (_, drift) = verify(&plan(&spec)).unwrap().unwrap();
         let d = drift[0].diagnostic("spec.yaml.lock", |_| None, true);
-        assert_eq!(d.code, Some("drift"));
+        assert_eq!(d.code, "drift");
         assert!(d.note.is_some() && d.help.is_some());
         write_spec(&spec, "1.0.9", "ratio(gold.ok)");
         assert_eq!(code(Some("why")), Some("version_lowered"));

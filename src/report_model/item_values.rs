@@ -322,15 +322,22 @@ impl ItemValues {
             bytes.clear();
             let at = |column: Option<usize>| Location::in_data(file, number, column);
             let n = reader.read_until(b'\n', &mut bytes).map_err(|e| {
-                Diagnostic::error(format!("cannot read `{file}`: {e}")).at(at(None))
+                Diagnostic::error(
+                    "cannot_read_item_values",
+                    format!("cannot read `{file}`: {e}"),
+                )
+                .at(at(None))
             })?;
             if n == 0 {
                 break;
             }
             let bad = |what: String| {
-                Diagnostic::error(format!("`{file}`: line {number} {what}"))
-                    .at(at(None))
-                    .help("item-values.jsonl is written by `evalspec run`; re-run to regenerate it")
+                Diagnostic::error(
+                    "invalid_item_values",
+                    format!("`{file}`: line {number} {what}"),
+                )
+                .at(at(None))
+                .help("item-values.jsonl is written by `evalspec run`; re-run to regenerate it")
             };
             let line = std::str::from_utf8(&bytes).map_err(|_| bad("is not UTF-8 text".into()))?;
             if line.trim().is_empty() {

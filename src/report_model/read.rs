@@ -16,11 +16,12 @@ impl Report {
     /// Reads the text of a report.json; `file` names it in errors.
     pub fn from_json(text: &str, file: &str) -> Result<Report, Diagnostic> {
         parse::<Report>(text).map_err(|error| match error {
-            Failure::Syntax(e) => {
-                Diagnostic::error(format!("`{file}` is not JSON: {}", syntax_message(&e)))
-                    .at(Location::in_data(file, e.line(), Some(e.column())))
-                    .help("pass a report.json written by `evalspec run`")
-            }
+            Failure::Syntax(e) => Diagnostic::error(
+                "report_not_json",
+                format!("`{file}` is not JSON: {}", syntax_message(&e)),
+            )
+            .at(Location::in_data(file, e.line(), Some(e.column())))
+            .help("pass a report.json written by `evalspec run`"),
             Failure::Shape(shape) => {
                 let not_a_report = shape.path.is_empty()
                     && match &shape.problem {
@@ -35,15 +36,19 @@ impl Report {
                         }
                         _ => "no `evalspec` key".into(),
                     };
-                    return Diagnostic::error(format!(
-                        "`{file}` is not an evalspec report ({why})"
-                    ))
+                    return Diagnostic::error(
+                        "not_a_report",
+                        format!("`{file}` is not an evalspec report ({why})"),
+                    )
                     .at(shape.location(file, 0))
                     .help(REPORT_HELP);
                 }
-                Diagnostic::error(format!("`{file}`: {}", shape.sentence("the report")))
-                    .at(shape.location(file, 0))
-                    .help(FIELD_HELP)
+                Diagnostic::error(
+                    "invalid_report",
+                    format!("`{file}`: {}", shape.sentence("the report")),
+                )
+                .at(shape.location(file, 0))
+                .help(FIELD_HELP)
             }
         })
     }
@@ -62,7 +67,7 @@ impl Item {
                     (shape.sentence("the item"), shape.location(file, number - 1))
                 }
             };
-            Diagnostic::error(format!("`{file}`: {message}"))
+            Diagnostic::error("invalid_items", format!("`{file}`: {message}"))
                 .at(location)
                 .help(ITEMS_HELP)
         })

@@ -581,7 +581,7 @@ mod tests {
         std::fs::write(&path, text).unwrap();
         match crate::spec::load(&path) {
             Ok(_) => Vec::new(),
-            Err(errors) => errors.iter().map(|e| e.code.unwrap_or("uncoded")).collect(),
+            Err(errors) => errors.iter().map(|e| e.code).collect(),
         }
     }
 
@@ -620,7 +620,7 @@ mod tests {
         let text = format!("name: t\nversion: 1.0.0\n{DATASETS}metrcs: {{}}\n");
         std::fs::write(&path, text).unwrap();
         let errors = crate::spec::load(&path).unwrap_err();
-        assert_eq!(errors[0].code, Some("unknown_key"));
+        assert_eq!(errors[0].code, "unknown_key");
         let top_keys = crate::spec::load::TOP_KEYS.iter().copied();
         assert_eq!(errors[0].help, super::suggestion("metrcs", top_keys));
         assert!(errors[0].help.is_some());
@@ -634,12 +634,9 @@ mod tests {
         std::fs::write(&a, "extends: b.yaml\n").unwrap();
         std::fs::write(&b, "extends: a.yaml\n").unwrap();
         let code = |path: &std::path::Path| crate::spec::load(path).unwrap_err()[0].code;
-        assert_eq!(code(&a), Some("extends_cycle"));
-        assert_eq!(
-            code(&dir.path().join("missing.yaml")),
-            Some("cannot_read_spec")
-        );
+        assert_eq!(code(&a), "extends_cycle");
+        assert_eq!(code(&dir.path().join("missing.yaml")), "cannot_read_spec");
         std::fs::write(&a, "extends: [b.yaml]\n").unwrap();
-        assert_eq!(code(&a), Some("bad_extends"));
+        assert_eq!(code(&a), "bad_extends");
     }
 }

@@ -66,6 +66,6 @@ mod tests {
         assert!(existing(dir.path()).is_empty());
         std::fs::write(dir.path().join("evalspec.yaml"), "").unwrap();
         let codes: Vec<_> = existing(dir.path()).iter().map(|d| d.code).collect();
-        assert_eq!(codes, [Some("init_file_exists")]);
+        assert_eq!(codes, ["init_file_exists"]);
     }
 }

@@ -51,7 +51,7 @@ pub fn read<S: Send>(
     let metadata = guarded(|| ArrowReaderMetadata::load(&file, options).map_err(|e| e.to_string()))
         .and_then(|result| result)
         .map_err(|e| {
-            Diagnostic::error(format!(
+            Diagnostic::error("not_parquet", format!(
                 "{}: `{}` is not a readable Parquet file: {e}",
                 dataset.name, dataset.display_path
             ))
@@ -97,7 +97,7 @@ pub fn read<S: Send>(
                         let (group, _) = groups.locate(range.start);
                         Ok((
                             0,
-                            Some(Diagnostic::error(format!(
+                            Some(Diagnostic::error("parquet_reader_failed", format!(
                                 "{}: the Parquet reader failed on `{}` (rows from row group {group}): {message}",
                                 dataset.name, dataset.display_path
                             ))
@@ -244,7 +244,7 @@ impl<'a> Columns<'a> {
             what => what.to_string(),
         };
         let unreadable = |path: &str, ty: &ArrowType| {
-            Diagnostic::error(format!(
+            Diagnostic::error("parquet_column_type", format!(
                 "{}: column `{path}` of {source} has type {ty}, which evalspec does not read",
                 dataset.name
             ))
@@ -282,7 +282,7 @@ impl<'a> Columns<'a> {
             decode(&[wanted.name], field, target, &mut paths).map_err(|(path, ty)| {
                 match ty {
                     Ok(ty) => unreadable(&path, ty),
-                    Err(ty) => Diagnostic::error(format!(
+                    Err(ty) => Diagnostic::error("parquet_not_struct", format!(
                         "{}: column `{path}` of {source} must be a struct (the spec reads fields of it), found {ty}",
                         dataset.name
                     ))
@@ -488,7 +488,7 @@ fn read_range<S>(
         let (group, skip) = groups.locate(row);
         let end = groups.end(group).min(range.end);
         let decode_error = |e: &dyn std::fmt::Display| {
-            Diagnostic::error(format!(
+            Diagnostic::error("parquet_cannot_decode", format!(
                 "{}: cannot decode row group {group} of `{}`: {e}",
                 dataset.name, dataset.display_path
             ))
@@ -524,7 +524,7 @@ fn read_range<S>(
                     .record(columns, i, row, &mut cx)
                     .map_err(|message| {
                         let (group, index) = groups.locate(row);
-                        Diagnostic::error(format!("{}: {message}", dataset.name))
+                        Diagnostic::error("invalid_record", format!("{}: {message}", dataset.name))
                             .at(at(row))
                             .note(format!("row group {group}, row {index} (0-based)"))
                     });

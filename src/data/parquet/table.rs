@@ -89,7 +89,8 @@ fn read_rows<S>(
             let record = converters
                 .record(columns, i, row, &mut cx)
                 .map_err(|message| {
-                    Diagnostic::error(format!("{}: {message}", dataset.name)).at(at(row))
+                    Diagnostic::error("invalid_record", format!("{}: {message}", dataset.name))
+                        .at(at(row))
                 });
             records += 1;
             match record.and_then(|record| sink(state, record)) {

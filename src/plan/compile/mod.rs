@@ -148,7 +148,7 @@ mod tests {
             "{datasets}fields:\n  ok: gold.ok\nmetrics:\n{metrics}"
         )) {
             Ok(_) => Vec::new(),
-            Err(errors) => errors.iter().map(|e| e.code.unwrap_or("uncoded")).collect(),
+            Err(errors) => errors.iter().map(|e| e.code).collect(),
         }
     }
 
