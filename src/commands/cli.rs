@@ -188,30 +188,11 @@ fn memory_size(text: &str) -> Result<u64, String> {
 }
 
 fn join_choice(text: &str) -> Result<JoinChoice, String> {
-    (JoinChoice::ALL.iter())
-        .find(|(name, _)| *name == text)
-        .map(|(_, choice)| *choice)
-        .ok_or_else(|| {
-            let names: Vec<&str> = JoinChoice::ALL.iter().map(|(n, _)| *n).collect();
-            format!("unknown join `{text}`; joins: {}", names.join(", "))
-        })
+    JoinChoice::parse(text)
 }
 
 fn report_format(text: &str) -> Result<ReportFormat, String> {
-    let aliases = [
-        ("md", ReportFormat::Markdown),
-        ("xml", ReportFormat::Junit),
-        ("github", ReportFormat::Summary),
-    ];
-    ReportFormat::ALL
-        .iter()
-        .chain(aliases.iter())
-        .find(|(name, _)| *name == text)
-        .map(|(_, format)| *format)
-        .ok_or_else(|| {
-            let names: Vec<&str> = ReportFormat::ALL.iter().map(|(n, _)| *n).collect();
-            format!("unknown format `{text}`; formats: {}", names.join(", "))
-        })
+    ReportFormat::parse(text)
 }
 
 /// A level or significance: a number strictly between 0 and 1.

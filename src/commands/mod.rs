@@ -8,6 +8,7 @@ mod diff;
 pub mod error;
 pub mod exit;
 mod explain;
+pub use explain::explain_text;
 mod freeze;
 pub mod init;
 mod run;
@@ -150,30 +151,12 @@ pub fn print(text: &str) {
     }
 }
 
-/// How `plan` runs here, from `--threads`, `--max-memory` and `--join`:
-/// threads default to the number of cores, the memory budget to half of
-/// the machine's memory.
+/// How `plan` runs here, from `--threads`, `--max-memory` and `--join`
+/// (the machine's defaults: [`crate::eval::Resources::of_machine`]).
 pub fn physical_plan(
     plan: &plan::Plan,
     args: &cli::PhysicalArgs,
 ) -> Result<crate::eval::PhysicalPlan, Diagnostic> {
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
-    let resources = crate::eval::Resources {
-        threads,
-        max_memory: args.max_memory.or_else(half_the_memory),
-        join: args.join,
-    };
+    let resources = crate::eval::Resources::of_machine(args.threads, args.max_memory, args.join);
     crate::eval::PhysicalPlan::decide(plan, resources)
-}
-
-/// The memory budget without `--max-memory`: half of the machine's memory
-/// (`MemTotal` in /proc/meminfo), so that a join too large for it is
-/// partitioned to disk rather than swapped or killed. None where unknown.
-fn half_the_memory() -> Option<u64> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024 / 2)
 }

@@ -23,6 +23,13 @@ impl Options {
         Options::default()
     }
 
+    /// The changes to the spec's declarations (for the command line's and
+    /// the Python package's `check`, which compile without a lock's check).
+    #[doc(hidden)]
+    pub fn overrides(&self) -> &Overrides {
+        &self.overrides
+    }
+
     /// The options of the command line's overrides.
     pub(crate) fn of_overrides(overrides: Overrides) -> Self {
         Options {

@@ -40,6 +40,17 @@ impl JoinChoice {
             .find(|(_, choice)| *choice == self)
             .map_or("auto", |(name, _)| name)
     }
+
+    /// The join named `text`, or an error listing the joins.
+    pub fn parse(text: &str) -> Result<JoinChoice, String> {
+        (Self::ALL.iter())
+            .find(|(name, _)| *name == text)
+            .map(|(_, choice)| *choice)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Self::ALL.iter().map(|(n, _)| *n).collect();
+                format!("unknown join `{text}`; joins: {}", names.join(", "))
+            })
+    }
 }
 
 /// What an evaluation may use.
@@ -62,6 +73,28 @@ impl Resources {
             join: JoinChoice::Auto,
         }
     }
+
+    /// What `evalspec run` uses on this machine unless told: `threads`
+    /// default to the number of cores, `max_memory` to half of the machine's
+    /// memory (so that a join too large for it is partitioned to disk rather
+    /// than swapped or killed).
+    pub fn of_machine(threads: Option<usize>, max_memory: Option<u64>, join: JoinChoice) -> Self {
+        Resources {
+            threads: threads
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)),
+            max_memory: max_memory.or_else(half_the_memory),
+            join,
+        }
+    }
+}
+
+/// Half of the machine's memory (`MemTotal` in /proc/meminfo); None where
+/// unknown.
+fn half_the_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024 / 2)
 }
 
 /// How the items meet the records of the other datasets.

@@ -485,6 +485,23 @@ impl ReportFormat {
             .map_or("", |(k, _)| k)
     }
 
+    /// The format named `text`: a keyword of [`ReportFormat::ALL`], or `md`,
+    /// `xml` or `github`; otherwise an error listing the formats.
+    pub fn parse(text: &str) -> Result<ReportFormat, String> {
+        let aliases = [
+            ("md", ReportFormat::Markdown),
+            ("xml", ReportFormat::Junit),
+            ("github", ReportFormat::Summary),
+        ];
+        (Self::ALL.iter().chain(aliases.iter()))
+            .find(|(name, _)| *name == text)
+            .map(|(_, format)| *format)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Self::ALL.iter().map(|(n, _)| *n).collect();
+                format!("unknown format `{text}`; formats: {}", names.join(", "))
+            })
+    }
+
     /// The file written into the output folder unless the spec names another.
     pub fn default_file(self) -> &'static str {
         match self {
