@@ -204,3 +204,39 @@ fn a_table_for_an_unknown_dataset_is_refused_by_name() {
         errors[0].render()
     );
 }
+
+/// `table` without its column `name`.
+fn without_column(table: &Table, name: &str) -> Table {
+    let keep: Vec<usize> = (0..table.schema().fields().len())
+        .filter(|&i| table.schema().field(i).name() != name)
+        .collect();
+    let schema = std::sync::Arc::new(table.schema().project(&keep).unwrap());
+    let batches = (table.batches().iter())
+        .map(|b| b.project(&keep).unwrap())
+        .collect();
+    Table::new(schema, batches).unwrap()
+}
+
+#[test]
+fn a_column_no_row_of_a_table_has_reads_as_absent_as_in_a_jsonl_file() {
+    // A table made of records has a column for each field some record has;
+    // the traces' `q_id` (a fallback key no trace uses) is then no column at
+    // all. It reads as absent from every record, as from each JSONL line;
+    // a Parquet file without the column is refused (its schema says what the
+    // file holds).
+    let root = repo_root();
+    let trace = table(&root.join(PARQUET).join("trace.parquet"));
+    assert!(trace.schema().field_with_name("q_id").is_ok());
+    let options = Options::new()
+        .table("gold", table(&root.join(PARQUET).join("gold.parquet")))
+        .table("trace", without_column(&trace, "q_id"));
+    let (spec, files) = (compile(options), compile(Options::new()));
+    let evaluation = spec.evaluate(Resources::threads(1)).unwrap();
+    let expected = files.evaluate(Resources::threads(1)).unwrap();
+    let metrics = |e: &evalspec::Evaluation<'_>| -> Vec<(String, evalspec::Value)> {
+        e.metrics()
+            .map(|(n, v)| (n.to_string(), v.clone()))
+            .collect()
+    };
+    assert_eq!(metrics(&evaluation), metrics(&expected));
+}

@@ -269,7 +269,10 @@ impl<'a> Columns<'a> {
         let mut missing = Vec::new();
         for wanted in columns::wanted(dataset) {
             let Some(field) = schema.fields().iter().find(|f| f.name() == wanted.name) else {
-                if !wanted.optional {
+                // A table in memory (records, a DataFrame) has a column for each
+                // field some record has: one that none has is absent from every
+                // record, as it would be from each line of a JSONL file.
+                if !wanted.optional && dataset.table.is_none() {
                     missing.push(wanted.name);
                 }
                 continue;
