@@ -16,6 +16,8 @@ class Diagnostic(NamedTuple):
     column: Optional[int]
     key_path: Optional[str]
     text: str
+    code: str = ...
+    help: Optional[str] = ...
 
 class EvalspecError(Exception):
     exit_code: int
@@ -60,9 +62,13 @@ class Report:
     out: Optional[Path]
     summary: str
     warnings: List[Diagnostic]
-    stderr: str
     def __init__(
-        self, text: str, exit_code: int, out: Optional[Path], summary: str, stderr: str
+        self,
+        text: str,
+        exit_code: int,
+        out: Optional[Path],
+        summary: str,
+        warnings: Sequence[Diagnostic] = ...,
     ) -> None: ...
     @property
     def passed(self) -> bool: ...
@@ -81,7 +87,7 @@ class Report:
 
 class Plan:
     text: str
-    def __init__(self, text: str) -> None: ...
+    def __init__(self, text: str, datasets: Optional[Dict[str, Dict[str, str]]] = ...) -> None: ...
     @property
     def datasets(self) -> Dict[str, Dict[str, str]]: ...
 
@@ -105,6 +111,9 @@ def run(
     baseline: Union[_PathLike, Report, None] = None,
     threads: Optional[int] = None,
     allow_drift: bool = False,
+    max_memory: Optional[int] = None,
+    join: Optional[str] = None,
+    confidence: Optional[float] = None,
 ) -> Report: ...
 def check(
     spec: _PathLike,
@@ -114,4 +123,9 @@ def check(
     baseline: Union[_PathLike, Report, None] = None,
 ) -> Plan: ...
 def explain(spec: _PathLike, *, params: Optional[Mapping[str, Any]] = None) -> str: ...
-def diff(old: Union[_PathLike, Report], new: Union[_PathLike, Report]) -> Diff: ...
+def diff(
+    old: Union[_PathLike, Report],
+    new: Union[_PathLike, Report],
+    *,
+    significance: Optional[float] = None,
+) -> Diff: ...

@@ -1,9 +1,11 @@
-"""The Python API: the `evalspec` command's engine, in-process.
+"""The Python API: the engine of the `evalspec` command, in-process.
 
-Every function builds the command line the `evalspec` command would get and runs it
-through the native module, which calls the same Rust entry as the binary with the GIL
-released and its output captured. Results are read back from what the command writes
-(report.json, the plan, the diff as JSON), so they are the command's, byte for byte.
+Every function calls the native module, a consumer of the engine's Rust API as the
+command line is: values go in (paths, params, Arrow streams of DataFrames), values
+come back (report.json's text, the summary, the diagnostics as JSON objects), with
+the GIL released while evalspec works. Nothing is printed or captured, and calls
+share no state: two threads evaluate at once. Reports, plans and diffs are the
+command's, byte for byte.
 """
 
 from __future__ import annotations
@@ -11,12 +13,11 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import numbers
 import os
-import re
-import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _evalspec
 from ._errors import (
@@ -26,9 +27,9 @@ from ._errors import (
     GateFailure,
     InternalError,
     SpecError,
-    parse_diagnostics,
+    diagnostics_of,
 )
-from ._records import is_path, write_dataset
+from ._records import as_table, is_path, write_dataset
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -107,20 +108,18 @@ class Report:
         exit_code: int,
         out: Optional[Path],
         summary: str,
-        stderr: str,
+        warnings: Sequence[Diagnostic] = (),
     ):
         self._text = text
         self._data: Dict[str, Any] = json.loads(text)
         self.exit_code: int = exit_code
         """0: every `fail` gate passed; 1: one failed (as the command's exit status)."""
         self.out: Optional[Path] = out
-        """The folder holding the reports, or None when they were not kept (`out=None`)."""
+        """The folder holding the reports, or None when none was written (`out=None`)."""
         self.summary: str = summary
         """The summary the command prints."""
-        self.warnings: List[Diagnostic] = [
-            d for d in parse_diagnostics(stderr) if d.level == "warning"
-        ]
-        self.stderr: str = stderr
+        self.warnings: List[Diagnostic] = list(warnings)
+        """What the run noticed that did not stop it (as the command's warnings)."""
 
     @property
     def passed(self) -> bool:
@@ -178,13 +177,14 @@ class Report:
 class Plan:
     """The evaluation plan `evalspec check` prints."""
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, datasets: Optional[Dict[str, Dict[str, str]]] = None):
         self.text: str = text
+        self._datasets: Dict[str, Dict[str, str]] = dict(datasets or {})
 
     @property
     def datasets(self) -> Dict[str, Dict[str, str]]:
-        """Each dataset's `format` and `path`, in reading order."""
-        return _plan_datasets(self.text)
+        """Each dataset's `format` and `path`, in the spec's order."""
+        return {name: dict(d) for name, d in self._datasets.items()}
 
     def __str__(self) -> str:
         return self.text
@@ -238,15 +238,21 @@ def run(
     baseline: Union[PathLike, Report, None] = None,
     threads: Optional[int] = None,
     allow_drift: bool = False,
+    max_memory: Optional[int] = None,
+    join: Optional[str] = None,
+    confidence: Optional[float] = None,
 ) -> Report:
     """Scores `spec` as `evalspec run` does and returns its `Report`.
 
-    `datasets` maps names to paths (as `--dataset NAME=PATH`) or to records in memory
-    (a list of dicts, a pandas or polars DataFrame, ...; see `evalspec._records`),
-    which are written into `OUT/inputs/` and read from there. `params` maps names to
-    values (`--param`), `formats` adds reports (`--format`), `baseline` is a prior
-    run (a report.json, its folder, or a `Report`). Without `out`, the reports are
-    written into a temporary folder and only report.json is kept (`Report.to_dict()`).
+    `datasets` maps names to paths (as `--dataset NAME=PATH`) or to data in memory:
+    a pyarrow Table, a pandas or polars DataFrame, anything with
+    `__arrow_c_stream__`, a list of dicts (see `evalspec._records`). DataFrames go to
+    the engine through the Arrow C stream interface, without a copy to a file.
+    `params` maps names to values (`--param`), `formats` adds reports (`--format`),
+    `baseline` is a prior run (a report.json, its folder, or a `Report`); `threads`,
+    `max_memory` (bytes), `join` and `confidence` are the command's options. The
+    reports are written into `out`; without it none is written (report.json's
+    content is still `Report.to_dict()`).
 
     A failed gate is not an exception: look at `Report.passed`, or call
     `Report.raise_for_gates()`. Raises `SpecError` when the spec does not compile,
@@ -254,35 +260,48 @@ def run(
     """
     with contextlib.ExitStack() as stack:
         scratch = _Scratch(stack)
-        out_dir = Path(os.fspath(out)) if out is not None else scratch.path() / "out"
-        options = _options(params, formats, _baseline(baseline, scratch))
-        path_datasets = {n: v for n, v in (datasets or {}).items() if is_path(v)}
-        memory = {n: v for n, v in (datasets or {}).items() if not is_path(v)}
-        written: Dict[str, str] = {}
-        if memory:
-            # The spec must compile before records are written, and it says how
-            # each dataset is read.
-            plan = check(spec, datasets=path_datasets, params=params)
-            formats_by_name = {n: d["format"] for n, d in plan.datasets.items()}
-            for name, value in memory.items():
-                path = write_dataset(value, name, formats_by_name.get(name), out_dir / "inputs")
-                written[name] = str(path)
-        dataset_args = [
-            f"--dataset={name}={written[name] if name in written else os.fspath(value)}"
-            for name, value in (datasets or {}).items()
+        out_dir = Path(os.fspath(out)) if out is not None else None
+        given = dict(datasets or {})
+        paths: List[Tuple[str, str]] = [
+            (name, os.fspath(value)) for name, value in given.items() if is_path(value)
         ]
-        argv = ["run", *dataset_args, *options, f"--out={os.fspath(out_dir)}"]
-        if threads is not None:
-            argv.append(f"--threads={_positive_int(threads, 'threads')}")
-        if allow_drift:
-            argv.append("--allow-drift")
-        code, stdout, stderr = _invoke([*argv, "--", _spec_path(spec)])
-        if code == 2:
-            raise _run_error(spec, dataset_args, options, stderr)
-        if code not in (0, 1):
-            raise InternalError(f"evalspec exited with status {code}\n{stderr}")
-        text = (out_dir / "report.json").read_text(encoding="utf-8")
-        return Report(text, code, out_dir if out is not None else None, stdout, stderr)
+        tables: List[Tuple[str, object]] = []
+        memory = {name: value for name, value in given.items() if not is_path(value)}
+        if memory:
+            # How each dataset is read decides how records in memory are handed over.
+            tabled = [name for name, value in memory.items() if not isinstance(value, Mapping)]
+            formats_by_name = _dataset_formats(spec, paths, tabled, params)
+            for name, value in memory.items():
+                table = as_table(value, name, formats_by_name.get(name))
+                if table is None or isinstance(table, list):
+                    # Runs, and records without an Arrow table: files the engine reads.
+                    inputs = (out_dir or scratch.path() / "out") / "inputs"
+                    source = value if table is None else table
+                    path = write_dataset(source, name, formats_by_name.get(name), inputs)
+                    paths.append((name, str(path)))
+                else:
+                    tables.append((name, table))
+        answer = _call(
+            _evalspec.run,
+            _spec_path(spec),
+            params=_params(params),
+            datasets=paths,
+            tables=tables,
+            formats=_formats(formats),
+            baseline=_baseline(baseline, scratch),
+            confidence=_probability(confidence, "confidence"),
+            out=os.fspath(out_dir) if out_dir is not None else None,
+            threads=None if threads is None else _positive_int(threads, "threads"),
+            max_memory=None if max_memory is None else _positive_int(max_memory, "max_memory"),
+            join=join,
+            allow_drift=bool(allow_drift),
+        )
+        summary = answer["summary"]
+        if answer["written"]:
+            summary += f"reports: {', '.join(answer['written'])}\n"
+        warnings = [d for d in answer["parsed"] if d.level == "warning"]
+        code = 0 if answer["passed"] else 1
+        return Report(answer["report_json"], code, out_dir, summary, warnings)
 
 
 def check(
@@ -296,13 +315,10 @@ def check(
     the plan. Raises `SpecError`, located (`.file`, `.line`, `.column`), with the
     diagnostics the command prints as its message."""
     with contextlib.ExitStack() as stack:
-        options = _options(params, None, _baseline(baseline, _Scratch(stack)))
-        code, stdout, stderr = _invoke(
-            ["check", *_path_datasets(datasets), *options, "--", _spec_path(spec)]
-        )
-    if code != 0:
-        raise SpecError(stderr) if code == 2 else InternalError(stderr)
-    return Plan(stdout)
+        answer = _check(spec, _path_datasets(datasets), params, _baseline(baseline, _Scratch(stack)))
+    described = zip(answer["names"], answer["formats"], answer["paths"])
+    datasets_of = {name: {"format": f, "path": path} for name, f, path in described}
+    return Plan(answer["text"], datasets_of)
 
 
 def explain(
@@ -311,25 +327,28 @@ def explain(
     params: Params = None,
 ) -> str:
     """Every metric and gate of `spec` in words (`evalspec explain`)."""
-    code, stdout, stderr = _invoke(["explain", *_options(params, None, None), "--", _spec_path(spec)])
-    if code != 0:
-        raise SpecError(stderr) if code == 2 else InternalError(stderr)
-    return stdout
+    answer = _check(spec, [], params, None, explain=True)
+    text: str = answer["text"]
+    return text
 
 
-def diff(old: Union[PathLike, Report], new: Union[PathLike, Report]) -> Diff:
+def diff(
+    old: Union[PathLike, Report],
+    new: Union[PathLike, Report],
+    *,
+    significance: Optional[float] = None,
+) -> Diff:
     """Compares two runs as `evalspec diff` does: each a report.json, the folder
     holding it (with items.jsonl for item changes), or a `Report`."""
     with contextlib.ExitStack() as stack:
         scratch = _Scratch(stack)
-        paths = [_run_path(old, scratch, "old"), _run_path(new, scratch, "new")]
-        outputs = []
-        for format in ("json", "md", "text"):
-            code, stdout, stderr = _invoke(["diff", f"--format={format}", "--", *paths])
-            if code != 0:
-                raise DataError(stderr) if code == 2 else InternalError(stderr)
-            outputs.append(stdout)
-    return Diff(json.loads(outputs[0]), outputs[1], outputs[2])
+        answer = _call(
+            _evalspec.diff,
+            _run_path(old, scratch, "old"),
+            _run_path(new, scratch, "new"),
+            significance=_probability(significance, "significance"),
+        )
+    return Diff(json.loads(answer["json"]), answer["markdown"], answer["text"])
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -340,28 +359,48 @@ def _copy(data: Dict[str, Any]) -> Dict[str, Any]:
     return copied
 
 
-def _invoke(argv: List[str]) -> Tuple[int, str, str]:
-    for stream in (sys.stdout, sys.stderr):
-        flush = getattr(stream, "flush", None)
-        if flush is not None:
-            with contextlib.suppress(Exception):
-                flush()
-    code, stdout, stderr, panic = _evalspec.run(["evalspec", *argv])
-    if panic is not None:
-        raise InternalError(
-            f"evalspec panicked: {panic}\n{stderr}" if stderr else f"evalspec panicked: {panic}\n",
-            diagnostics=[],
-        )
-    return code, stdout, stderr
+def _call(function: Any, *args: Any, **kwargs: Any) -> Dict[str, Any]:
+    """Calls a native function; its diagnostics become an exception, or
+    `answer["parsed"]` (the warnings of a call that got through)."""
+    answer: Dict[str, Any] = function(*args, **kwargs)
+    stage = answer["stage"]
+    if stage == "panic":
+        raise InternalError(f"evalspec panicked: {answer['message']}\n", diagnostics=[])
+    parsed = diagnostics_of(answer["diagnostics"], answer["rendered"])
+    if stage == "spec":
+        raise SpecError(answer["message"], diagnostics=parsed)
+    if stage == "data":
+        raise DataError(answer["message"], diagnostics=parsed)
+    answer["parsed"] = parsed
+    return answer
 
 
-def _run_error(
-    spec: PathLike, dataset_args: List[str], options: List[str], stderr: str
-) -> EvalspecError:
-    """A failed run: a `SpecError` when `check` rejects the same spec and arguments,
-    otherwise a `DataError`. Either way the message is what `run` printed."""
-    code, _, _ = _invoke(["check", *dataset_args, *options, "--", _spec_path(spec)])
-    return SpecError(stderr) if code == 2 else DataError(stderr)
+def _check(
+    spec: PathLike,
+    datasets: List[Tuple[str, str]],
+    params: Params,
+    baseline: Optional[str],
+    explain: bool = False,
+    tables: Sequence[str] = (),
+) -> Dict[str, Any]:
+    return _call(
+        _evalspec.check,
+        _spec_path(spec),
+        params=_params(params),
+        datasets=datasets,
+        tables=list(tables),
+        baseline=baseline,
+        confidence=None,
+        explain=explain,
+    )
+
+
+def _dataset_formats(
+    spec: PathLike, paths: List[Tuple[str, str]], memory: Sequence[str], params: Params
+) -> Dict[str, str]:
+    """Each dataset's format, from the compiled spec (which must compile first)."""
+    answer = _check(spec, paths, params, None, tables=memory)
+    return dict(zip(answer["names"], answer["formats"]))
 
 
 class _Scratch:
@@ -385,34 +424,44 @@ def _spec_path(spec: PathLike) -> str:
     return os.fspath(spec)
 
 
-def _path_datasets(datasets: Optional[Mapping[str, PathLike]]) -> List[str]:
-    args = []
+def _path_datasets(datasets: Optional[Mapping[str, PathLike]]) -> List[Tuple[str, str]]:
+    paths = []
     for name, value in (datasets or {}).items():
         if not is_path(value):
             raise TypeError(f"dataset `{name}`: expected a path, found {type(value).__name__}")
-        args.append(f"--dataset={name}={os.fspath(value)}")
-    return args
+        paths.append((name, os.fspath(value)))
+    return paths
 
 
-def _options(
-    params: Params, formats: Optional[Sequence[str]], baseline: Optional[str]
-) -> List[str]:
-    args = [f"--param={name}={_param_text(name, value)}" for name, value in (params or {}).items()]
+def _params(params: Params) -> List[Tuple[str, str]]:
+    return [(str(name), _param_text(name, value)) for name, value in (params or {}).items()]
+
+
+def _formats(formats: Optional[Sequence[str]]) -> List[str]:
     if isinstance(formats, str):
         formats = [formats]
-    args.extend(f"--format={format}" for format in formats or [])
-    if baseline is not None:
-        args.append(f"--baseline={baseline}")
-    return args
+    for format in formats or []:
+        if not isinstance(format, str):
+            raise TypeError(f"formats: expected names of formats, found {type(format).__name__}")
+    return list(formats or [])
+
+
+def _probability(value: Optional[float], what: str) -> Optional[float]:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < 1:
+        raise ValueError(f"{what}: expected a number between 0 and 1 (exclusive), found {value!r}")
+    return float(value)
 
 
 def _param_text(name: str, value: Any) -> str:
     """A param value as `--param NAME=VALUE` reads it for the param's declared type."""
-    if isinstance(value, bool):
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
         return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        value = float(value)
         if not math.isfinite(value):
             raise ValueError(f"param `{name}`: {value} is not a finite number")
         return repr(value)
@@ -426,9 +475,9 @@ def _param_text(name: str, value: Any) -> str:
 
 
 def _positive_int(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise ValueError(f"{what}: expected a positive integer, found {value!r}")
-    return value
+    return int(value)
 
 
 def _baseline(baseline: Union[PathLike, Report, None], scratch: _Scratch) -> Optional[str]:
@@ -449,22 +498,3 @@ def _run_path(run: Union[PathLike, Report], scratch: _Scratch, name: str) -> str
     if is_path(run):
         return os.fspath(run)
     raise TypeError(f"{name}: expected a path or a Report, found {type(run).__name__}")
-
-
-# `  1. gold (jsonl specs/data/gold.jsonl): looked up by key, ...` in `check`'s plan.
-_PLAN_DATASET = re.compile(r"^ +\d+\. (\S+) \((\S+) (.*)\): ")
-
-
-def _plan_datasets(text: str) -> Dict[str, Dict[str, str]]:
-    datasets: Dict[str, Dict[str, str]] = {}
-    lines: Iterator[str] = iter(text.splitlines())
-    for line in lines:
-        if line.startswith("datasets"):
-            break
-    for line in lines:
-        if not line.strip():
-            break
-        match = _PLAN_DATASET.match(line)
-        if match:
-            datasets[match.group(1)] = {"format": match.group(2), "path": match.group(3)}
-    return datasets

@@ -1,7 +1,8 @@
-"""Exceptions, and the located diagnostics the command line prints, read back as data."""
+"""Exceptions, and the engine's located diagnostics as data."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import List, NamedTuple, Optional, Sequence
 
@@ -11,7 +12,7 @@ _LOCATION = re.compile(r"^ *--> (.+?):(\d+)(?::(\d+))?(?: \((.*)\))?$")
 
 
 class Diagnostic(NamedTuple):
-    """One error or warning as the command line printed it."""
+    """One error or warning of the engine (as `--message-format json` writes it)."""
 
     level: str
     """`error` or `warning`."""
@@ -23,6 +24,32 @@ class Diagnostic(NamedTuple):
     """For a spec, the YAML key path of the value (`metrics.precision.expr`)."""
     text: str
     """The whole rendered diagnostic: message, location, snippet with caret, help."""
+    code: str = ""
+    """What kind of error it is, a stable snake_case name (`unknown_name`)."""
+    help: Optional[str] = None
+    """How to fix it, when the engine knows."""
+
+
+def diagnostics_of(lines: str, rendered: Sequence[str]) -> List[Diagnostic]:
+    """The diagnostics the native module gives: one JSON object a line, and each
+    one's rendered text."""
+    diagnostics = []
+    for line, text in zip(lines.splitlines(), rendered):
+        data = json.loads(line)
+        diagnostics.append(
+            Diagnostic(
+                level=data["level"],
+                message=data["message"],
+                file=data.get("file"),
+                line=data.get("line"),
+                column=data.get("column"),
+                key_path=data.get("key_path"),
+                text=text if text.endswith("\n") else text + "\n",
+                code=data.get("code") or "",
+                help=data.get("help"),
+            )
+        )
+    return diagnostics
 
 
 def parse_diagnostics(text: str) -> List[Diagnostic]:

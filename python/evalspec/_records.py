@@ -1,21 +1,26 @@
-"""In-memory datasets: records given in Python are written to the file the spec's
-dataset reads (JSON Lines, or one JSON array for `format: json`), and the engine
-reads that file, exactly as it reads one given with `--dataset NAME=PATH`.
+"""In-memory datasets, handed to the engine as Arrow tables: nothing is copied to a file.
 
 A dataset may be given as
 
 - a path (`str` or `os.PathLike`): read from there, as on the command line;
-- a list (or any iterable) of mappings: one record each;
-- an object with the Arrow C stream interface (`__arrow_c_stream__`: a pandas or
-  polars DataFrame, a pyarrow Table), read through pyarrow when it is installed;
-- an object with `to_dicts()` (polars) or `to_dict("records")` (pandas);
+- an object with the Arrow C stream interface (`__arrow_c_stream__`: a pyarrow
+  Table, a polars DataFrame, a pandas DataFrame with pyarrow installed, ...): its
+  batches go to the engine as they are, through the interface;
+- a list (or any iterable) of mappings: one record each, made a pyarrow Table;
+- an object with `to_dicts()` (polars) or `to_dict("records")` (pandas), when
+  pyarrow is missing;
 - a mapping of run name to any of the above, for a dataset read as several runs
-  (`runs:`): one file per run, named after it.
+  (`runs:`): one JSON Lines file per run, named after it, under `OUT/inputs/`.
 
-Values become JSON: numpy scalars and arrays as numbers and lists, dates and times
-in ISO 8601, NaN (pandas' missing value) and pandas' NA and NaT as null. Anything
-else that JSON cannot hold (an infinite number, bytes, an object) is a TypeError or
-ValueError naming the dataset and the record.
+Values of records become what JSON would hold: numpy scalars and arrays as numbers
+and lists, dates and times in ISO 8601, NaN (pandas' missing value) and pandas' NA
+and NaT as null. Anything else (an infinite number, bytes, an object) is a
+TypeError or ValueError naming the dataset and the record.
+
+Records whose fields mix types (a field that is a bool in one record and a string
+in another) have no Arrow table; they, and records given without pyarrow
+installed, are written as JSON Lines under `OUT/inputs/` and read from there, so
+that the data contract locates each bad value by its line.
 """
 
 from __future__ import annotations
@@ -37,6 +42,62 @@ _FORMATS = {"jsonl": ".jsonl", "json": ".json"}
 
 def is_path(value: object) -> bool:
     return isinstance(value, (str, os.PathLike))
+
+
+def as_table(value: object, name: str, format: Optional[str]) -> Any:
+    """The dataset `name` given in memory, as an object with `__arrow_c_stream__`
+    for the engine; or the records, made JSON-ready, when they have no Arrow table
+    (then written with `write_dataset`); or None for runs (written as files)."""
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ValueError(f"dataset name {name!r} is not a name (letters, digits, _)")
+    format = format or "jsonl"
+    if format.startswith("trec"):
+        raise ValueError(
+            f"dataset `{name}` is read as {format}: records given in memory need a "
+            f"jsonl, json, csv or parquet dataset; pass a path to a {format} file instead"
+        )
+    if isinstance(value, Mapping):
+        return None
+    if hasattr(value, "__arrow_c_stream__") and not _is_pandas(value):
+        return value
+    pyarrow = _pyarrow()
+    if pyarrow is not None and _is_pandas(value):
+        return pyarrow.Table.from_pandas(value, preserve_index=False)
+    records = _plain_records(_records(value, name), name)
+    if pyarrow is None:
+        return records
+    if not records:
+        return pyarrow.table({})
+    try:
+        # A struct array's type has every field of every record (from_pylist
+        # would take the first record's fields only).
+        rows = pyarrow.array(records)
+    except (pyarrow.ArrowInvalid, pyarrow.ArrowTypeError, pyarrow.ArrowNotImplementedError):
+        return records
+    return pyarrow.Table.from_batches([pyarrow.RecordBatch.from_struct_array(rows)])
+
+
+def _pyarrow() -> Any:
+    try:
+        return importlib.import_module("pyarrow")
+    except ImportError:
+        return None
+
+
+def _is_pandas(value: object) -> bool:
+    return type(value).__module__.startswith("pandas") and hasattr(value, "to_dict")
+
+
+def _plain_records(records: Iterable[Any], name: str) -> List[Any]:
+    plain = []
+    for number, record in enumerate(records, start=1):
+        if not isinstance(record, Mapping):
+            raise TypeError(
+                f"dataset `{name}`: record {number} is {type(record).__name__}, "
+                "not a mapping of field names to values"
+            )
+        plain.append(_plain(record, lambda: f"dataset `{name}`: record {number}", ""))
+    return plain
 
 
 def write_dataset(value: object, name: str, format: Optional[str], directory: Path) -> Path:
@@ -96,7 +157,9 @@ def _records(value: object, name: str) -> Iterable[Any]:
             f"dataset `{name}`: expected records (a list of dicts, a DataFrame), "
             f"found {type(value).__name__}"
         )
-    if hasattr(value, "__arrow_c_stream__"):
+    if isinstance(value, list):
+        return value
+    if hasattr(value, "__arrow_c_stream__") and not _is_pandas(value):
         rows = _arrow_rows(value)
         if rows is not None:
             return rows

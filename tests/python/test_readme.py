@@ -48,7 +48,7 @@ def test_the_python_example_runs(tmp_path: Path):
     assert "tests/fixtures/broken/err_unknown_name_suggests.yaml 9 29" in lines
     assert "error: unknown name `shiped`" in lines
     assert (tmp_path / "eval-out/junit.xml").is_file()
-    assert (tmp_path / "changed-out/inputs/trace.jsonl").is_file()
+    assert not (tmp_path / "changed-out/inputs").exists()  # records are not copied
 
 
 def test_the_example_workflow_uses_the_action_s_inputs():

@@ -1,5 +1,6 @@
 """Records in memory are scored exactly as the same records in files: lists of
-dicts, pandas and polars DataFrames, runs, and `format: json` datasets."""
+dicts, pyarrow Tables, pandas and polars DataFrames, runs, and `format: json`
+datasets. They reach the engine as Arrow tables: no file is written for them."""
 
 from __future__ import annotations
 
@@ -35,11 +36,76 @@ def test_lists_of_dicts_equal_files(tmp_path: Path):
     report = evalspec.run(PRECISION, datasets={"gold": gold, "trace": trace}, out=tmp_path / "mem", formats=["items"])
     assert strip_dataset_files(report.to_dict()) == by_file(PRECISION, tmp_path)
     assert (tmp_path / "mem/items.jsonl").read_bytes() == (tmp_path / "from-files/items.jsonl").read_bytes()
-    # The records are kept beside the report, which names them.
+    # The records went to the engine as a table, named by the dataset: no copy.
     datasets = report.to_dict()["datasets"]
-    assert datasets["gold"]["path"] == str(tmp_path / "mem/inputs/gold.jsonl")
-    assert records(tmp_path / "mem/inputs/gold.jsonl") == gold
+    assert datasets["gold"]["path"] == "<gold>"
     assert datasets["gold"]["records"] == len(gold)
+    assert not (tmp_path / "mem/inputs").exists()
+
+
+def test_a_pyarrow_table_equals_files(tmp_path: Path):
+    import pyarrow as pa
+
+    gold = pa.Table.from_pylist(records(PRECISION_DATA / "gold.jsonl"))
+    trace = pa.array(records(PRECISION_DATA / "trace.jsonl"))
+    trace = pa.Table.from_batches([pa.RecordBatch.from_struct_array(trace)])
+    report = evalspec.run(PRECISION, datasets={"gold": gold, "trace": trace}, out=tmp_path / "mem", formats=["items"])
+    assert strip_dataset_files(report.to_dict()) == by_file(PRECISION, tmp_path)
+    assert (tmp_path / "mem/items.jsonl").read_bytes() == (tmp_path / "from-files/items.jsonl").read_bytes()
+    # The table was taken through its stream, not consumed: it scores again.
+    again = evalspec.run(PRECISION, datasets={"gold": gold, "trace": trace})
+    assert again.to_dict()["metrics"] == report.to_dict()["metrics"]
+
+
+def test_no_file_is_written_anywhere(tmp_path: Path, monkeypatch):
+    """DataFrames go in without a copy: a read-only TMPDIR does not stop a run, and
+    `out` holds the reports only."""
+    read_only = tmp_path / "tmp"
+    read_only.mkdir()
+    read_only.chmod(0o555)
+    monkeypatch.setenv("TMPDIR", str(read_only))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    gold = pd.DataFrame(records(PRECISION_DATA / "gold.jsonl"))
+    trace = pl.DataFrame(records(PRECISION_DATA / "trace.jsonl"))
+    try:
+        report = evalspec.run(PRECISION, datasets={"gold": gold, "trace": trace}, out=tmp_path / "out")
+        in_memory_only = evalspec.run(PRECISION, datasets={"gold": gold, "trace": trace})
+    finally:
+        read_only.chmod(0o755)
+    assert report.to_dict()["metrics"] == in_memory_only.to_dict()["metrics"]
+    assert in_memory_only.out is None
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "item-values.jsonl", "report.json", "report.md"
+    ]
+    assert list(read_only.iterdir()) == []
+
+
+def test_two_threads_evaluate_at_once(tmp_path: Path):
+    import threading
+
+    trace = pl.DataFrame(records(PRECISION_DATA / "trace.jsonl"))
+    expected = {
+        "precision": by_file(PRECISION, tmp_path)["metrics"],
+        "quality": evalspec.run(REPO / "specs/rag-quality-report.yaml").to_dict()["metrics"],
+    }
+    results: dict = {}
+    started = threading.Barrier(2)
+
+    def work(name: str, call) -> None:
+        started.wait()
+        results[name] = [call().to_dict()["metrics"] for _ in range(5)]
+
+    threads = [
+        threading.Thread(target=work, args=("precision", lambda: evalspec.run(PRECISION, datasets={"trace": trace}))),
+        threading.Thread(target=work, args=("quality", lambda: evalspec.run(REPO / "specs/rag-quality-report.yaml"))),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == {name: [metrics] * 5 for name, metrics in expected.items()}
 
 
 def test_paths_and_records_mix(tmp_path: Path):
@@ -91,7 +157,6 @@ def test_a_json_array_dataset_in_memory(tmp_path: Path):
     report = evalspec.run(spec, datasets={"qaset": qaset, "trace": records(data / "trace.jsonl")}, out=tmp_path / "mem", formats=["items"])
     assert strip_dataset_files(report.to_dict()) == by_file(spec, tmp_path)
     assert report.to_dict()["datasets"]["qaset"]["format"] == "json"
-    assert (tmp_path / "mem/inputs/qaset.json").read_text().startswith("[\n{")
     assert (tmp_path / "mem/report.md").read_bytes() == (tmp_path / "from-files/report.md").read_bytes()
 
 
@@ -108,7 +173,7 @@ def test_runs_in_memory(tmp_path: Path):
     assert list(again.to_dict()["datasets"]["trace"]["runs"]) == ["seed-1", "seed-2"]
 
 
-def test_records_are_written_as_json(tmp_path: Path):
+def test_values_are_read_as_json_would_hold_them(tmp_path: Path):
     import numpy as np
 
     gold = records(PRECISION_DATA / "gold.jsonl")
@@ -123,9 +188,10 @@ def test_records_are_written_as_json(tmp_path: Path):
         "missing": float("nan"),
         "na": pd.NA,
     }
-    evalspec.run(PRECISION, datasets={"gold": gold}, out=tmp_path / "out")
-    written = json.loads((tmp_path / "out/inputs/gold.jsonl").read_text().splitlines()[0])
-    assert written["extra"] == {
+    from evalspec._records import as_table
+
+    table = as_table(gold, "gold", "jsonl")
+    assert table.to_pylist()[0]["extra"] == {  # type: ignore[union-attr]
         "when": "2024-05-01",
         "at": "2024-05-01T12:30:00",
         "count": 3,
