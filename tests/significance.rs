@@ -329,6 +329,42 @@ fn diff_marks_changes_and_counts_only_significant_regressions() {
     let paired = &json["metrics"][0]["change"];
     assert_eq!(paired["test"], "mcnemar");
     assert_eq!(paired["items"], 200);
+    // One story: the JSON's p is the text's one-sided p, with the one-sided
+    // bound of that test, and names what failed the build.
+    assert_eq!(paired["alternative"], "decrease");
+    assert!(paired["low"].is_null() && paired["high"].as_f64().unwrap() < 0.0);
+    let json: Value = serde_json::from_str(
+        &diff(
+            "small",
+            "noise",
+            &["--format", "json", "--significance", "0.05"],
+        )
+        .stdout,
+    )
+    .unwrap();
+    let paired = &json["metrics"][0]["change"];
+    assert!(
+        (paired["p_value"].as_f64().unwrap() - 0.125).abs() < 1e-12,
+        "{paired}"
+    );
+    assert!(
+        (paired["p_adjusted"].as_f64().unwrap() - 0.25).abs() < 1e-12,
+        "{paired}"
+    );
+    assert_eq!(json["failed_by"], serde_json::json!([]));
+    let json: Value = serde_json::from_str(
+        &diff(
+            "base",
+            "real",
+            &["--format", "json", "--significance", "0.05"],
+        )
+        .stdout,
+    )
+    .unwrap();
+    let failed = &json["failed_by"];
+    assert_eq!(failed.as_array().unwrap().len(), 1, "{failed}");
+    assert_eq!(failed[0]["metric"], "precision");
+    assert!(failed[0]["p_adjusted"].as_f64().unwrap() < 0.05);
 }
 
 #[test]

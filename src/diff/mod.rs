@@ -110,17 +110,25 @@ pub struct MetricChange {
 impl MetricChange {
     /// The one-sided p-value in the direction the metric moved on the shared items.
     pub fn p_one_sided(&self) -> Option<f64> {
-        self.paired.as_ref().map(|t| t.p_down.min(t.p_up))
+        self.paired.as_ref().map(ChangeTest::p_moved)
     }
 
-    /// Significant at `alpha` (one-sided, in the direction it moved); `None`
-    /// without a paired test.
+    /// A drop is the bad direction (`None`: the metric has no `better`).
+    fn bad_is_down(&self) -> Option<bool> {
+        self.better.map(|b| b == Better::Higher)
+    }
+
+    /// Significant at `alpha`, in the direction it moved: by Holm's adjusted
+    /// p-value when the change went the bad way (the test is one of those that
+    /// can fail the build), else by its own; `None` without a paired test.
     pub fn significant(&self, alpha: f64) -> Option<bool> {
-        self.p_one_sided().map(|p| p < alpha)
+        let test = self.paired.as_ref()?;
+        Some(test.p_adjusted().unwrap_or_else(|| test.p_moved()) < alpha)
     }
 
     /// A regression that counts at `significance`: regressed, and (with a level
-    /// and a paired test) significant in its bad direction. A regression without
+    /// and a paired test) significant in its bad direction after Holm's
+    /// adjustment over every test that can fail the build. A regression without
     /// a paired test counts as without `--significance`.
     pub fn counts_as_regression(&self, significance: Option<f64>) -> bool {
         if self.direction != Direction::Regressed {
@@ -129,12 +137,41 @@ impl MetricChange {
         let (Some(alpha), Some(test)) = (significance, &self.paired) else {
             return true;
         };
-        let p = match self.better {
-            Some(Better::Lower) => test.p_up,
-            _ => test.p_down,
-        };
-        p < alpha
+        let down = self.bad_is_down().unwrap_or(true);
+        test.p_adjusted_toward(down)
+            .unwrap_or_else(|| test.p_toward(down))
+            < alpha
     }
+
+    /// The parts of the name: metric, slice and value (`METRIC[SLICE=VALUE]`),
+    /// and run (`@RUN`).
+    pub fn parts(&self) -> (&str, Option<(&str, &str)>, Option<&str>) {
+        let (rest, run) = match self.name.rsplit_once('@') {
+            Some((rest, run)) if !run.contains(']') => (rest, Some(run)),
+            _ => (self.name.as_str(), None),
+        };
+        let (metric, slice) = match rest.split_once('[') {
+            Some((metric, inner)) => {
+                let inner = inner.strip_suffix(']').unwrap_or(inner);
+                (metric, inner.split_once('='))
+            }
+            None => (rest, None),
+        };
+        (metric, slice, run)
+    }
+}
+
+/// Holm's step-down over the tests that can fail the build: every metric with a
+/// `better` and a paired test, in its bad direction (see `stats::family`). Each
+/// such test keeps its adjusted p-value.
+fn adjust(metrics: &mut [MetricChange]) {
+    let family = (metrics.iter_mut())
+        .filter_map(|m| {
+            let down = m.bad_is_down()?;
+            Some((m.paired.as_mut()?, down))
+        })
+        .collect();
+    crate::stats::family::adjust(family);
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -201,6 +238,16 @@ impl Comparison {
                 .any(|m| m.counts_as_regression(self.significance))
     }
 
+    /// The metrics whose regression counts (in order), then the gates that went
+    /// from pass to fail: what made `regressed` true.
+    pub fn failed_by(&self) -> (Vec<&MetricChange>, Vec<&GateChange>) {
+        let metrics = (self.metrics.iter())
+            .filter(|m| m.counts_as_regression(self.significance))
+            .collect();
+        let gates = self.gates.iter().filter(|g| g.regressed()).collect();
+        (metrics, gates)
+    }
+
     pub fn unchanged(&self) -> bool {
         !self.spec.changed()
             && self.params.is_empty()
@@ -261,7 +308,7 @@ pub fn compare(old: &Side, new: &Side, significance: Option<f64>) -> Comparison 
     // Per-slice values compare as metrics named `METRIC[SLICE=VALUE]`.
     let (a_metrics, b_metrics) = (with_slices(a), with_slices(b));
     let mut tests = paired::Paired::new(old.prior.values.as_ref(), new.prior.values.as_ref());
-    let metrics = union(&a_metrics, &b_metrics)
+    let mut metrics: Vec<MetricChange> = union(&a_metrics, &b_metrics)
         .into_iter()
         .map(|name| metric_change(a, b, (&a_metrics, &b_metrics), name))
         .map(|mut m| {
@@ -269,6 +316,7 @@ pub fn compare(old: &Side, new: &Side, significance: Option<f64>) -> Comparison 
             m
         })
         .collect();
+    adjust(&mut metrics);
     let gates = gate_changes(a, b);
     let no_labels = NameMap::new();
     let (a_labels, b_labels) = (

@@ -4,12 +4,10 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value as Json};
 
-use crate::base::value::format_number;
 use crate::diff::item_lists;
 use crate::diff::page::{Page, MARKDOWN_LIMIT};
 use crate::diff::{Comparison, Direction, MetricChange, DEFAULT_SIGNIFICANCE};
 use crate::report_model::GateStatus;
-use crate::stats::inference::{fixed, p_text};
 
 fn show(value: &Json) -> String {
     match value {
@@ -48,26 +46,19 @@ fn verdict(change: &MetricChange) -> String {
     }
 }
 
-/// `, significant (p = 0.004, McNemar, 212 items)` or `, within noise (…)`, for a
-/// change with a paired test.
+/// `, significant (95% bound ≤ −0.010, one-sided p = 0.004, Holm p = 0.020,
+/// McNemar, 212 items)` or `, within noise (…)`, for a change with a paired test.
 fn noise_mark(c: &Comparison, change: &MetricChange) -> String {
     let alpha = c.significance.unwrap_or(DEFAULT_SIGNIFICANCE);
-    match (
-        &change.paired,
-        change.significant(alpha),
-        change.p_one_sided(),
-    ) {
-        (Some(test), Some(significant), Some(p)) => format!(
-            ", {} ({}% CI {} … {}, p {}, {}, {} items)",
+    match (&change.paired, change.significant(alpha)) {
+        (Some(test), Some(significant)) => format!(
+            ", {} ({}, {}, {} items)",
             if significant {
                 "significant"
             } else {
                 "within noise"
             },
-            format_number(test.level * 100.0),
-            fixed(test.low),
-            fixed(test.high),
-            p_text(p),
+            test.one_sided_text(),
             test.test_name(),
             test.items
         ),
@@ -384,6 +375,20 @@ pub fn json(c: &Comparison) -> String {
         .map(|l| json!({"label": l.label, "old": l.old, "new": l.new}))
         .collect();
     let items = c.items.as_ref().map(item_lists::json);
+    let (failed_metrics, failed_gates) = c.failed_by();
+    let failed_by: Vec<Json> = (failed_metrics.iter())
+        .map(|m| {
+            let (metric, slice, run) = m.parts();
+            json!({
+                "metric": metric,
+                "slice": slice.map(|(s, _)| s),
+                "value": slice.map(|(_, v)| v),
+                "run": run,
+                "p_adjusted": m.paired.as_ref().and_then(|t| t.p_adjusted()),
+            })
+        })
+        .chain(failed_gates.iter().map(|g| json!({"gate": g.name})))
+        .collect();
     let id =
         |s: &crate::diff::SpecId| json!({"name": s.name, "version": s.version, "sha256": s.sha256});
     let value = json!({
@@ -398,6 +403,8 @@ pub fn json(c: &Comparison) -> String {
         },
         "unchanged": c.unchanged(),
         "regressed": c.regressed(),
+        "failed_by": failed_by,
+        "significance": c.significance,
         "params": params,
         "metrics": metrics,
         "gates": gates,

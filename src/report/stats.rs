@@ -48,11 +48,15 @@ pub fn interval_info(interval: &Interval) -> IntervalInfo {
 }
 
 pub fn change_info(change: &ChangeTest) -> ChangeInfo {
+    let down = change.moved_down();
     ChangeInfo {
         delta: change.delta,
-        low: change.low,
-        high: change.high,
-        p_value: change.p_value,
+        low: (!down).then_some(change.at_least),
+        high: down.then_some(change.at_most),
+        level: Some(change.level),
+        alternative: Some(if down { "decrease" } else { "increase" }.to_string()),
+        p_value: change.p_moved(),
+        p_adjusted: change.p_adjusted(),
         test: change.test.to_string(),
         items: change.items as u64,
         excluded: (change.only_new + change.only_old + change.keyless) as u64,

@@ -290,10 +290,23 @@ pub struct IntervalInfo {
 #[serde(expecting = "an object")]
 pub struct ChangeInfo {
     pub delta: f64,
-    pub low: f64,
-    pub high: f64,
-    /// Two-sided.
+    /// The one-sided interval of the test shown (`alternative`), at `level`:
+    /// after a decrease the change is at most `high` (`low` null), after an
+    /// increase at least `low` (`high` null). Older reports have both ends of a
+    /// two-sided interval.
+    pub low: Option<f64>,
+    pub high: Option<f64>,
+    #[serde(default)]
+    pub level: Option<f64>,
+    /// `decrease` or `increase`: the direction the change moved, which the
+    /// one-sided `p_value` tests (older reports: none, and a two-sided p).
+    #[serde(default)]
+    pub alternative: Option<String>,
     pub p_value: f64,
+    /// Holm's adjusted p-value, when the test is one of those that can fail
+    /// the build and the change went the bad way: the one compared with the level.
+    #[serde(default)]
+    pub p_adjusted: Option<f64>,
     /// `mcnemar`, `paired_bootstrap` or `paired_normal`.
     pub test: String,
     /// Items (keys) both runs share.

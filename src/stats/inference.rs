@@ -20,7 +20,7 @@ use std::collections::HashMap;
 
 use foldhash::fast::FixedState;
 
-use crate::base::stats::binomial::{binom_test_greater, mcnemar};
+use crate::base::stats::binomial::{binom_test_greater, clopper_pearson_lower, mcnemar};
 use crate::base::stats::bootstrap::{self, RatioOfSums};
 use crate::base::stats::normal::normal_quantile;
 use crate::base::stats::wilson::wilson;
@@ -64,6 +64,14 @@ pub struct ChangeTest {
     /// One-sided: that the metric went down, and up.
     pub p_down: f64,
     pub p_up: f64,
+    /// One-sided bounds at `level`, each the interval of one one-sided test:
+    /// the change is at most `at_most` (a test of a drop) and at least
+    /// `at_least` (a test of a rise).
+    pub at_most: f64,
+    pub at_least: f64,
+    /// Holm's adjusted p-value of a one-sided test (`true`: of a drop) that is
+    /// one of a decision's family (see `stats::family`), and the family's size.
+    pub holm: Option<(bool, f64, usize)>,
     /// `mcnemar`, `paired_bootstrap` or `paired_normal`.
     pub test: &'static str,
     pub level: f64,
@@ -85,6 +93,9 @@ impl ChangeTest {
             p_value: found.p_value,
             p_down: found.p_decrease,
             p_up: found.p_increase,
+            at_most: found.at_most,
+            at_least: found.at_least,
+            holm: None,
             test: match found.method {
                 bootstrap::Method::Bootstrap => "paired_bootstrap",
                 bootstrap::Method::GroupedBootstrap => "paired_grouped_bootstrap",
@@ -96,6 +107,71 @@ impl ChangeTest {
             only_old: 0,
             keyless: 0,
         }
+    }
+
+    /// The side the change moved to (a drop when it did not move at all):
+    /// the one-sided test every output reports.
+    pub fn moved_down(&self) -> bool {
+        self.delta < 0.0 || (self.delta == 0.0 && self.p_down <= self.p_up)
+    }
+
+    /// The one-sided p-value in the direction the change moved (see `moved_down`).
+    pub fn p_moved(&self) -> f64 {
+        if self.moved_down() {
+            self.p_down
+        } else {
+            self.p_up
+        }
+    }
+
+    /// The one-sided p-value of a drop (`down`) or of a rise.
+    pub fn p_toward(&self, down: bool) -> f64 {
+        if down {
+            self.p_down
+        } else {
+            self.p_up
+        }
+    }
+
+    /// Holm's adjusted p-value of the test of a drop (`down`) or a rise, when
+    /// that test is in a family.
+    pub fn p_adjusted_toward(&self, down: bool) -> Option<f64> {
+        self.holm.filter(|(d, _, _)| *d == down).map(|(_, p, _)| p)
+    }
+
+    /// Holm's adjusted p-value of the test every output shows (`p_moved`),
+    /// when that test is in a family.
+    pub fn p_adjusted(&self) -> Option<f64> {
+        self.p_adjusted_toward(self.moved_down())
+    }
+
+    /// The one-sided bound matching `p_moved`: the change is at most
+    /// `at_most` after a drop, at least `at_least` after a rise.
+    pub fn bound_moved(&self) -> f64 {
+        if self.moved_down() {
+            self.at_most
+        } else {
+            self.at_least
+        }
+    }
+
+    /// The one-sided test every output shows, as text:
+    /// `95% bound ≤ −0.010, one-sided p = 0.004` (with `, Holm p = 0.020 of 5
+    /// tests` when adjusted).
+    pub fn one_sided_text(&self) -> String {
+        let level = crate::base::value::format_number(self.level * 100.0);
+        let sign = if self.moved_down() { "≤" } else { "≥" };
+        let mut text = format!(
+            "{level}% bound {sign} {}, one-sided p {}",
+            fixed(self.bound_moved()),
+            p_text(self.p_moved())
+        );
+        // Of one test alone, the adjusted p is the p.
+        let family = self.holm.filter(|h| h.0 == self.moved_down() && h.2 > 1);
+        if let Some((_, adjusted, tests)) = family {
+            text.push_str(&format!(", Holm p {} of {tests} tests", p_text(adjusted)));
+        }
+        text
     }
 
     /// The test's name in reasons: `McNemar`, `paired bootstrap`, ….
@@ -321,8 +397,9 @@ pub fn change(
 }
 
 /// McNemar's exact test on the shared items where the filter holds: b went
-/// from hit to miss, c from miss to hit; the interval is the Wald interval of
-/// the paired difference, (c − b)/n ± z·√(b + c − (c − b)²/n)/n, clipped to [−1, 1].
+/// from hit to miss, c from miss to hit; the two-sided interval is the Wald
+/// interval of the paired difference, (c − b)/n ± z·√(b + c − (c − b)²/n)/n,
+/// clipped to [−1, 1]; the one-sided bounds invert the exact one-sided tests.
 fn mcnemar_change(pairs: &[(Unit, Unit)], level: f64) -> Option<ChangeTest> {
     let counted = pairs.iter().filter(|(n, _)| n.den == 1.0);
     let (mut b, mut c, mut n) = (0u64, 0u64, 0u64);
@@ -342,6 +419,13 @@ fn mcnemar_change(pairs: &[(Unit, Unit)], level: f64) -> Option<ChangeTest> {
     let spread = (b + c) as f64 - (c as f64 - b as f64).powi(2) / nf;
     let z = -normal_quantile((1.0 - level) / 2.0);
     let half = z * spread.max(0.0).sqrt() / nf;
+    // The one-sided bounds invert the exact tests: of the discordant items, the
+    // share that went from hit to miss is at least Clopper–Pearson's bound, so
+    // the change is at most (b + c)/n·(1 − 2·bound); they exclude 0 exactly
+    // when the one-sided test rejects at 1 − level.
+    let discordant = (b + c) as f64 / nf;
+    let at_most = discordant * (1.0 - 2.0 * clopper_pearson_lower(b, b + c, level));
+    let at_least = discordant * (2.0 * clopper_pearson_lower(c, b + c, level) - 1.0);
     Some(ChangeTest {
         delta,
         low: (delta - half).max(-1.0),
@@ -349,6 +433,9 @@ fn mcnemar_change(pairs: &[(Unit, Unit)], level: f64) -> Option<ChangeTest> {
         p_value: mcnemar(b, c),
         p_down: binom_test_greater(b, b + c),
         p_up: binom_test_greater(c, b + c),
+        at_most: at_most.max(delta),
+        at_least: at_least.min(delta),
+        holm: None,
         test: "mcnemar",
         level,
         items: 0,

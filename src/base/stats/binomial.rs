@@ -76,6 +76,95 @@ pub fn mcnemar(b: u64, c: u64) -> f64 {
     binom_test_two_sided(b, b.saturating_add(c))
 }
 
+/// P(X = k) for X ~ Binomial(n, p), Loader's form with the deviances taken
+/// from np and nq.
+pub fn pmf_at(k: u64, n: u64, p: f64) -> f64 {
+    if k > n {
+        return 0.0;
+    }
+    let q = 1.0 - p;
+    if k == 0 {
+        return q.powf(n as f64);
+    }
+    if k == n {
+        return p.powf(n as f64);
+    }
+    if p <= 0.0 || q <= 0.0 {
+        return 0.0;
+    }
+    let (nf, kf, rest) = (n as f64, k as f64, (n - k) as f64);
+    let exponent = stirling_error(n)
+        - stirling_error(k)
+        - stirling_error(n - k)
+        - deviance(kf, nf * p)
+        - deviance(rest, nf * q);
+    exponent.exp() * (nf / (2.0 * std::f64::consts::PI * kf * rest)).sqrt()
+}
+
+/// P(X ≥ k) for X ~ Binomial(n, p): the tail on the far side of the mean is
+/// summed from k outwards until a term no longer changes it.
+pub fn upper_tail_at(k: u64, n: u64, p: f64) -> f64 {
+    if k == 0 {
+        return 1.0;
+    }
+    if k > n {
+        return 0.0;
+    }
+    let odds = p / (1.0 - p);
+    let sum_from = |start: u64, up: bool| {
+        let (mut term, mut sum, mut j) = (pmf_at(start, n, p), 0.0, start);
+        loop {
+            let next = sum + term;
+            if next == sum && term < 1e-300_f64.max(sum * 1e-17) {
+                break;
+            }
+            sum = next;
+            if up {
+                if j == n {
+                    break;
+                }
+                // pmf(j+1)/pmf(j) = (n−j)/(j+1)·p/q
+                term *= (n - j) as f64 / (j + 1) as f64 * odds;
+                j += 1;
+            } else {
+                if j == 0 {
+                    break;
+                }
+                // pmf(j−1)/pmf(j) = j/(n−j+1)·q/p
+                term *= j as f64 / (n - j + 1) as f64 / odds;
+                j -= 1;
+            }
+        }
+        sum
+    };
+    if k as f64 > n as f64 * p {
+        sum_from(k, true).min(1.0)
+    } else {
+        (1.0 - sum_from(k - 1, false)).max(0.0)
+    }
+}
+
+/// Clopper–Pearson's one-sided lower bound at `level` on the success rate
+/// of k successes in n trials: the p with P(X ≥ k | p) = 1 − level (0 for
+/// k = 0). It is above 1/2 exactly when `binom_test_greater(k, n)` < 1 − level,
+/// so the bound and the exact test always agree.
+pub fn clopper_pearson_lower(k: u64, n: u64, level: f64) -> f64 {
+    if k == 0 || n == 0 {
+        return 0.0;
+    }
+    let alpha = 1.0 - level;
+    let (mut low, mut high) = (0.0_f64, 1.0_f64);
+    for _ in 0..100 {
+        let mid = 0.5 * (low + high);
+        if upper_tail_at(k, n, mid) < alpha {
+            low = mid;
+        } else {
+            high = mid;
+        }
+    }
+    low
+}
+
 /// P(X ≤ k) for k ≤ n/2: pmf(k) times Σ_{j ≤ k} pmf(j)/pmf(k).
 fn lower_tail(k: u64, n: u64) -> f64 {
     let mut term = 1.0;

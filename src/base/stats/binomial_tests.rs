@@ -92,3 +92,34 @@ proptest! {
         prop_assert!(binom_test_two_sided(k, n) >= one * (1.0 - 1e-12));
     }
 }
+
+#[test]
+fn the_general_pmf_and_tail_at_one_half_are_the_symmetric_ones() {
+    for n in [1u64, 2, 7, 20, 101, 1000, 40_000] {
+        for k in [0, 1, n / 3, n / 2, n - 1, n] {
+            let (a, b) = (pmf_at(k, n, 0.5), pmf(k, n));
+            assert!(
+                (a - b).abs() <= 1e-12 * b.max(1e-300),
+                "pmf {k}/{n}: {a} {b}"
+            );
+            let (a, b) = (upper_tail_at(k, n, 0.5), binom_test_greater(k, n));
+            assert!((a - b).abs() <= 1e-10, "tail {k}/{n}: {a} {b}");
+        }
+    }
+}
+
+/// The one-sided Clopper–Pearson bound is above 1/2 exactly when the exact
+/// one-sided test rejects, and at the bound the tail is 1 − level
+/// (scipy: `beta.ppf(0.05, 7, 4)` = 0.3933758).
+#[test]
+fn clopper_pearson_inverts_the_exact_test() {
+    assert!((clopper_pearson_lower(7, 10, 0.95) - 0.393_375_8).abs() < 1e-6);
+    for n in [1u64, 5, 13, 40, 300, 5000] {
+        for k in 0..=n.min(400) {
+            let k = if n > 400 { n / 2 - 200 + k } else { k };
+            let bound = clopper_pearson_lower(k, n, 0.95);
+            let rejects = binom_test_greater(k, n) < 0.05;
+            assert_eq!(bound > 0.5, rejects, "{k} of {n}: bound {bound}");
+        }
+    }
+}

@@ -177,6 +177,11 @@ pub struct PairedResult {
     pub p_value: f64,
     pub p_decrease: f64,
     pub p_increase: f64,
+    /// One-sided bounds at `level`, the intervals of the one-sided tests: the
+    /// change is at most `at_most` (what a test of a decrease reads) and at
+    /// least `at_least` (a test of an increase).
+    pub at_most: f64,
+    pub at_least: f64,
     pub method: Method,
 }
 
@@ -349,6 +354,9 @@ pub fn paired_result(
     let p_increase = share(changes.iter().filter(|&&d| d <= 0.0).count());
     let p_value = (2.0 * p_decrease.min(p_increase)).min(1.0);
     let (low, high) = percentile_interval(&mut changes, level, delta)?;
+    // `changes` is sorted now.
+    let at_most = quantile(&changes, level).max(delta);
+    let at_least = quantile(&changes, 1.0 - level).min(delta);
     Some(PairedResult {
         delta,
         low,
@@ -356,6 +364,8 @@ pub fn paired_result(
         p_value,
         p_decrease,
         p_increase,
+        at_most,
+        at_least,
         method,
     })
 }
@@ -387,6 +397,7 @@ pub fn paired_normal(new: &RatioOfSums, old: &RatioOfSums, level: f64) -> Option
         }
     };
     let (p_decrease, p_increase) = (one_sided(-delta), one_sided(delta));
+    let one_side = -normal_quantile(1.0 - level) * se;
     Some(PairedResult {
         delta,
         low: delta - half,
@@ -394,6 +405,8 @@ pub fn paired_normal(new: &RatioOfSums, old: &RatioOfSums, level: f64) -> Option
         p_value: (2.0 * p_decrease.min(p_increase)).min(1.0),
         p_decrease,
         p_increase,
+        at_most: delta + one_side,
+        at_least: delta - one_side,
         method: Method::Normal,
     })
 }

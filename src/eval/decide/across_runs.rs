@@ -11,7 +11,7 @@ use crate::base::sha256::Sha256;
 use crate::base::value::{Key, Value};
 use crate::eval::decide::gates::{evaluate_gate, GateOutcome};
 use crate::eval::decide::run_stats::{across_stats, run_stats, slice_intervals};
-use crate::eval::decide::significance::Tests;
+use crate::eval::decide::significance::{adjust, family_members, Tests};
 use crate::eval::decide::slice_gates::SliceRun;
 use crate::eval::error::EvalError;
 use crate::eval::join::{data_warnings, Pass};
@@ -141,16 +141,25 @@ pub(in crate::eval) fn combine(
     let (mut lines, mut offenders, mut warnings) = (ItemLines::default(), Vec::new(), Vec::new());
     let mut single = None;
     let mut item_values = Vec::with_capacity(names.len());
-    for (((((mut pass, files), name), metrics), aggregates), slices) in passes
+    // Every run's paired tests first: the tests that can fail the build are
+    // one family over all runs (`significance::adjust`).
+    let mut all_stats: Vec<_> = (passes.iter_mut().zip(&names).zip(&run_metrics))
+        .map(|(((pass, _), name), metrics)| {
+            pass.run.values.run = name.clone();
+            run_stats(plan, &pass.run.values, metrics, threads)
+        })
+        .collect();
+    adjust(&family_members(plan), &mut all_stats);
+    for ((((((pass, files), name), metrics), aggregates), slices), stats) in passes
         .into_iter()
         .zip(&names)
         .zip(run_metrics)
         .zip(&run_aggregates)
         .zip(run_slices)
+        .zip(all_stats)
     {
+        let mut pass = pass;
         let baseline = baseline_values(plan, name.as_deref());
-        pass.run.values.run = name.clone();
-        let stats = run_stats(plan, &pass.run.values, &metrics, threads);
         let mut slices = slices;
         slice_intervals(plan, &pass.run.values, &mut slices);
         let slice_run = SliceRun {

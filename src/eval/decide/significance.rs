@@ -1,14 +1,57 @@
 //! `significance:` on a shaped gate: a drop beyond `max_drop` or
 //! `max_drop_relative` fails only when the paired test against the baseline
 //! finds it significant, one-sided in the metric's bad direction, at the gate's
-//! level (p < significance). `min_gain` bounds are held as without it. Without a
+//! level, after Holm's adjustment over every test of the run that can fail the
+//! build (`adjust`: adjusted p < significance). `min_gain` bounds are held as without it. Without a
 //! paired test (the baseline kept no item values, or the metric is not computed
 //! from items) the bound applies as it would without `significance`, and the
 //! reason says so.
 
-use crate::plan::ShapePlan;
-use crate::spec::Better;
-use crate::stats::inference::{fixed, p_text, ChangeTest};
+use crate::eval::decide::run_stats::RunStats;
+use crate::plan::{GateRule, Plan, Severity, ShapePlan};
+use crate::spec::{Better, Change};
+use crate::stats::inference::{fixed, ChangeTest};
+
+/// The one-sided tests a gate with `significance` can fail the build on: a
+/// fail-severity shaped gate with a drop bound, per metric and bad direction
+/// (`true`: a drop), in plan order and without repeats.
+pub fn family_members(plan: &Plan) -> Vec<(usize, bool)> {
+    let mut members: Vec<(usize, bool)> = Vec::new();
+    for gate in &plan.gates {
+        let GateRule::Shape(shape) = &gate.rule else {
+            continue;
+        };
+        let drops = (shape.changes.iter())
+            .any(|(c, _)| matches!(c, Change::MaxDrop | Change::MaxDropRelative));
+        if gate.severity != Severity::Fail || shape.significance.is_none() || !drops {
+            continue;
+        }
+        let member = (shape.metric.index(), shape.better == Better::Higher);
+        if !members.contains(&member) {
+            members.push(member);
+        }
+    }
+    members
+}
+
+/// Holm's step-down over the tests that can fail the build: `members` over
+/// each run's changes per metric. A member without a test is left out (its
+/// bound applies as without `significance`).
+pub fn adjust(members: &[(usize, bool)], runs: &mut [RunStats]) {
+    let mut family = Vec::new();
+    for run in runs.iter_mut() {
+        for (m, change) in run.changes.iter_mut().enumerate() {
+            let Some(change) = change.as_mut() else {
+                continue;
+            };
+            // A metric gated on both sides is tested on each (rare); the first counts here.
+            if let Some(&(_, down)) = members.iter().find(|(x, _)| *x == m) {
+                family.push((change, down));
+            }
+        }
+    }
+    crate::stats::family::adjust(family);
+}
 
 /// The paired changes of one run, per metric (plan order), and their level.
 #[derive(Debug, Clone, Copy)]
@@ -55,11 +98,11 @@ impl Tested<'_> {
                 shape.metric_name
             ));
         };
-        let p = match shape.better {
-            Better::Higher => change.p_down,
-            Better::Lower => change.p_up,
-        };
-        let summary = describe(&shape.metric_name, change, p);
+        let down = shape.better == Better::Higher;
+        let p = change
+            .p_adjusted_toward(down)
+            .unwrap_or_else(|| change.p_toward(down));
+        let summary = describe(&shape.metric_name, change);
         let alpha = crate::base::value::format_number(self.alpha);
         if p < self.alpha {
             Judged::Significant(format!("{summary}: significant at {alpha}"))
@@ -69,21 +112,19 @@ impl Tested<'_> {
     }
 }
 
-/// `precision dropped 0.031 (95% CI −0.052 … −0.010, p = 0.004, McNemar, 212 items)`,
-/// with `p` the one-sided p-value the gate used.
-pub fn describe(metric: &str, change: &ChangeTest, p: f64) -> String {
+/// `precision dropped 0.031 (95% bound ≤ −0.010, one-sided p = 0.004, Holm p =
+/// 0.012, McNemar, 212 items)`: the one-sided test in the direction it moved, and
+/// its adjusted p-value when the test is one of those that can fail the build.
+pub fn describe(metric: &str, change: &ChangeTest) -> String {
     let moved = if change.delta < 0.0 {
         "dropped"
     } else {
         "rose"
     };
     format!(
-        "{metric} {moved} {} ({}% CI {} … {}, p {}, {}, {} items)",
+        "{metric} {moved} {} ({}, {}, {} items)",
         fixed(change.delta.abs()),
-        crate::base::value::format_number(change.level * 100.0),
-        fixed(change.low),
-        fixed(change.high),
-        p_text(p),
+        change.one_sided_text(),
         change.test_name(),
         change.items
     )
