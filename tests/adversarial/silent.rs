@@ -111,3 +111,60 @@ fn a_spec_may_say_its_items_may_be_empty() {
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(out.stderr.contains("allow_empty"), "{}", out.stderr);
 }
+
+/// Runs `spec` (its text) over `items` (JSONL text) in a fresh folder.
+fn run_spec(spec: &str, items: &str) -> (tempfile::TempDir, Output) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("items.jsonl"), items).unwrap();
+    std::fs::write(dir.path().join("spec.yaml"), spec).unwrap();
+    let out = evalspec(dir.path(), &["run", "spec.yaml", "--out", "out"]);
+    (dir, out)
+}
+
+const ITEMS: &str = "{\"id\":\"a\",\"x\":1,\"c\":\"p\"}\n{\"id\":\"b\",\"x\":2,\"c\":\"q\"}\n";
+
+#[test]
+fn a_gate_on_a_metric_without_a_value_never_passes() {
+    for gate in [
+        "r != 1",
+        "r in [null, 1]",
+        "not (r == 1)",
+        "r == null",
+        "if(r == null, true, r > 0)",
+    ] {
+        let spec = format!(
+            "name: t\nversion: 1.0.0\ndatasets:\n  items: {{format: jsonl, path: items.jsonl, key: id}}\n\
+             metrics:\n  r: ratio(items.x > 1 where items.x > 100)\ngates:\n  g: {{expr: '{gate}'}}\n"
+        );
+        let (dir, out) = run_spec(&spec, ITEMS);
+        assert_eq!(out.code, 1, "{gate}: {}{}", out.stdout, out.stderr);
+        let report: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("out/report.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(report["gates"][0]["pass"], false, "{gate}");
+        assert!(out.stdout.contains("no value"), "{gate}: {}", out.stdout);
+    }
+}
+
+#[test]
+fn a_by_gate_with_nothing_gated_does_not_pass() {
+    let spec = |min_items: usize, allow_empty: &str| {
+        format!(
+            "name: t\nversion: 1.0.0\ndatasets:\n  items: {{format: jsonl, path: items.jsonl, key: id{allow_empty}}}\n\
+             slices:\n  c: items.c\nmetrics:\n  m: {{expr: mean(items.x), by: c, better: higher}}\n\
+             gates:\n  g: {{metric: m, by: c, min_items: {min_items}, threshold: 0}}\n"
+        )
+    };
+    // Every value skipped by `min_items`.
+    let (_dir, out) = run_spec(&spec(5, ""), ITEMS);
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("nothing was gated"), "{}", out.stdout);
+    // No value at all.
+    let (_dir, out) = run_spec(&spec(1, ", allow_empty: true"), "");
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("nothing was gated"), "{}", out.stdout);
+    // Some value gated: passes as before.
+    let (_dir, out) = run_spec(&spec(1, ""), ITEMS);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+}
