@@ -346,7 +346,7 @@ pub(super) fn first_run_name(
 
 /// What a partial state's bytes begin with, and the version of their layout.
 const STATE_MAGIC: &[u8] = b"evalspec-state";
-const STATE_VERSION: u8 = 2;
+const STATE_VERSION: u8 = 3;
 
 impl<'p> Partial<'p> {
     /// What identifies the plan a state belongs to: evalspec's version, the

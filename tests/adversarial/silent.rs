@@ -168,3 +168,89 @@ fn a_by_gate_with_nothing_gated_does_not_pass() {
     let (_dir, out) = run_spec(&spec(1, ""), ITEMS);
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
 }
+
+/// Writes `items.parquet` in `dir`: ids `a`, `b`, … and `score`.
+fn parquet_scores(dir: &Path, scores: &[f64]) {
+    use std::sync::Arc;
+    let ids: Vec<String> = (0..scores.len())
+        .map(|i| char::from(b'a' + i as u8).to_string())
+        .collect();
+    let batch = arrow_array::RecordBatch::try_from_iter([
+        (
+            "id",
+            Arc::new(arrow_array::StringArray::from(ids)) as arrow_array::ArrayRef,
+        ),
+        (
+            "score",
+            Arc::new(arrow_array::Float64Array::from(scores.to_vec())) as arrow_array::ArrayRef,
+        ),
+    ])
+    .unwrap();
+    let file = std::fs::File::create(dir.join("items.parquet")).unwrap();
+    let mut writer = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+}
+
+fn parquet_spec(dir: &Path, rule: &str) -> Output {
+    std::fs::write(
+        dir.join("spec.yaml"),
+        format!(
+            "name: t\nversion: 1.0.0\ndatasets:\n  items:\n    path: items.parquet\n    key: id\n    schema:\n      score: {rule}\n\
+             metrics:\n  fine: {{expr: 'ratio(items.score < 0.5)', better: higher}}\ngates:\n  g: {{metric: fine, threshold: 1}}\n"
+        ),
+    )
+    .unwrap();
+    evalspec(dir, &["run", "spec.yaml", "--out", "out"])
+}
+
+#[test]
+fn non_finite_numbers_never_pass_a_rule_nor_count_as_fine() {
+    let dir = tempfile::tempdir().unwrap();
+    // NaN in Parquet is a missing value: it breaks a rule that needs a number.
+    parquet_scores(dir.path(), &[0.1, f64::NAN]);
+    let out = parquet_spec(dir.path(), "{type: number, min: 0, max: 1}");
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("items.parquet"), "{}", out.stderr);
+    // Where the rule allows null, it is not counted as a fine score.
+    let out = parquet_spec(dir.path(), "number?");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/report.json")).unwrap())
+            .unwrap();
+    assert_ne!(report["metrics"]["fine"], 1.0, "{}", out.stdout);
+    // An infinity is refused, located.
+    for inf in [f64::INFINITY, f64::NEG_INFINITY] {
+        parquet_scores(dir.path(), &[0.1, inf]);
+        let out = parquet_spec(dir.path(), "{type: number, min: 0, max: 1}");
+        assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+        assert!(out.stderr.contains("not a finite number"), "{}", out.stderr);
+        assert!(out.stderr.contains("items.parquet"), "{}", out.stderr);
+    }
+    // `num` of text that is no finite number is an error, as of any text that is no number.
+    for text in ["nan", "inf", "-inf", "1e999", "NaN"] {
+        let spec = format!(
+            "name: t\nversion: 1.0.0\ndatasets:\n  items: {{format: jsonl, path: items.jsonl, key: id}}\n\
+             metrics:\n  fine: {{expr: 'ratio(num(\"{text}\") < 0.5)', better: higher}}\ngates:\n  g: {{metric: fine, threshold: 1}}\n"
+        );
+        let (_dir, out) = run_spec(&spec, ITEMS);
+        assert_eq!(out.code, 2, "{text}: {}{}", out.stdout, out.stderr);
+        assert!(out.stderr.contains("as a finite number"), "{}", out.stderr);
+    }
+}
+
+#[test]
+fn sums_and_means_of_large_values_do_not_overflow() {
+    let items =
+        "{\"id\":\"a\",\"x\":1e308}\n{\"id\":\"b\",\"x\":1e308}\n{\"id\":\"c\",\"x\":-1e308}\n";
+    let spec = "name: t\nversion: 1.0.0\ndatasets:\n  items: {format: jsonl, path: items.jsonl, key: id}\n\
+                metrics:\n  s: sum(items.x)\n  m: mean(items.x where items.x > 0)\n  big: sum(items.x where items.x > 0)\n";
+    let (dir, out) = run_spec(spec, items);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/report.json")).unwrap())
+            .unwrap();
+    assert_eq!(report["metrics"]["s"], 1e308);
+    assert_eq!(report["metrics"]["m"], 1e308);
+    // A sum past f64's range has no value (never infinity shown as null).
+    assert_eq!(report["metrics"]["big"], serde_json::Value::Null);
+}
