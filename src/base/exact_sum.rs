@@ -4,93 +4,151 @@
 /// A float sum that is exact until the final rounding (Shewchuk's algorithm, as
 /// Python's `math.fsum`): the result is the correctly rounded sum whatever the order
 /// of the terms, so sums and means are the same for any split of the items.
+///
+/// Terms of magnitude 2^960 and more are kept apart, scaled by 2^-600 (exactly:
+/// a power of two), so that no intermediate overflows: `1e308 + 1e308 - 1e308`
+/// is exactly 1e308, and a mean of values near f64's limit is finite.
 #[derive(Debug, Clone, Default)]
 pub struct ExactSum {
     partials: Vec<f64>,
+    /// The partials of the terms of magnitude [`BIG`] and more, times 2^-600.
+    big: Vec<f64>,
     /// Infinities and NaN, which the exact partials cannot hold.
     special: f64,
+}
+
+/// Terms at least this large are summed scaled down (see [`ExactSum`]).
+const BIG: f64 = f64::from_bits((960 + 1023) << 52); // 2^960
+/// The scale of the big terms: 2^SCALE.
+const SCALE: i32 = 600;
+
+/// Shewchuk's step: adds `x` to the non-overlapping `partials`.
+fn add_partial(partials: &mut Vec<f64>, mut x: f64) {
+    let mut i = 0;
+    for j in 0..partials.len() {
+        let mut y = partials[j];
+        if x.abs() < y.abs() {
+            std::mem::swap(&mut x, &mut y);
+        }
+        let hi = x + y;
+        let lo = y - (hi - x);
+        if lo != 0.0 {
+            partials[i] = lo;
+            i += 1;
+        }
+        x = hi;
+    }
+    partials.truncate(i);
+    partials.push(x);
+}
+
+/// The correctly rounded sum of non-overlapping `partials` (Python's `fsum`).
+fn rounded(p: &[f64]) -> f64 {
+    let Some(mut n) = p.len().checked_sub(1) else {
+        return 0.0;
+    };
+    let mut hi = p[n];
+    let mut lo = 0.0;
+    while n > 0 {
+        let x = hi;
+        let y = p[n - 1];
+        n -= 1;
+        hi = x + y;
+        lo = y - (hi - x);
+        if lo != 0.0 {
+            break;
+        }
+    }
+    // Round half-way cases as if the remaining partials were included.
+    if n > 0 && ((lo < 0.0 && p[n - 1] < 0.0) || (lo > 0.0 && p[n - 1] > 0.0)) {
+        let y = lo * 2.0;
+        let x = hi + y;
+        if y == x - hi {
+            hi = x;
+        }
+    }
+    hi
 }
 
 impl ExactSum {
     /// Its exact state, for a partial state sent elsewhere.
     pub fn encode(&self, w: &mut crate::base::codec::Writer) {
         w.seq(self.partials.iter(), |w, x| w.f64(*x));
+        w.seq(self.big.iter(), |w, x| w.f64(*x));
         w.f64(self.special);
     }
 
     pub fn decode(r: &mut crate::base::codec::Reader<'_>) -> crate::base::codec::Decoded<Self> {
         Ok(ExactSum {
             partials: r.seq(|r| r.f64())?,
+            big: r.seq(|r| r.f64())?,
             special: r.f64()?,
         })
     }
 }
 
 impl ExactSum {
-    pub fn add(&mut self, mut x: f64) {
+    pub fn add(&mut self, x: f64) {
         if !x.is_finite() {
             self.special += x;
-            return;
+        } else if x.abs() >= BIG {
+            add_partial(&mut self.big, x * power_of_two(-SCALE));
+        } else {
+            add_partial(&mut self.partials, x);
         }
-        let mut i = 0;
-        for j in 0..self.partials.len() {
-            let mut y = self.partials[j];
-            if x.abs() < y.abs() {
-                std::mem::swap(&mut x, &mut y);
-            }
-            let hi = x + y;
-            let lo = y - (hi - x);
-            if lo != 0.0 {
-                self.partials[i] = lo;
-                i += 1;
-            }
-            x = hi;
-        }
-        self.partials.truncate(i);
-        self.partials.push(x);
     }
 
     pub fn merge(&mut self, other: &ExactSum) {
         other.partials.iter().for_each(|&p| self.add(p));
+        (other.big.iter()).for_each(|&p| add_partial(&mut self.big, p));
         self.special += other.special;
     }
 
     /// Adds to `sum` what merging this sum `times` times would add.
     pub fn add_to(&self, sum: &mut FixedSum, times: u64) {
         self.partials.iter().for_each(|&p| sum.add_times(p, times));
+        for &p in &self.big {
+            // A partial past f64's range scaled back: added 2^k times as p/2^k.
+            let mut k = 0;
+            while !(p * power_of_two(SCALE - k)).is_finite() && k < 8 {
+                k += 1;
+            }
+            match times.checked_mul(1 << k) {
+                Some(many) => sum.add_times(p * power_of_two(SCALE - k), many),
+                None => sum.add_special(p * f64::INFINITY, 1),
+            }
+        }
         sum.add_special(self.special, times);
     }
 
-    /// The correctly rounded total.
+    /// The correctly rounded total (infinite only when the sum is past f64's range).
     pub fn total(&self) -> f64 {
+        let (value, scale) = self.scaled();
+        value * power_of_two(scale)
+    }
+
+    /// The total divided by `n`, without overflowing on the way: the mean of
+    /// values near f64's limit is finite.
+    pub fn mean(&self, n: u64) -> f64 {
+        let (value, scale) = self.scaled();
+        (value / n as f64) * power_of_two(scale)
+    }
+
+    /// The total as `value` · 2^`scale`, `value` correctly rounded.
+    fn scaled(&self) -> (f64, i32) {
         if self.special != 0.0 || self.special.is_nan() {
-            return self.special;
+            return (self.special, 0);
         }
-        let p = &self.partials;
-        let Some(mut n) = p.len().checked_sub(1) else {
-            return 0.0;
-        };
-        let mut hi = p[n];
-        let mut lo = 0.0;
-        while n > 0 {
-            let x = hi;
-            let y = p[n - 1];
-            n -= 1;
-            hi = x + y;
-            lo = y - (hi - x);
-            if lo != 0.0 {
-                break;
-            }
+        let big = rounded(&self.big);
+        if big == 0.0 {
+            return (rounded(&self.partials), 0);
         }
-        // Round half-way cases as if the remaining partials were included.
-        if n > 0 && ((lo < 0.0 && p[n - 1] < 0.0) || (lo > 0.0 && p[n - 1] > 0.0)) {
-            let y = lo * 2.0;
-            let x = hi + y;
-            if y == x - hi {
-                hi = x;
-            }
-        }
-        hi
+        // The small terms, scaled as the big ones are, join them (what
+        // underflows is far below the big total's last bit).
+        let mut all = self.big.clone();
+        let down = power_of_two(-SCALE);
+        (self.partials.iter()).for_each(|&p| add_partial(&mut all, p * down));
+        (rounded(&all), SCALE)
     }
 }
 
@@ -234,6 +292,35 @@ fn power_of_two(k: i32) -> f64 {
 mod tests {
     use super::*;
     use crate::base::stats::rng::SplitMix64;
+
+    #[test]
+    fn large_terms_do_not_overflow_in_between() {
+        let sum = |xs: &[f64]| {
+            let mut s = ExactSum::default();
+            xs.iter().for_each(|&x| s.add(x));
+            s
+        };
+        assert_eq!(BIG, 2f64.powi(960));
+        assert_eq!(sum(&[1e308, 1e308, -1e308]).total(), 1e308);
+        assert_eq!(sum(&[1e308, -1e308, 1e308]).total(), 1e308);
+        assert_eq!(sum(&[f64::MAX, f64::MAX]).mean(2), f64::MAX);
+        assert_eq!(sum(&[1e308, 1e308]).total(), f64::INFINITY);
+        assert_eq!(sum(&[1e308, 1.0, -1e308]).total(), 1.0);
+        assert_eq!(sum(&[1e300, 1.0, 2.0]).total(), 1e300);
+        // Split and merged, or counted in fixed point: the same.
+        let (mut a, b) = (sum(&[1e308, 0.5]), sum(&[1e308, -1e308]));
+        a.merge(&b);
+        assert_eq!(a.total(), 1e308);
+        let mut fixed = FixedSum::default();
+        sum(&[1e308, 1e308, 3.0]).add_to(&mut fixed, 1);
+        sum(&[-1e308]).add_to(&mut fixed, 1);
+        assert_eq!(fixed.exact().total(), 1e308);
+        let mut w = crate::base::codec::Writer::default();
+        sum(&[1e308, 1e308, -1e308]).encode(&mut w);
+        let bytes = w.into_bytes();
+        let back = ExactSum::decode(&mut crate::base::codec::Reader::new(&bytes)).unwrap();
+        assert_eq!(back.total(), 1e308);
+    }
 
     #[test]
     fn sums_are_exact_and_order_independent() {

@@ -23,6 +23,13 @@ pub enum EvalError {
     TooManyItemErrors {
         shown: usize,
     },
+    /// A run scored no item, and its items dataset does not say `allow_empty`.
+    NothingScored {
+        dataset: String,
+        path: String,
+        /// The run's name, for a spec read as runs.
+        run: Option<String>,
+    },
     // ---- keys ----
     KeyNotEvaluated {
         dataset: String,
@@ -148,6 +155,7 @@ impl Kind for EvalError {
         match self {
             E::ItemNotEvaluated { .. } => "item_not_evaluated",
             E::TooManyItemErrors { .. } => "too_many_item_errors",
+            E::NothingScored { .. } => "nothing_scored",
             E::KeyNotEvaluated { .. } => "key_not_evaluated",
             E::DuplicateKey { .. } => "duplicate_key",
             E::RunNamedTwice { .. } => "run_named_twice",
@@ -188,6 +196,22 @@ impl Kind for EvalError {
             E::TooManyItemErrors { shown } => Words::new(format!(
                 "stopped after {shown} items could not be evaluated"
             )),
+            E::NothingScored {
+                dataset,
+                path,
+                run,
+            } => {
+                let run = match run {
+                    Some(run) => format!(" in run `{run}`"),
+                    None => String::new(),
+                };
+                Words::new(format!(
+                    "nothing was scored{run}: the items dataset `{dataset}` has no records (`{path}`)"
+                ))
+                .help(format!(
+                    "give `{dataset}` its records; if a run may have no items, write `allow_empty: true` on dataset `{dataset}`"
+                ))
+            }
             E::KeyNotEvaluated { dataset, key, error } => Words::new(format!(
                 "{dataset}: cannot compute the key `{key}`: {error}"
             ))

@@ -59,7 +59,39 @@ pub fn finish(partial: Partial<'_>, threads: usize) -> Result<Outcome, Vec<Diagn
             return Err(std::mem::take(&mut pass.run.errors).into_diagnostics());
         }
     }
+    nothing_scored(plan, &sources, &passes)?;
     combine(plan, &sources, passes, threads)
+}
+
+/// A run whose items dataset has no record is an error (nothing was scored:
+/// exit 2), unless the dataset says `allow_empty: true`. Records that all
+/// join nothing (no key, or no record in an `inner` join) are a choice of the
+/// spec, counted and warned about as they are.
+fn nothing_scored(
+    plan: &Plan,
+    sources: &[RunSource],
+    passes: &[(Pass<'_>, Vec<(String, String)>)],
+) -> Result<(), Vec<Diagnostic>> {
+    let items = &plan.datasets[plan.items_dataset.index()];
+    if items.allow_empty {
+        return Ok(());
+    }
+    for (source, (pass, files)) in sources.iter().zip(passes) {
+        let records = (pass.datasets.get(plan.items_dataset.index())).map_or(0, |d| d.read.records);
+        if pass.run.count > 0 || records > 0 {
+            continue;
+        }
+        let path = (files.iter())
+            .find(|(name, _)| *name == items.name)
+            .map_or(&items.display_path, |(_, path)| path);
+        let kind = EvalError::NothingScored {
+            dataset: items.name.clone(),
+            path: path.clone(),
+            run: source.name.as_deref().map(str::to_string),
+        };
+        return Err(vec![Diagnostic::of(&kind).at(items.declared_at.clone())]);
+    }
+    Ok(())
 }
 
 /// Evaluates the plan as `physical` says (all its keys, or one bucket's)
@@ -314,7 +346,7 @@ pub(super) fn first_run_name(
 
 /// What a partial state's bytes begin with, and the version of their layout.
 const STATE_MAGIC: &[u8] = b"evalspec-state";
-const STATE_VERSION: u8 = 2;
+const STATE_VERSION: u8 = 3;
 
 impl<'p> Partial<'p> {
     /// What identifies the plan a state belongs to: evalspec's version, the

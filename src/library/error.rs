@@ -257,7 +257,11 @@ impl fmt::Display for RuntimeErrorKind {
                 write!(f, "`join` needs a list of strings, found {}", Typed(found))
             }
             K::NumCannotRead { found } => {
-                write!(f, "`num` cannot read {} as a number", found.preview())
+                write!(
+                    f,
+                    "`num` cannot read {} as a finite number",
+                    found.preview()
+                )
             }
             K::NumCannotConvert { found } => {
                 write!(f, "`num` cannot convert a {}", found.type_name())

@@ -242,6 +242,9 @@ pub struct DatasetPlan {
     pub declared_at: Location,
     /// Pinned by the spec's lock.
     pub frozen: bool,
+    /// `allow_empty:` a run of this (items) dataset that scores no item is
+    /// not an error.
+    pub allow_empty: bool,
     /// Several files, each a run (`runs:`), in natural order of their paths;
     /// empty for a dataset read from one `path`.
     pub runs: Vec<RunFile>,

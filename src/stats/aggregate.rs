@@ -299,9 +299,10 @@ impl Accumulator {
             (Accumulator::Count(n), _) => Value::Number(n as f64),
             (Accumulator::Ratio { total: 0, .. }, _) => Value::Null,
             (Accumulator::Ratio { hits, total }, _) => Value::Number(hits as f64 / total as f64),
-            (Accumulator::Sum { sum, .. }, AggregateFn::Sum) => Value::Number(sum.total()),
+            // A sum past f64's range has no value, as any non-finite number.
+            (Accumulator::Sum { sum, .. }, AggregateFn::Sum) => finite(sum.total()),
             (Accumulator::Sum { n: 0, .. }, _) => Value::Null,
-            (Accumulator::Sum { sum, n }, _) => Value::Number(sum.total() / n as f64),
+            (Accumulator::Sum { sum, n }, _) => finite(sum.mean(n as u64)),
             (Accumulator::Extreme { best, .. }, _) => best.map_or(Value::Null, Value::Number),
             (Accumulator::Values(mut values), AggregateFn::Percentile(q)) => {
                 values.sort_by(f64::total_cmp);
@@ -559,6 +560,14 @@ pub fn percentile_of(n: u64, mut nth: impl FnMut(u64) -> f64, q: f64) -> Option<
     } else {
         lo + diff * gamma
     })
+}
+
+/// A number, or null when it is not finite (NaN and infinities are never a value).
+fn finite(x: f64) -> Value {
+    match x.is_finite() {
+        true => Value::Number(x),
+        false => Value::Null,
+    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 mod data;
 mod expressions;
 mod output;
+mod silent;
 mod specs;
 
 use crate::support::evalspec;

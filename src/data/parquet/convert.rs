@@ -318,13 +318,20 @@ impl<'a> Converter<'a> {
         Ok(match &self.kind {
             Kind::Null => Value::Null,
             Kind::Bool(get) => Value::Bool(get(i)),
-            Kind::Number(get) => Value::Number(get(i)),
+            // NaN is a missing value (pandas writes one for each); an infinity
+            // is no number a metric can use.
+            Kind::Number(get) => match get(i) {
+                n if n.is_nan() => Value::Null,
+                n if n.is_infinite() => return Err(format!("{n} is not a finite number")),
+                n => Value::Number(n),
+            },
             Kind::Int(get) => get(i),
             Kind::Decimal(get) => {
                 let text = get(i);
                 Value::Number(
-                    text.parse::<f64>()
-                        .map_err(|_| format!("cannot read the decimal {text}"))?,
+                    (text.parse::<f64>().ok())
+                        .filter(|n| n.is_finite())
+                        .ok_or_else(|| format!("cannot read the decimal {text}"))?,
                 )
             }
             Kind::Text(get) => string(get(i), cx),

@@ -87,9 +87,11 @@ pub fn evaluate_gate(
     };
     match &gate.rule {
         GateRule::Expr { op, value, bound } => {
-            // A gate that cannot be decided (a metric has no value) does not pass.
+            // A gate that cannot be decided (a metric has no value) does not pass,
+            // whatever its expression makes of the null (`r != 1`, `r in [null, 1]`).
             let result = evaluate(op, &frame).map_err(fail)?;
-            let pass = result == Value::Bool(true);
+            let unvalued = reads_no_value(op, &frame);
+            let pass = result == Value::Bool(true) && !unvalued;
             let value = match value {
                 Some(value) => evaluate(value, &frame).map_err(fail)?,
                 None => result.clone(),
@@ -99,6 +101,7 @@ pub fn evaluate_gate(
                 None => None,
             };
             let reasons = match (&result, &threshold) {
+                _ if unvalued => vec!["undecided: a metric it reads has no value (null)".into()],
                 (Value::Bool(true), _) => Vec::new(),
                 (Value::Null, _) => vec!["undecided: a value it needs is missing (null)".into()],
                 (_, Some(threshold)) => vec![format!(
@@ -126,6 +129,21 @@ pub fn evaluate_gate(
         }
         GateRule::SliceValues { .. } => unreachable!("decided by `slice_gates`"),
     }
+}
+
+/// Whether `op` reads a metric or an aggregate of this run that has no value
+/// (`baseline.NAME` may be null: it is a fact about another run).
+fn reads_no_value(op: &crate::ir::Op, frame: &Frame<'_>) -> bool {
+    let mut missing = false;
+    op.walk(&mut |op| {
+        let value = match op {
+            crate::ir::Op::Metric(m) => frame.metrics.get(m.index()),
+            crate::ir::Op::Aggregate(a) => frame.aggregates.get(a.index()),
+            _ => None,
+        };
+        missing |= value.is_some_and(|v| matches!(v, Value::Null));
+    });
+    missing
 }
 
 fn number(op: &crate::ir::Op, frame: &Frame<'_>) -> Result<Option<f64>, RuntimeError> {

@@ -92,7 +92,7 @@ impl SliceRun<'_> {
             }
         }
         let mut decided = match by.mode {
-            GateSlices::Every => self.every(gate, &values),
+            GateSlices::Every => self.every(gate, by, &values),
             GateSlices::Worst => self.worst(gate, by, &values)?,
         };
         decided.slices = values.into_iter().map(|(row, _)| row).collect();
@@ -104,6 +104,7 @@ impl SliceRun<'_> {
     fn every(
         &self,
         gate: &GatePlan,
+        by: &GateBy,
         values: &[(SliceGateOutcome, Option<GateOutcome>)],
     ) -> GateOutcome {
         let better = match &gate.rule {
@@ -115,7 +116,7 @@ impl SliceRun<'_> {
             .filter_map(|(row, o)| o.as_ref().map(|o| (row, o)));
         let worst = evaluated.clone().map(|(_, o)| o.status).max();
         let Some(worst) = worst else {
-            return passed();
+            return self.nothing_gated(gate, by, values.len());
         };
         // Of the values with the worst status, the one with the worst value.
         let mut deciding: Option<&GateOutcome> = None;
@@ -180,13 +181,46 @@ impl SliceRun<'_> {
         baseline[m] = self.baseline_worst(by, &shape.metric_name, shape.better);
         let has_baseline = self.plan.baseline.is_some();
         let mut decided = evaluate_gate(gate, &metrics, &[], &baseline, has_baseline, Tests::NONE)?;
-        if let Some((_, row)) = pick {
-            let name = named(self.plan, row.slice, &row.value, row.items);
-            for reason in &mut decided.reasons {
-                *reason = format!("worst, {name}: {reason}");
+        match pick {
+            Some((_, row)) => {
+                let name = named(self.plan, row.slice, &row.value, row.items);
+                for reason in &mut decided.reasons {
+                    *reason = format!("worst, {name}: {reason}");
+                }
             }
+            None if !decided.pass => {
+                let nothing = self.nothing_gated(gate, by, values.len());
+                decided.reasons = nothing.reasons;
+            }
+            None => {}
         }
         Ok(decided)
+    }
+
+    /// A gate with `by:` that gated no value (none was seen, or each had fewer
+    /// than `min_items` items) does not pass: it has the gate's severity.
+    fn nothing_gated(&self, gate: &GatePlan, by: &GateBy, skipped: usize) -> GateOutcome {
+        let slices: Vec<String> = (by.slices.iter())
+            .map(|&s| format!("`{}`", self.plan.slices[s].name))
+            .collect();
+        let slices = slices.join(", ");
+        let reason = match skipped {
+            0 => format!("nothing was gated: {slices} has no values"),
+            n => format!(
+                "nothing was gated: each of the {n} values of {slices} has fewer than {} items (min_items)",
+                by.min_items
+            ),
+        };
+        let status = match gate.severity {
+            Severity::Fail => GateStatus::Fail,
+            Severity::Warn => GateStatus::Warn,
+        };
+        GateOutcome {
+            pass: false,
+            status,
+            reasons: vec![reason],
+            ..passed()
+        }
     }
 
     /// The worst value of `metric` over the baseline run's values of the gate's

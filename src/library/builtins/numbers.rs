@@ -10,11 +10,13 @@ pub(super) fn to_num(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
         Value::Null => Value::Null,
         Value::Number(_) | Value::BigInt(_) => a[0].clone(),
         Value::Bool(b) => Value::Number(f64::from(u8::from(*b))),
-        Value::String(s) => s.trim().parse::<f64>().map(Value::Number).map_err(|_| {
-            RuntimeErrorKind::NumCannotRead {
+        // "nan", "inf" and "1e999" are no number a metric can use.
+        Value::String(s) => (s.trim().parse::<f64>().ok())
+            .filter(|n| n.is_finite())
+            .map(Value::Number)
+            .ok_or_else(|| RuntimeErrorKind::NumCannotRead {
                 found: a[0].clone(),
-            }
-        })?,
+            })?,
         other => {
             return Err(RuntimeErrorKind::NumCannotConvert {
                 found: other.clone(),

@@ -33,6 +33,7 @@ pub struct DatasetDraft {
     pub checks: Vec<Check<Declared>>,
     pub declared_at: Location,
     pub frozen: bool,
+    pub allow_empty: bool,
     pub runs: Vec<RunFile>,
     pub run_name: Option<Check<Declared>>,
 }
@@ -61,6 +62,12 @@ pub fn compile(lowering: &mut Lowering<'_>, inputs: &Inputs) -> Vec<DatasetDraft
         let is_items = decl.name.text == spec.items.text;
         if decl.duplicates == spec::Duplicates::Keep && !is_items {
             let kind = E::KeepOnLookup {
+                dataset: decl.name.text.clone(),
+            };
+            lowering.report(kind, decl.name.location());
+        }
+        if decl.allow_empty && !is_items {
+            let kind = E::AllowEmptyOnLookup {
                 dataset: decl.name.text.clone(),
             };
             lowering.report(kind, decl.name.location());
@@ -142,6 +149,7 @@ pub fn compile(lowering: &mut Lowering<'_>, inputs: &Inputs) -> Vec<DatasetDraft
             checks,
             declared_at: decl.name.location(),
             frozen: decl.frozen,
+            allow_empty: decl.allow_empty,
             runs: files.runs.clone(),
             run_name,
         });

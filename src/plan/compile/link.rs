@@ -319,6 +319,7 @@ fn dataset(draft: DatasetDraft, linker: &Linker) -> DatasetPlan {
         checks: draft.checks.into_iter().map(check).collect(),
         declared_at: draft.declared_at,
         frozen: draft.frozen,
+        allow_empty: draft.allow_empty,
         runs: draft.runs,
         run_name: draft.run_name.map(check),
         expected_run_name: None,

@@ -127,6 +127,10 @@ impl Loader {
             .take("frozen")
             .and_then(|n| self.bool(n, &map.path_of("frozen")))
             .unwrap_or(false);
+        let allow_empty = map
+            .take("allow_empty")
+            .and_then(|n| self.bool(n, &map.path_of("allow_empty")))
+            .unwrap_or(false);
         let key = match map.take("key") {
             Some(n) => self.expr(n, &map.path_of("key")),
             None => {
@@ -185,6 +189,7 @@ impl Loader {
             path: data_path,
             runs,
             frozen,
+            allow_empty,
             key: key?,
             duplicates: duplicates?,
             join: join?,

@@ -51,6 +51,7 @@ pub(super) const DATASET_KEYS: &[&str] = &[
     "schema",
     "checks",
     "frozen",
+    "allow_empty",
     "runs",
     "run_name",
     "delimiter",

@@ -250,6 +250,8 @@ pub struct DatasetDecl {
     pub runs: Option<RunsDecl>,
     /// Pinned by `evalspec freeze`: a change is drift.
     pub frozen: bool,
+    /// `allow_empty:` (items dataset only) a run that scores no item is not an error.
+    pub allow_empty: bool,
     pub key: ExprText,
     pub duplicates: Duplicates,
     pub join: Join,

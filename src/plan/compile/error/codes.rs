@@ -73,6 +73,7 @@ impl CompileError {
             E::GateBoundNotNumber { .. } => "gate_bound_not_number",
             E::BadSeverity { .. } => "bad_severity",
             E::KeepOnLookup { .. } => "keep_on_lookup",
+            E::AllowEmptyOnLookup { .. } => "allow_empty_on_lookup",
             E::CheckNotBool { .. } => "check_not_bool",
             E::Slice(error) => error.code_name(),
         }

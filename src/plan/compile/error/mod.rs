@@ -298,6 +298,9 @@ pub enum CompileError {
     KeepOnLookup {
         dataset: String,
     },
+    AllowEmptyOnLookup {
+        dataset: String,
+    },
     CheckNotBool {
         found: Type,
     },

@@ -347,6 +347,10 @@ impl Kind for CompileError {
                 "dataset `{dataset}` is looked up by key, so `duplicates: keep` cannot apply"
             ))
             .help("use `error`, `first` or `last`; `keep` is for the items dataset"),
+            E::AllowEmptyOnLookup { dataset } => Words::new(format!(
+                "dataset `{dataset}` is looked up by key, so `allow_empty` cannot apply"
+            ))
+            .help("`allow_empty: true` is for the items dataset; an empty looked-up dataset leaves every item without a record, which the run counts and warns about"),
             E::CheckNotBool { found } => Words::new(format!(
                 "a check must be true or false, but this one is {found}"
             )),
