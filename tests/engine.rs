@@ -240,3 +240,56 @@ fn a_column_no_row_of_a_table_has_reads_as_absent_as_in_a_jsonl_file() {
     };
     assert_eq!(metrics(&evaluation), metrics(&expected));
 }
+
+#[test]
+fn buckets_of_tables_in_memory_merge_into_the_commands_bytes() {
+    // An Arrow source through the whole distributed path: each bucket
+    // evaluated over the tables, encoded, decoded, merged in another order,
+    // finished; the bytes are the command's over the same rows as Parquet.
+    let root = repo_root();
+    let (gold, trace) = (
+        format!("{PARQUET}/gold.parquet"),
+        format!("{PARQUET}/trace.parquet"),
+    );
+    let expected = command_run(&[
+        "--dataset",
+        &format!("gold={gold}"),
+        "--dataset",
+        &format!("trace={trace}"),
+    ]);
+    let options = Options::new()
+        .table("gold", table(&root.join(&gold)))
+        .table("trace", table(&root.join(&trace)));
+    let spec = compile(options);
+    let resources = Resources::threads(2);
+    let of = 3;
+    let states: Vec<Vec<u8>> = (0..of)
+        .rev()
+        .map(|index| {
+            let mut state = spec
+                .evaluate_partial(resources, Some(Bucket { index, of }))
+                .unwrap();
+            state.encode().unwrap()
+        })
+        .collect();
+    let mut decoded = states
+        .iter()
+        .map(|b| spec.decode_partial(b, resources).unwrap());
+    let mut whole = decoded.next().unwrap();
+    for state in decoded {
+        whole.merge(state).unwrap();
+    }
+    let got = written(&spec.finish(whole, resources).unwrap());
+    let file =
+        |f: &[(String, Vec<u8>)], name: &str| f.iter().find(|(n, _)| n == name).unwrap().1.clone();
+    for name in ["items.jsonl", "item-values.jsonl"] {
+        assert!(file(&got, name) == file(&expected, name), "{name}");
+    }
+    // report.json differs only where it names the datasets' files.
+    let report = |f: &[(String, Vec<u8>)]| {
+        let mut json: serde_json::Value = serde_json::from_slice(&file(f, "report.json")).unwrap();
+        json.as_object_mut().unwrap().remove("datasets");
+        json
+    };
+    assert_eq!(report(&got), report(&expected));
+}
