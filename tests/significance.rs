@@ -599,3 +599,95 @@ fn a_metric_across_runs_is_resampled_with_items_matched_across_runs() {
         std::fs::read(root.join("again/report.json")).unwrap()
     );
 }
+
+const SLICED: &str = r#"name: sliced
+version: 1.0.0
+datasets:
+  items: { format: jsonl, path: items.jsonl, key: id }
+slices:
+  category: items.category
+metrics:
+  precision: { expr: ratio(items.hit), better: higher, by: category }
+gates:
+  precision_per_category:
+    metric: precision
+    by: category
+    max_drop: 0.01
+    significance: 0.05
+reports: [json]
+"#;
+
+/// 200 items in each of categories `a` and `b`; the first `misses_a` of `a`
+/// and `misses_b` of `b` miss.
+fn sliced_items(misses_a: usize, misses_b: usize) -> String {
+    (0..400)
+        .map(|i| {
+            let (category, j) = if i < 200 { ("a", i) } else { ("b", i - 200) };
+            let misses = if category == "a" { misses_a } else { misses_b };
+            let hit = j >= misses;
+            format!("{{\"id\": \"q{i}\", \"category\": \"{category}\", \"hit\": {hit}}}\n")
+        })
+        .collect()
+}
+
+#[test]
+fn a_gate_by_slice_tests_each_value_against_its_baseline_items() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "spec.yaml", SLICED);
+    assert_eq!(run(root, &sliced_items(0, 0), "base", None).code, 0);
+    // 30 of a's 200 items now miss: significant in `a` after Holm over a and b.
+    assert_eq!(
+        run(root, &sliced_items(30, 0), "real", Some("base")).code,
+        1
+    );
+    let reasons = gate_reasons(root, "real");
+    assert!(reasons.contains("category=a (200 items)"), "{reasons}");
+    assert!(reasons.contains("Holm p < 0.001 of 2 tests"), "{reasons}");
+    assert!(!reasons.contains("category=b"), "{reasons}");
+    let change = &report(root, "real")["slices"]["category"]["a"]["changes"]["precision"];
+    assert_eq!(change["test"], "mcnemar", "{change}");
+    assert!(change["p_adjusted"].as_f64().unwrap() < 0.05, "{change}");
+    // 3 misses in `b` are beyond the bound but within noise: passes, and says so.
+    assert_eq!(
+        run(root, &sliced_items(0, 3), "noise", Some("base")).code,
+        0
+    );
+    let reasons = gate_reasons(root, "noise");
+    assert!(
+        reasons.contains("within noise at significance 0.05"),
+        "{reasons}"
+    );
+}
+
+#[test]
+fn check_refuses_significance_no_slice_test_can_decide() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let worst = SLICED.replace(
+        "    by: category\n    max_drop",
+        "    by: category\n    slices: worst\n    max_drop",
+    );
+    write(root, "spec.yaml", &worst);
+    let out = evalspec(root, &["check", "spec.yaml"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("`slices: worst`, which no paired test decides"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("spec.yaml:"), "{}", out.stderr);
+    let formula = SLICED.replace(
+        "precision: { expr: ratio(items.hit), better: higher, by: category }",
+        "precision: { expr: 2 * ratio(items.hit), better: higher, by: category }",
+    );
+    write(root, "spec.yaml", &formula);
+    let out = evalspec(root, &["check", "spec.yaml"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("has no paired test per slice value"),
+        "{}",
+        out.stderr
+    );
+}

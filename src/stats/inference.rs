@@ -320,6 +320,42 @@ impl Pairing {
         pairing
     }
 
+    /// The pairing of the new run's items that `keep` holds for (item order),
+    /// as its own: a unit is kept with its first item of the new run, and the
+    /// items of the new run kept but not shared (a key the old run lacks, or
+    /// none) are counted as `only_new`; the old run's items outside the shared
+    /// units are not counted, having no slice value in the new run. A slice value's items are tested this way.
+    pub fn within(&self, keep: &[bool]) -> Pairing {
+        let mut renumbered: Vec<Option<u32>> = vec![None; self.units];
+        let mut units = 0u32;
+        let mut only_new = 0;
+        for (unit, &kept) in self.new_unit.iter().zip(keep) {
+            match unit {
+                Some(unit) if kept && renumbered[*unit as usize].is_none() => {
+                    renumbered[*unit as usize] = Some(units);
+                    units += 1;
+                }
+                Some(_) => {}
+                None if kept => only_new += 1,
+                None => {}
+            }
+        }
+        let map = |of: &[Option<u32>]| -> Vec<Option<u32>> {
+            of.iter()
+                .map(|u| u.and_then(|u| renumbered[u as usize]))
+                .collect()
+        };
+        Pairing {
+            new_unit: map(&self.new_unit),
+            old_unit: map(&self.old_unit),
+            units: units as usize,
+            single: self.single,
+            only_new,
+            only_old: 0,
+            keyless: 0,
+        }
+    }
+
     /// Per item of the new run, its unit (`None`: not shared).
     pub fn new_units(&self) -> &[Option<u32>] {
         &self.new_unit

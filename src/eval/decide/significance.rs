@@ -8,15 +8,17 @@
 //! reason says so.
 
 use crate::eval::decide::run_stats::RunStats;
+use crate::eval::state::slices::SliceValueOutcome;
 use crate::plan::{GateRule, Plan, Severity, ShapePlan};
 use crate::spec::{Better, Change};
 use crate::stats::inference::{fixed, ChangeTest};
 
 /// The one-sided tests a gate with `significance` can fail the build on: a
 /// fail-severity shaped gate with a drop bound, per metric and bad direction
-/// (`true`: a drop), in plan order and without repeats.
-pub fn family_members(plan: &Plan) -> Vec<(usize, bool)> {
-    let mut members: Vec<(usize, bool)> = Vec::new();
+/// (`true`: a drop), in plan order and without repeats; with `by:`, per slice
+/// of the gate and its `min_items` (`None`: the metric over all items).
+fn family_members(plan: &Plan) -> Vec<(usize, bool, Option<(usize, usize)>)> {
+    let mut members = Vec::new();
     for gate in &plan.gates {
         let GateRule::Shape(shape) = &gate.rule else {
             continue;
@@ -26,27 +28,54 @@ pub fn family_members(plan: &Plan) -> Vec<(usize, bool)> {
         if gate.severity != Severity::Fail || shape.significance.is_none() || !drops {
             continue;
         }
-        let member = (shape.metric.index(), shape.better == Better::Higher);
-        if !members.contains(&member) {
-            members.push(member);
+        let (m, down) = (shape.metric.index(), shape.better == Better::Higher);
+        let wheres: Vec<Option<(usize, usize)>> = match &gate.by {
+            None => vec![None],
+            Some(by) => by.slices.iter().map(|&s| Some((s, by.min_items))).collect(),
+        };
+        for at in wheres {
+            let member = (m, down, at);
+            if !members.contains(&member) {
+                members.push(member);
+            }
         }
     }
     members
 }
 
-/// Holm's step-down over the tests that can fail the build: `members` over
-/// each run's changes per metric. A member without a test is left out (its
-/// bound applies as without `significance`).
-pub fn adjust(members: &[(usize, bool)], runs: &mut [RunStats]) {
+/// Holm's step-down over the tests that can fail the build, over all runs:
+/// each gated metric's test over all items, and with `by:` each slice value's
+/// with at least `min_items` items. A member without a test is left out (its
+/// bound applies as without `significance`, and says why).
+pub fn adjust(plan: &Plan, runs: &mut [RunStats], slices: &mut [Vec<Vec<SliceValueOutcome>>]) {
+    let members = family_members(plan);
     let mut family = Vec::new();
     for run in runs.iter_mut() {
         for (m, change) in run.changes.iter_mut().enumerate() {
             let Some(change) = change.as_mut() else {
                 continue;
             };
-            // A metric gated on both sides is tested on each (rare); the first counts here.
-            if let Some(&(_, down)) = members.iter().find(|(x, _)| *x == m) {
+            // A metric gated on both sides (rare) is tested on the first here.
+            if let Some(&(_, down, _)) = members.iter().find(|(x, _, at)| *x == m && at.is_none()) {
                 family.push((change, down));
+            }
+        }
+    }
+    for run in slices.iter_mut() {
+        for (s, values) in run.iter_mut().enumerate() {
+            for value in values.iter_mut() {
+                let items = value.items;
+                for (m, change) in value.changes.iter_mut().enumerate() {
+                    let Some(change) = change.as_mut() else {
+                        continue;
+                    };
+                    let member = members.iter().find(|(x, _, at)| {
+                        *x == m && at.is_some_and(|(slice, min)| slice == s && items >= min)
+                    });
+                    if let Some(&(_, down, _)) = member {
+                        family.push((change, down));
+                    }
+                }
             }
         }
     }
@@ -60,7 +89,7 @@ pub struct Tests<'a> {
 }
 
 impl Tests<'static> {
-    /// No tests (slice values: their items are not kept apart).
+    /// No tests (the worst of a gate's slice values).
     pub const NONE: Tests<'static> = Tests { changes: &[] };
 }
 
