@@ -691,3 +691,61 @@ fn check_refuses_significance_no_slice_test_can_decide() {
         out.stderr
     );
 }
+
+/// `diff` tests each slice value's metric on that value's items, as
+/// `--baseline` does, and holds them to one level with the rest (Holm).
+#[test]
+fn diff_tests_slice_values_and_names_what_failed_the_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "spec.yaml", SLICED);
+    assert_eq!(run(root, &sliced_items(0, 0), "base", None).code, 0);
+    assert_eq!(run(root, &sliced_items(0, 3), "noise", None).code, 0);
+    assert_eq!(run(root, &sliced_items(30, 0), "real", None).code, 0);
+    let diff = |new: &str| {
+        let args = [
+            "diff",
+            "base",
+            new,
+            "--fail-on-regression",
+            "--significance",
+            "0.05",
+            "--format",
+            "json",
+        ];
+        let out = evalspec(root, &args);
+        (
+            out.code,
+            serde_json::from_str::<Value>(&out.stdout).unwrap(),
+        )
+    };
+    let (code, json) = diff("noise");
+    assert_eq!(code, 0, "{json}");
+    let b = json["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "precision[category=b]")
+        .unwrap();
+    assert_eq!(b["direction"], "regressed");
+    assert_eq!(b["change"]["items"], 200, "{b}");
+    let (code, json) = diff("real");
+    assert_eq!(code, 1, "{json}");
+    let failed = json["failed_by"].as_array().unwrap();
+    let names: Vec<String> = failed
+        .iter()
+        .map(|f| {
+            format!(
+                "{}[{}={}]",
+                f["metric"].as_str().unwrap(),
+                f["slice"].as_str().unwrap_or("-"),
+                f["value"].as_str().unwrap_or("-")
+            )
+        })
+        .collect();
+    assert!(
+        names.contains(&"precision[category=a]".to_string()),
+        "{names:?}"
+    );
+    assert!(!names.iter().any(|n| n.contains("=b")), "{names:?}");
+}
