@@ -749,3 +749,27 @@ fn diff_tests_slice_values_and_names_what_failed_the_build() {
     );
     assert!(!names.iter().any(|n| n.contains("=b")), "{names:?}");
 }
+
+/// A gate that bounds a change, run without `--baseline`: every output says
+/// the bound went unchecked, whatever `when_no_baseline` made of it.
+#[test]
+fn a_missing_baseline_is_said_in_every_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "spec.yaml",
+        &SPEC.replace("reports: [json]", "reports: [json, summary]"),
+    );
+    write(root, "items.jsonl", &items(20, 0, 0));
+    let out = evalspec(root, &["run", "spec.yaml", "--out", "none"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let said = "no baseline (run with --baseline): the change bounds of `precision` (passed) were not checked";
+    assert!(out.stderr.contains(said), "{}", out.stderr);
+    assert_eq!(report(root, "none")["baseline_missing"], said);
+    let summary = std::fs::read_to_string(root.join("none/summary.md")).unwrap();
+    assert!(summary.contains(said), "{summary}");
+    assert!(
+        gate_reasons(root, "none").contains("change bounds not checked (when_no_baseline: pass)")
+    );
+}

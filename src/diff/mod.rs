@@ -4,6 +4,8 @@
 
 mod item_lists;
 mod items;
+#[cfg(test)]
+mod noise_simulation;
 mod page;
 mod paired;
 mod render;

@@ -221,6 +221,9 @@ pub(in crate::eval) fn combine(
             total.read.sha256 = combined_sha256(&runs, index);
         }
     }
+    if let Some(missing) = crate::eval::decide::gates::baseline_missing(plan) {
+        warnings.push(Diagnostic::warning("no_baseline", missing));
+    }
     offenders.sort_by(ItemRow::report_order);
     offenders.truncate(plan.offenders.as_ref().map_or(0, |o| o.limit));
 
