@@ -773,3 +773,37 @@ fn a_missing_baseline_is_said_in_every_output() {
         gate_reasons(root, "none").contains("change bounds not checked (when_no_baseline: pass)")
     );
 }
+
+/// Power per slice value: `explain --baseline` states the smallest change each
+/// value's items can call significant, and a run warns when that is above the
+/// gate's bound.
+#[test]
+fn power_is_stated_per_slice_value_and_a_small_slice_warns() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "spec.yaml",
+        &SLICED.replace("max_drop: 0.01", "max_drop: 0.05"),
+    );
+    // `a` has 200 items, 40 of them misses; `b` 200 without one.
+    assert_eq!(run(root, &sliced_items(40, 0), "base", None).code, 0);
+    let out = evalspec(root, &["explain", "spec.yaml", "--baseline", "base"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let line = out
+        .stdout
+        .lines()
+        .find(|l| l.contains("call significant per value"))
+        .unwrap_or_else(|| panic!("{}", out.stdout));
+    insta::assert_snapshot!("slice_power", line.trim());
+    // At 0.05, `a` (p = 0.8 on 200 items) cannot see a drop that small; `b` can.
+    let out = run(root, &sliced_items(40, 0), "new", Some("base"));
+    assert!(
+        out.stderr.contains(
+            "category=a has 200 baseline items, too few to call a drop of 0.05 significant"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("category=b has"), "{}", out.stderr);
+}

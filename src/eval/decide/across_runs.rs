@@ -152,6 +152,10 @@ pub(in crate::eval) fn combine(
         })
         .collect();
     adjust(plan, &mut all_stats, &mut run_slices);
+    // Bounds are computed from params (and metrics): the first run's serve.
+    let power = (run_metrics.first())
+        .map(|metrics| crate::eval::decide::significance::power_warnings(plan, metrics))
+        .unwrap_or_default();
     for ((((((pass, files), name), metrics), aggregates), slices), stats) in passes
         .into_iter()
         .zip(&names)
@@ -221,6 +225,7 @@ pub(in crate::eval) fn combine(
             total.read.sha256 = combined_sha256(&runs, index);
         }
     }
+    warnings.extend(power);
     if let Some(missing) = crate::eval::decide::gates::baseline_missing(plan) {
         warnings.push(Diagnostic::warning("no_baseline", missing));
     }

@@ -7,6 +7,7 @@
 //! from items) the bound applies as it would without `significance`, and the
 //! reason says so.
 
+use crate::base::diagnostic::Diagnostic;
 use crate::eval::decide::run_stats::RunStats;
 use crate::eval::state::slices::SliceValueOutcome;
 use crate::plan::{GateRule, Plan, Severity, ShapePlan};
@@ -80,6 +81,76 @@ pub fn adjust(plan: &Plan, runs: &mut [RunStats], slices: &mut [Vec<Vec<SliceVal
         }
     }
     crate::stats::family::adjust(family);
+}
+
+/// Warnings for gates with `by:` and `significance` whose drop bound is below
+/// what a slice value's items can detect: per value of the baseline with at
+/// least `min_items` items, the smallest change the one-sided test at the gate's
+/// level could call significant there (`plan::detectable_in`, before Holm's
+/// adjustment, which only raises it), against the bound. `metrics` are the
+/// values bounds are computed from.
+pub fn power_warnings(plan: &Plan, metrics: &[crate::base::value::Value]) -> Vec<Diagnostic> {
+    let Some(prior) = &plan.baseline else {
+        return Vec::new();
+    };
+    let frame = crate::ir::Frame {
+        metrics,
+        ..crate::ir::Frame::default()
+    };
+    let mut warnings = Vec::new();
+    for gate in &plan.gates {
+        let (GateRule::Shape(shape), Some(by)) = (&gate.rule, &gate.by) else {
+            continue;
+        };
+        let Some(alpha) = shape.significance else {
+            continue;
+        };
+        for (change, op) in &shape.changes {
+            let relative = match change {
+                Change::MaxDrop => false,
+                Change::MaxDropRelative => true,
+                _ => continue,
+            };
+            let Ok(crate::base::value::Value::Number(limit)) =
+                crate::ir::evaluate(op, &frame).map(crate::base::value::Value::into_float)
+            else {
+                continue;
+            };
+            for &s in &by.slices {
+                let slice = &plan.slices[s].name;
+                for (value, items) in prior.slice_values(slice) {
+                    if (items as usize) < by.min_items {
+                        continue;
+                    }
+                    let bound = match relative {
+                        false => limit,
+                        true => match prior.slice_metric(slice, value, &shape.metric_name) {
+                            crate::base::value::Value::Number(b) => limit * b.abs(),
+                            _ => continue,
+                        },
+                    };
+                    let Some((smallest, n)) =
+                        crate::plan::detectable_in(plan, shape, alpha, Some((slice, value)))
+                    else {
+                        continue;
+                    };
+                    if smallest > bound {
+                        warnings.push(Diagnostic::warning(
+                            "slice_too_small",
+                            format!(
+                                "gate `{}`: {slice}={value} has {n} baseline items, too few to call a drop of {} significant at {} (the smallest it can is about {}); a real drop there of that size would pass",
+                                gate.name,
+                                crate::base::value::format_number(bound),
+                                crate::base::value::format_number(alpha),
+                                crate::base::value::format_significant(smallest),
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    warnings
 }
 
 /// The paired changes of one run, per metric (plan order), and their level.
