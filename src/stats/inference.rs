@@ -2,10 +2,10 @@
 //! against a prior run on the items both share. The arithmetic is
 //! `base::stats`; this module decides which test fits, and pairs items by key.
 //!
-//! - Interval: a `ratio` gets the Wilson score interval; a `mean`, `sum` or
-//!   `count` the percentile bootstrap over items (B = [`REPLICATES`], seed
-//!   [`SEED`], labelled `interval:METRIC`), or its normal approximation above
-//!   `BOOTSTRAP_MAX_DRAWS` draws.
+//! - Interval: a `ratio` gets the Wilson score interval; a `mean` or `sum`
+//!   the percentile bootstrap over items (B = [`REPLICATES`], seed [`SEED`],
+//!   labelled `interval:METRIC`), or its normal approximation above
+//!   `BOOTSTRAP_MAX_DRAWS` draws; a `count` of items none.
 //! - Change: items are matched by key (the key's JSON text); items without a
 //!   key, or in one run only, are left out and counted. A key repeated in a run
 //!   (`duplicates: keep`) is one unit: its items' contributions are added up.
@@ -195,6 +195,10 @@ pub fn interval(
     level: f64,
     label: &str,
 ) -> Option<Interval> {
+    // A count of items is what it is: no interval (its change is still tested).
+    if kind == ValueKind::Count {
+        return None;
+    }
     if kind == ValueKind::Ratio {
         let (mut hits, mut total) = (0u64, 0u64);
         for value in values.flatten() {
@@ -593,7 +597,11 @@ mod tests {
             let values: Vec<Option<f64>> = (0..n)
                 .map(|i| (i % 7 != 3).then(|| f64::from((i * 37 % 11) as u32) / 4.0))
                 .collect();
-            for kind in [ValueKind::Mean, ValueKind::Sum, ValueKind::Count] {
+            assert_eq!(
+                interval(ValueKind::Count, values.iter().copied(), 0.9, "m"),
+                None
+            );
+            for kind in [ValueKind::Mean, ValueKind::Sum] {
                 let found = interval(kind, values.iter().copied(), 0.9, "m").unwrap();
                 let stat = statistic(kind, values.iter().copied());
                 let copied = bootstrap::interval(&stat, 0.9, REPLICATES, "interval:m", SEED);
