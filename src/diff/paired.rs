@@ -4,8 +4,10 @@
 //! tests it (`eval::stats`); any other metric computed from items, by the new
 //! run's formula over both runs' observations of its aggregates (matched by
 //! their text), with the resampler `--baseline` uses (`eval::resample`). Items
-//! are paired once per run and reused for every metric. Slice values are not
-//! tested.
+//! are paired once per run and reused for every metric. A slice value's metric
+//! (`NAME[SLICE=VALUE]`, one column) is tested on the new run's items with that
+//! value (item-values version 4 keeps each item's slice values), paired with the
+//! old run's by key, as `--baseline` tests it per slice value.
 
 use std::collections::BTreeMap;
 
@@ -43,15 +45,20 @@ impl<'v> Paired<'v> {
     /// The test of metric `name` (as a report lists it), when both runs kept it.
     pub fn test(&mut self, name: &str) -> Option<ChangeTest> {
         let (old, new) = (self.old?, self.new?);
-        if name.contains('[') {
-            return None;
-        }
-        let (metric, run) = match name.split_once('@') {
-            Some((metric, run)) => (metric, Some(run)),
+        // `NAME@RUN[SLICE=VALUE]`: a slice value's metric.
+        let (head, slice) = match name.split_once('[') {
+            Some((head, inner)) => (head, Some(inner.strip_suffix(']')?.split_once('=')?)),
             None => (name, None),
         };
+        let (metric, run) = match head.split_once('@') {
+            Some((metric, run)) => (metric, Some(run)),
+            None => (head, None),
+        };
         let (Some(a), Some(b)) = (old.column(metric), new.column(metric)) else {
-            return self.formula_test(name, metric, run);
+            return match slice {
+                None => self.formula_test(name, metric, run),
+                Some(_) => None,
+            };
         };
         let kind = new.metrics[b].kind;
         if old.metrics[a].kind != kind {
@@ -62,7 +69,16 @@ impl<'v> Paired<'v> {
             rows.iter().map(|&i| values.row(i).values[c]).collect()
         };
         let (x, y) = (column(old, old_rows, a), column(new, new_rows, b));
-        change(kind, pairing, &y, &x, DIFF_CONFIDENCE, name)
+        let Some((slice, value)) = slice else {
+            return change(kind, pairing, &y, &x, DIFF_CONFIDENCE, name);
+        };
+        // The new run's items with the value, paired with the old run's by key
+        // (a file before version 4 has no slice values: no test).
+        let s = new.slices.iter().position(|x| x == slice)?;
+        let keep: Vec<bool> = (new_rows.iter())
+            .map(|&i| &*new.row(i).slices[s] == value)
+            .collect();
+        change(kind, &pairing.within(&keep), &y, &x, DIFF_CONFIDENCE, name)
     }
 
     /// The rows of each side in `run`, and their pairing (built once per run).

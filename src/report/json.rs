@@ -175,6 +175,7 @@ pub fn report_json(plan: &Plan, outcome: &Outcome, lock: Option<&LockStamp>) -> 
         agreement: None,
         confusion: None,
         baseline: None,
+        baseline_missing: crate::eval::baseline_missing(plan),
         pass: outcome.pass(),
     };
     if plan.has_runs() {

@@ -30,6 +30,12 @@
 //! header (`{"text":…,"function":"ratio","metric":0}`) and has no entry of its
 //! own on the lines; its observations are the column's contributions (null:
 //! not in it). A file where no aggregate is a metric's stays version 2.
+//!
+//! Version 4 adds each item's slice values, so that `diff` can test a metric
+//! per slice value on the items that have it: the header names the slices
+//! (`"slices":["category"]`) and each line ends with the item's value of each,
+//! as its text (`"refunds"`, `"null"` for none). A file of a spec without
+//! slices is written as before.
 
 use std::io::BufRead;
 use std::sync::Arc;
@@ -42,7 +48,7 @@ use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::value::push_number;
 
 /// The version the header line carries; a reader refuses a newer one.
-pub const ITEM_VALUES_VERSION: u64 = 3;
+pub const ITEM_VALUES_VERSION: u64 = 4;
 
 /// The file's name beside report.json.
 pub const ITEM_VALUES_FILE: &str = "item-values.jsonl";
@@ -203,6 +209,8 @@ struct Header {
     aggregates: Vec<ObservedColumn>,
     #[serde(default)]
     formulas: Vec<FormulaColumn>,
+    #[serde(default)]
+    slices: Vec<String>,
 }
 
 /// One item's line, borrowed from the file read back.
@@ -215,6 +223,8 @@ pub struct ValueRow<'v> {
     pub values: &'v [Option<f64>],
     /// Per observed aggregate of the header (version 2).
     pub observed: &'v [Observation],
+    /// Per slice of the header, the item's value's text (version 4).
+    pub slices: &'v [Arc<str>],
 }
 
 /// An item-values file read back. Rows are stored flat (one buffer of key
@@ -226,6 +236,8 @@ pub struct ItemValues {
     pub runs: bool,
     pub aggregates: Vec<ObservedColumn>,
     pub formulas: Vec<FormulaColumn>,
+    /// The slices whose values each line ends with (version 4).
+    pub slices: Vec<String>,
     keys: String,
     /// Per row: where its key ends in `keys`.
     key_ends: Vec<usize>,
@@ -234,21 +246,35 @@ pub struct ItemValues {
     run_names: Vec<String>,
     values: Vec<Option<f64>>,
     observed: Vec<Observation>,
+    slice_values: Vec<Arc<str>>,
 }
 
 /// The header line (with its newline): version 1 unless there are observed
-/// aggregates, 3 when one of them is kept in a metric's column.
+/// aggregates, 3 when one of them is kept in a metric's column (4 with slices,
+/// [`header_line_with_slices`]).
 pub fn header_line(
     metrics: &[(&str, ValueKind)],
     runs: bool,
     aggregates: &[ObservedColumn],
     formulas: &[FormulaColumn],
 ) -> String {
+    header_line_with_slices(metrics, runs, aggregates, formulas, &[])
+}
+
+/// The header line of a file whose lines end with the items' values of
+/// `slices` (version 4 when there are any).
+pub fn header_line_with_slices(
+    metrics: &[(&str, ValueKind)],
+    runs: bool,
+    aggregates: &[ObservedColumn],
+    formulas: &[FormulaColumn],
+    slices: &[&str],
+) -> String {
     let metrics: Vec<Json> = metrics
         .iter()
         .map(|(name, kind)| serde_json::json!({"name": name, "kind": kind.keyword()}))
         .collect();
-    let header = if aggregates.is_empty() {
+    let mut header = if aggregates.is_empty() {
         serde_json::json!({
             "item_values": 1,
             "metrics": metrics,
@@ -256,7 +282,7 @@ pub fn header_line(
         })
     } else {
         let version = if aggregates.iter().any(|a| a.metric.is_some()) {
-            ITEM_VALUES_VERSION
+            3
         } else {
             2
         };
@@ -268,6 +294,10 @@ pub fn header_line(
             "formulas": formulas,
         })
     };
+    if !slices.is_empty() {
+        header["item_values"] = ITEM_VALUES_VERSION.into();
+        header["slices"] = slices.into();
+    }
     format!("{header}\n")
 }
 
@@ -366,6 +396,7 @@ impl ItemValues {
                 values.runs = header.runs;
                 values.aggregates = header.aggregates;
                 values.formulas = header.formulas;
+                values.slices = header.slices;
                 header_seen = true;
                 continue;
             }
@@ -392,6 +423,7 @@ impl ItemValues {
     pub fn row(&self, i: usize) -> ValueRow<'_> {
         let start = if i == 0 { 0 } else { self.key_ends[i - 1] };
         let (m, k) = (self.metrics.len(), self.aggregates.len());
+        let w = self.slices.len();
         ValueRow {
             key: &self.keys[start..self.key_ends[i]],
             run: self
@@ -400,6 +432,7 @@ impl ItemValues {
                 .map(|r| self.run_names[*r as usize].as_str()),
             values: &self.values[i * m..(i + 1) * m],
             observed: &self.observed[i * k..(i + 1) * k],
+            slices: &self.slice_values[i * w..(i + 1) * w],
         }
     }
 
@@ -421,7 +454,8 @@ impl ItemValues {
             .iter()
             .filter(|a| a.metric.is_none())
             .count();
-        let expected = lead + self.metrics.len() + own;
+        let before_slices = lead + self.metrics.len() + own;
+        let expected = before_slices + self.slices.len();
         // The next observed aggregate of the header: those kept in a metric's
         // column are filled in from it, in the header's order, around the
         // line's own observations.
@@ -430,6 +464,7 @@ impl ItemValues {
         let (mut key, mut run) = (None, None);
         let mut entries = 0;
         let (values_start, observed_start) = (self.values.len(), self.observed.len());
+        let slices_start = self.slice_values.len();
         // Every entry is parsed whole, so that a number out of range or a bad
         // escape anywhere in the line is the JSON error it always was; past
         // the expected count, or after a bad entry, it is only counted.
@@ -462,6 +497,14 @@ impl ItemValues {
                     other => Err(format!("has a value that is not a number: {other}")),
                 };
                 value.map(|value| self.values.push(value))
+            } else if at >= before_slices {
+                match entry {
+                    Json::String(text) => {
+                        self.slice_values.push(Arc::from(text));
+                        Ok(())
+                    }
+                    other => Err(format!("has a slice value that is not a string: {other}")),
+                }
             } else {
                 Observation::from_json(entry).map(|o| {
                     self.push_kept_in_columns(&mut next_aggregate, values_start);
@@ -478,6 +521,7 @@ impl ItemValues {
         if entries != expected || first_error.is_some() {
             self.values.truncate(values_start);
             self.observed.truncate(observed_start);
+            self.slice_values.truncate(slices_start);
         }
         if entries != expected {
             let observed = match (own, self.aggregates.len()) {

@@ -64,6 +64,10 @@ pub struct Report {
     /// With `--baseline`: each metric against the baseline report.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<SinceBaseline>,
+    /// Gates bound changes against a baseline but the run had none: which,
+    /// and what `when_no_baseline` made of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_missing: Option<String>,
     /// No `fail` gate failed.
     pub pass: bool,
 }

@@ -2,10 +2,10 @@
 //! against a prior run on the items both share. The arithmetic is
 //! `base::stats`; this module decides which test fits, and pairs items by key.
 //!
-//! - Interval: a `ratio` gets the Wilson score interval; a `mean`, `sum` or
-//!   `count` the percentile bootstrap over items (B = [`REPLICATES`], seed
-//!   [`SEED`], labelled `interval:METRIC`), or its normal approximation above
-//!   `BOOTSTRAP_MAX_DRAWS` draws.
+//! - Interval: a `ratio` gets the Wilson score interval; a `mean` or `sum`
+//!   the percentile bootstrap over items (B = [`REPLICATES`], seed [`SEED`],
+//!   labelled `interval:METRIC`), or its normal approximation above
+//!   `BOOTSTRAP_MAX_DRAWS` draws; a `count` of items none.
 //! - Change: items are matched by key (the key's JSON text); items without a
 //!   key, or in one run only, are left out and counted. A key repeated in a run
 //!   (`duplicates: keep`) is one unit: its items' contributions are added up.
@@ -195,6 +195,10 @@ pub fn interval(
     level: f64,
     label: &str,
 ) -> Option<Interval> {
+    // A count of items is what it is: no interval (its change is still tested).
+    if kind == ValueKind::Count {
+        return None;
+    }
     if kind == ValueKind::Ratio {
         let (mut hits, mut total) = (0u64, 0u64);
         for value in values.flatten() {
@@ -318,6 +322,42 @@ impl Pairing {
             pairing.old_unit.push(unit);
         }
         pairing
+    }
+
+    /// The pairing of the new run's items that `keep` holds for (item order),
+    /// as its own: a unit is kept with its first item of the new run, and the
+    /// items of the new run kept but not shared (a key the old run lacks, or
+    /// none) are counted as `only_new`; the old run's items outside the shared
+    /// units are not counted, having no slice value in the new run. A slice value's items are tested this way.
+    pub fn within(&self, keep: &[bool]) -> Pairing {
+        let mut renumbered: Vec<Option<u32>> = vec![None; self.units];
+        let mut units = 0u32;
+        let mut only_new = 0;
+        for (unit, &kept) in self.new_unit.iter().zip(keep) {
+            match unit {
+                Some(unit) if kept && renumbered[*unit as usize].is_none() => {
+                    renumbered[*unit as usize] = Some(units);
+                    units += 1;
+                }
+                Some(_) => {}
+                None if kept => only_new += 1,
+                None => {}
+            }
+        }
+        let map = |of: &[Option<u32>]| -> Vec<Option<u32>> {
+            of.iter()
+                .map(|u| u.and_then(|u| renumbered[u as usize]))
+                .collect()
+        };
+        Pairing {
+            new_unit: map(&self.new_unit),
+            old_unit: map(&self.old_unit),
+            units: units as usize,
+            single: self.single,
+            only_new,
+            only_old: 0,
+            keyless: 0,
+        }
     }
 
     /// Per item of the new run, its unit (`None`: not shared).
@@ -557,7 +597,11 @@ mod tests {
             let values: Vec<Option<f64>> = (0..n)
                 .map(|i| (i % 7 != 3).then(|| f64::from((i * 37 % 11) as u32) / 4.0))
                 .collect();
-            for kind in [ValueKind::Mean, ValueKind::Sum, ValueKind::Count] {
+            assert_eq!(
+                interval(ValueKind::Count, values.iter().copied(), 0.9, "m"),
+                None
+            );
+            for kind in [ValueKind::Mean, ValueKind::Sum] {
                 let found = interval(kind, values.iter().copied(), 0.9, "m").unwrap();
                 let stat = statistic(kind, values.iter().copied());
                 let copied = bootstrap::interval(&stat, 0.9, REPLICATES, "interval:m", SEED);

@@ -221,6 +221,37 @@ fn shaped_gate(
     ))
 }
 
+/// When gates bound changes against a baseline and the run has none: the
+/// sentence every output gives (report.json's `baseline_missing`, a warning on
+/// the terminal, the summaries), naming the gates and what `when_no_baseline`
+/// made of each.
+pub fn baseline_missing(plan: &crate::plan::Plan) -> Option<String> {
+    if plan.baseline.is_some() {
+        return None;
+    }
+    let gates: Vec<String> = (plan.gates.iter())
+        .filter_map(|g| match &g.rule {
+            GateRule::Shape(shape) if !shape.changes.is_empty() => Some(format!(
+                "`{}` ({})",
+                g.name,
+                match shape.when_no_baseline {
+                    NoBaseline::Pass => "passed",
+                    NoBaseline::Warn => "warned",
+                    NoBaseline::Fail => "failed",
+                }
+            )),
+            _ => None,
+        })
+        .collect();
+    if gates.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "no baseline (run with --baseline): the change bounds of {} were not checked",
+        gates.join(", ")
+    ))
+}
+
 fn bad_side(better: Better) -> &'static str {
     match better {
         Better::Higher => "below",
@@ -277,7 +308,10 @@ fn check_changes(
             "no baseline (run with --baseline)".to_string()
         };
         match shape.when_no_baseline {
-            NoBaseline::Pass => {}
+            // Passes, and says why the bounds were not checked.
+            NoBaseline::Pass => verdict.reasons.push(format!(
+                "{missing}: change bounds not checked (when_no_baseline: pass)"
+            )),
             NoBaseline::Warn => verdict.flag(GateStatus::Warn, missing),
             NoBaseline::Fail => verdict.flag(on_failure, missing),
         }
