@@ -25,6 +25,7 @@ pub fn writes_item_values(plan: &Plan) -> bool {
 pub fn write_item_values_jsonl(
     plan: &Plan,
     outcome: &Outcome,
+    run_id: Option<&str>,
     threads: usize,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
@@ -59,7 +60,7 @@ pub fn write_item_values_jsonl(
         })
         .collect();
     let runs = plan.has_runs();
-    out.write_all(header_line(&metrics, runs, &aggregates, &formulas).as_bytes())?;
+    out.write_all(header_line(&metrics, runs, &aggregates, &formulas, run_id).as_bytes())?;
     for table in &outcome.item_values {
         let run = table.run.as_deref().filter(|_| runs);
         let render = |rows, part: &mut Vec<u8>| render_rows(table, run, rows, part);

@@ -203,6 +203,8 @@ struct Header {
     aggregates: Vec<ObservedColumn>,
     #[serde(default)]
     formulas: Vec<FormulaColumn>,
+    #[serde(default)]
+    run_id: Option<String>,
 }
 
 /// One item's line, borrowed from the file read back.
@@ -226,6 +228,8 @@ pub struct ItemValues {
     pub runs: bool,
     pub aggregates: Vec<ObservedColumn>,
     pub formulas: Vec<FormulaColumn>,
+    /// The `run_id` of the report.json written with it (none before there was one).
+    pub run_id: Option<String>,
     keys: String,
     /// Per row: where its key ends in `keys`.
     key_ends: Vec<usize>,
@@ -243,6 +247,7 @@ pub fn header_line(
     runs: bool,
     aggregates: &[ObservedColumn],
     formulas: &[FormulaColumn],
+    run_id: Option<&str>,
 ) -> String {
     let metrics: Vec<Json> = metrics
         .iter()
@@ -268,6 +273,10 @@ pub fn header_line(
             "formulas": formulas,
         })
     };
+    let mut header = header;
+    if let Some(id) = run_id {
+        header["run_id"] = Json::from(id);
+    }
     format!("{header}\n")
 }
 
@@ -366,6 +375,7 @@ impl ItemValues {
                 values.runs = header.runs;
                 values.aggregates = header.aggregates;
                 values.formulas = header.formulas;
+                values.run_id = header.run_id;
                 header_seen = true;
                 continue;
             }
@@ -561,6 +571,7 @@ mod tests {
             false,
             &[],
             &[],
+            None,
         )
         .into_bytes();
         let values = |values: [Option<f64>; 2]| {
@@ -605,8 +616,14 @@ mod tests {
             empty: Some(0.0),
             tested: true,
         }];
-        let mut text =
-            header_line(&[("p", ValueKind::Ratio)], false, &aggregates, &formulas).into_bytes();
+        let mut text = header_line(
+            &[("p", ValueKind::Ratio)],
+            false,
+            &aggregates,
+            &formulas,
+            None,
+        )
+        .into_bytes();
         let observed = [
             Observation::labels(Arc::from("a \"b\""), Arc::from("c")),
             Observation::Calibrated(0.25, true),
@@ -630,7 +647,13 @@ mod tests {
         // An observation of another shape is a located error.
         let bad = format!(
             "{}[\"q1\",1,[1,2],null,null]\n",
-            header_line(&[("p", ValueKind::Ratio)], false, &aggregates, &formulas)
+            header_line(
+                &[("p", ValueKind::Ratio)],
+                false,
+                &aggregates,
+                &formulas,
+                None
+            )
         );
         let error = ItemValues::read(bad.as_bytes(), "v.jsonl")
             .unwrap_err()
@@ -652,7 +675,7 @@ mod tests {
             observed("ratio(a)", Some(0)),
         ];
         let metrics = [("a", ValueKind::Ratio), ("b", ValueKind::Ratio)];
-        let mut text = header_line(&metrics, false, &aggregates, &[]).into_bytes();
+        let mut text = header_line(&metrics, false, &aggregates, &[], None).into_bytes();
         push_row(&mut text, "\"q1\"", None, |out| {
             [Some(1.0), None].iter().for_each(|v| push_value(out, *v));
             push_observation(out, &Observation::Number(0.5));
@@ -680,7 +703,7 @@ mod tests {
         // A line with an entry for a shared aggregate is the wrong length.
         let long = format!(
             "{}[\"q1\",1,null,0.5,null]\n",
-            header_line(&metrics, false, &aggregates, &[])
+            header_line(&metrics, false, &aggregates, &[], None)
         );
         let error = ItemValues::read(long.as_bytes(), "v.jsonl")
             .unwrap_err()
@@ -690,7 +713,7 @@ mod tests {
         let bad = [observed("ratio(a)", Some(2))];
         let text = format!(
             "{}[\"q1\",1,null]\n",
-            header_line(&metrics, false, &bad, &[])
+            header_line(&metrics, false, &bad, &[], None)
         );
         let error = ItemValues::read(text.as_bytes(), "v.jsonl")
             .unwrap_err()
@@ -704,7 +727,7 @@ mod tests {
 
     #[test]
     fn a_bad_entry_is_named_unless_the_line_has_the_wrong_length() {
-        let header = header_line(&[("p", ValueKind::Ratio)], true, &[], &[]);
+        let header = header_line(&[("p", ValueKind::Ratio)], true, &[], &[], None);
         let error = |line: &str| {
             let text = format!("{header}{line}\n");
             ItemValues::read(text.as_bytes(), "v.jsonl")
@@ -763,7 +786,7 @@ mod tests {
     fn a_short_line_is_a_located_error() {
         let text = format!(
             "{}[\"q1\"]\n",
-            header_line(&[("p", ValueKind::Ratio)], false, &[], &[])
+            header_line(&[("p", ValueKind::Ratio)], false, &[], &[], None)
         );
         let error = ItemValues::read(text.as_bytes(), "v.jsonl").unwrap_err();
         let rendered = error.render();

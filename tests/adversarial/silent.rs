@@ -254,3 +254,56 @@ fn sums_and_means_of_large_values_do_not_overflow() {
     // A sum past f64's range has no value (never infinity shown as null).
     assert_eq!(report["metrics"]["big"], serde_json::Value::Null);
 }
+
+#[test]
+fn item_values_of_another_run_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let spec = "name: t\nversion: 1.0.0\ndatasets:\n  items: {format: jsonl, path: items.jsonl, key: id}\n\
+                metrics:\n  r: {expr: ratio(items.ok), better: higher}\n\
+                gates:\n  g: {metric: r, max_drop: 0.1, significance: 0.05}\n";
+    std::fs::write(root.join("spec.yaml"), spec).unwrap();
+    let items = |ok: usize| -> String {
+        (0..100)
+            .map(|i| format!("{{\"id\":\"k{i}\",\"ok\":{}}}\n", i < ok))
+            .collect()
+    };
+    let run = |ok: usize, out: &str, baseline: Option<&str>| {
+        std::fs::write(root.join("items.jsonl"), items(ok)).unwrap();
+        let mut args = vec!["run", "spec.yaml", "--out", out];
+        if let Some(baseline) = baseline {
+            args.extend(["--baseline", baseline]);
+        }
+        evalspec(root, &args)
+    };
+    assert_eq!(run(90, "old", None).code, 0);
+    assert_eq!(run(90, "other", None).code, 0);
+    assert_eq!(run(50, "new", None).code, 0);
+    // The same run's item values: the 0.4 drop is significant.
+    assert_eq!(run(50, "check", Some("old")).code, 1);
+    // Another run's item values beside the old report.
+    std::fs::copy(
+        root.join("new/item-values.jsonl"),
+        root.join("old/item-values.jsonl"),
+    )
+    .unwrap();
+    for out in [
+        run(50, "check", Some("old")),
+        evalspec(root, &["diff", "old", "new"]),
+        evalspec(root, &["diff", "new", "old"]),
+    ] {
+        assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+        assert!(
+            out.stderr.contains("is not the item values of"),
+            "{}",
+            out.stderr
+        );
+    }
+    // Identical inputs give the same id: their item values stand in for each other.
+    std::fs::copy(
+        root.join("other/item-values.jsonl"),
+        root.join("old/item-values.jsonl"),
+    )
+    .unwrap();
+    assert_eq!(run(50, "check", Some("old")).code, 1);
+}
