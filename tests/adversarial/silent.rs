@@ -307,3 +307,68 @@ fn item_values_of_another_run_are_refused() {
     .unwrap();
     assert_eq!(run(50, "check", Some("old")).code, 1);
 }
+
+#[test]
+fn keys_do_not_collide_nor_join_across_types() {
+    let spec = "name: t\nversion: 1.0.0\nitems: items\ndatasets:\n  items: {format: jsonl, path: items.jsonl, key: id}\n  other: {format: jsonl, path: other.jsonl, key: id}\n\
+                fields:\n  joined: other.id != null\nmetrics:\n  r: {expr: ratio(joined), better: higher}\ngates:\n  g: {metric: r, threshold: 0}\n";
+    let run = |items: &str, other: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("spec.yaml"), spec).unwrap();
+        std::fs::write(dir.path().join("items.jsonl"), items).unwrap();
+        std::fs::write(dir.path().join("other.jsonl"), other).unwrap();
+        evalspec(dir.path(), &["run", "spec.yaml", "--out", "out"])
+    };
+    // Two ids past 64 bits that a float cannot tell apart.
+    let out = run(
+        "{\"id\":100000000000000000000}\n{\"id\":100000000000000000001}\n",
+        "{\"id\":1}\n",
+    );
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("cannot be a key"), "{}", out.stderr);
+    assert!(out.stderr.contains("items.jsonl:1"), "{}", out.stderr);
+    // `true` is no key: it does not join `1`.
+    let out = run("{\"id\":true}\n", "{\"id\":1}\n");
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.contains("a bool cannot be a key"),
+        "{}",
+        out.stderr
+    );
+    let out = run("{\"id\":1}\n", "{\"id\":true}\n");
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("other.jsonl:1"), "{}", out.stderr);
+    // 64-bit ids stay exact and apart.
+    let out = run(
+        "{\"id\":18446744073709551615}\n{\"id\":18446744073709551614}\n",
+        "{\"id\":18446744073709551615}\n",
+    );
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("missing"), "{}", out.stderr);
+}
+
+#[test]
+fn a_parquet_column_named_twice_is_refused() {
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let strings = |v: &[&str]| -> arrow_array::ArrayRef {
+        Arc::new(arrow_array::StringArray::from(v.to_vec()))
+    };
+    let numbers = |v: &[f64]| -> arrow_array::ArrayRef {
+        Arc::new(arrow_array::Float64Array::from(v.to_vec()))
+    };
+    let batch = arrow_array::RecordBatch::try_from_iter([
+        ("id", strings(&["a", "b"])),
+        ("score", numbers(&[0.9, 0.9])),
+        ("score", numbers(&[0.1, 0.1])),
+    ])
+    .unwrap();
+    let file = std::fs::File::create(dir.path().join("items.parquet")).unwrap();
+    let mut writer = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let out = parquet_spec(dir.path(), "number");
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("named twice"), "{}", out.stderr);
+    assert!(out.stderr.contains("items.parquet"), "{}", out.stderr);
+}
