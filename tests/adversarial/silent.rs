@@ -372,3 +372,32 @@ fn a_parquet_column_named_twice_is_refused() {
     assert!(out.stderr.contains("named twice"), "{}", out.stderr);
     assert!(out.stderr.contains("items.parquet"), "{}", out.stderr);
 }
+
+#[test]
+fn a_field_in_no_record_is_warned_about_where_it_is_read() {
+    let items = "{\"id\":\"a\",\"x\":1,\"trace\":{\"response\":{\"text\":\"t\"}}}\n{\"id\":\"b\",\"x\":null}\n";
+    let spec = "name: t\nversion: 1.0.0\ndatasets:\n  items: {format: jsonl, path: items.jsonl, key: id}\n\
+                fields:\n  ok: items.trace.respones.text != null\n  good: items.x != null\n\
+                metrics:\n  r: {expr: ratio(ok), better: higher}\n  g: ratio(good)\n";
+    let (_dir, out) = run_spec(spec, items);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr
+            .contains("field `trace.respones.text` is in none of the 2 record(s)"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains(" --> spec.yaml:6:"), "{}", out.stderr);
+    // A field present in some record (null or not) is not warned about.
+    assert!(!out.stderr.contains("field `x`"), "{}", out.stderr);
+    // Under every join, and from a JSON array.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("items.json"), "[{\"id\":\"a\"}]").unwrap();
+    std::fs::write(
+        dir.path().join("spec.yaml"),
+        "name: t\nversion: 1.0.0\ndatasets:\n  items: {path: items.json, key: id}\nmetrics:\n  n: count(items.scroe)\n",
+    )
+    .unwrap();
+    let out = evalspec(dir.path(), &["run", "spec.yaml", "--out", "out"]);
+    assert!(out.stderr.contains("field `scroe`"), "{}", out.stderr);
+}

@@ -118,6 +118,7 @@ pub fn read<S: Send>(
         records: 0,
         sha256: sha256?,
         bytes: size,
+        seen: None,
     };
     let mut out = Vec::with_capacity(results.len());
     for (state, result) in results {
