@@ -26,6 +26,7 @@ pub fn writes_item_values(plan: &Plan) -> bool {
 pub fn write_item_values_jsonl(
     plan: &Plan,
     outcome: &Outcome,
+    run_id: Option<&str>,
     threads: usize,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
@@ -68,7 +69,8 @@ pub fn write_item_values_jsonl(
         true => plan.slices.iter().map(|s| s.name.as_str()).collect(),
         false => Vec::new(),
     };
-    let header = header_line_with_slices(&metrics, runs, &aggregates, &formulas, &slices);
+    let header =
+        header_line_with_slices(&metrics, runs, &aggregates, &formulas, &slices, run_id);
     out.write_all(header.as_bytes())?;
     for table in &outcome.item_values {
         let run = table.run.as_deref().filter(|_| runs);

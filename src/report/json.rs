@@ -177,6 +177,7 @@ pub fn report_json(plan: &Plan, outcome: &Outcome, lock: Option<&LockStamp>) -> 
         baseline: None,
         baseline_missing: crate::eval::baseline_missing(plan),
         pass: outcome.pass(),
+        run_id: None,
     };
     if plan.has_runs() {
         crate::report::runs::add_runs(&mut report, plan, outcome);
@@ -189,6 +190,12 @@ pub fn report_json(plan: &Plan, outcome: &Outcome, lock: Option<&LockStamp>) -> 
     }
     if let Some(prior) = &plan.baseline {
         report.baseline = Some(since_baseline(plan, outcome, prior));
+    }
+    if crate::report::writes_item_values(plan) {
+        // The digest of everything else the report says: the same inputs give
+        // the same id (and the same item values), another run another id.
+        let bytes = serde_json::to_vec(&report).expect("a report always serialises");
+        report.run_id = Some(sha256_hex(&bytes));
     }
     report
 }

@@ -211,6 +211,8 @@ struct Header {
     formulas: Vec<FormulaColumn>,
     #[serde(default)]
     slices: Vec<String>,
+    #[serde(default)]
+    run_id: Option<String>,
 }
 
 /// One item's line, borrowed from the file read back.
@@ -238,6 +240,8 @@ pub struct ItemValues {
     pub formulas: Vec<FormulaColumn>,
     /// The slices whose values each line ends with (version 4).
     pub slices: Vec<String>,
+    /// The `run_id` of the report.json written with it (none before there was one).
+    pub run_id: Option<String>,
     keys: String,
     /// Per row: where its key ends in `keys`.
     key_ends: Vec<usize>,
@@ -257,8 +261,9 @@ pub fn header_line(
     runs: bool,
     aggregates: &[ObservedColumn],
     formulas: &[FormulaColumn],
+    run_id: Option<&str>,
 ) -> String {
-    header_line_with_slices(metrics, runs, aggregates, formulas, &[])
+    header_line_with_slices(metrics, runs, aggregates, formulas, &[], run_id)
 }
 
 /// The header line of a file whose lines end with the items' values of
@@ -269,6 +274,7 @@ pub fn header_line_with_slices(
     aggregates: &[ObservedColumn],
     formulas: &[FormulaColumn],
     slices: &[&str],
+    run_id: Option<&str>,
 ) -> String {
     let metrics: Vec<Json> = metrics
         .iter()
@@ -297,6 +303,9 @@ pub fn header_line_with_slices(
     if !slices.is_empty() {
         header["item_values"] = ITEM_VALUES_VERSION.into();
         header["slices"] = slices.into();
+    }
+    if let Some(id) = run_id {
+        header["run_id"] = Json::from(id);
     }
     format!("{header}\n")
 }
@@ -397,6 +406,7 @@ impl ItemValues {
                 values.aggregates = header.aggregates;
                 values.formulas = header.formulas;
                 values.slices = header.slices;
+                values.run_id = header.run_id;
                 header_seen = true;
                 continue;
             }
@@ -605,6 +615,7 @@ mod tests {
             false,
             &[],
             &[],
+            None,
         )
         .into_bytes();
         let values = |values: [Option<f64>; 2]| {
@@ -649,8 +660,14 @@ mod tests {
             empty: Some(0.0),
             tested: true,
         }];
-        let mut text =
-            header_line(&[("p", ValueKind::Ratio)], false, &aggregates, &formulas).into_bytes();
+        let mut text = header_line(
+            &[("p", ValueKind::Ratio)],
+            false,
+            &aggregates,
+            &formulas,
+            None,
+        )
+        .into_bytes();
         let observed = [
             Observation::labels(Arc::from("a \"b\""), Arc::from("c")),
             Observation::Calibrated(0.25, true),
@@ -674,7 +691,13 @@ mod tests {
         // An observation of another shape is a located error.
         let bad = format!(
             "{}[\"q1\",1,[1,2],null,null]\n",
-            header_line(&[("p", ValueKind::Ratio)], false, &aggregates, &formulas)
+            header_line(
+                &[("p", ValueKind::Ratio)],
+                false,
+                &aggregates,
+                &formulas,
+                None
+            )
         );
         let error = ItemValues::read(bad.as_bytes(), "v.jsonl")
             .unwrap_err()
@@ -696,7 +719,7 @@ mod tests {
             observed("ratio(a)", Some(0)),
         ];
         let metrics = [("a", ValueKind::Ratio), ("b", ValueKind::Ratio)];
-        let mut text = header_line(&metrics, false, &aggregates, &[]).into_bytes();
+        let mut text = header_line(&metrics, false, &aggregates, &[], None).into_bytes();
         push_row(&mut text, "\"q1\"", None, |out| {
             [Some(1.0), None].iter().for_each(|v| push_value(out, *v));
             push_observation(out, &Observation::Number(0.5));
@@ -724,7 +747,7 @@ mod tests {
         // A line with an entry for a shared aggregate is the wrong length.
         let long = format!(
             "{}[\"q1\",1,null,0.5,null]\n",
-            header_line(&metrics, false, &aggregates, &[])
+            header_line(&metrics, false, &aggregates, &[], None)
         );
         let error = ItemValues::read(long.as_bytes(), "v.jsonl")
             .unwrap_err()
@@ -734,7 +757,7 @@ mod tests {
         let bad = [observed("ratio(a)", Some(2))];
         let text = format!(
             "{}[\"q1\",1,null]\n",
-            header_line(&metrics, false, &bad, &[])
+            header_line(&metrics, false, &bad, &[], None)
         );
         let error = ItemValues::read(text.as_bytes(), "v.jsonl")
             .unwrap_err()
@@ -748,7 +771,7 @@ mod tests {
 
     #[test]
     fn a_bad_entry_is_named_unless_the_line_has_the_wrong_length() {
-        let header = header_line(&[("p", ValueKind::Ratio)], true, &[], &[]);
+        let header = header_line(&[("p", ValueKind::Ratio)], true, &[], &[], None);
         let error = |line: &str| {
             let text = format!("{header}{line}\n");
             ItemValues::read(text.as_bytes(), "v.jsonl")
@@ -807,7 +830,7 @@ mod tests {
     fn a_short_line_is_a_located_error() {
         let text = format!(
             "{}[\"q1\"]\n",
-            header_line(&[("p", ValueKind::Ratio)], false, &[], &[])
+            header_line(&[("p", ValueKind::Ratio)], false, &[], &[], None)
         );
         let error = ItemValues::read(text.as_bytes(), "v.jsonl").unwrap_err();
         let rendered = error.render();

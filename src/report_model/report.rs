@@ -70,6 +70,12 @@ pub struct Report {
     pub baseline_missing: Option<String>,
     /// No `fail` gate failed.
     pub pass: bool,
+    /// What identifies this run's set: the item-values.jsonl written beside
+    /// this report carries the same id, and a baseline or diff refuses one
+    /// that does not (absent when the run keeps no item values, and in
+    /// reports from before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
