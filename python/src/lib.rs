@@ -220,8 +220,12 @@ fn run(
     let tables = (tables.iter())
         .map(|(name, value)| Ok((name.clone(), table_of(name, value)?)))
         .collect::<PyResult<Vec<_>>>()?;
-    let options =
+    let mut options =
         options(params, datasets, tables, formats, baseline, confidence)?.allow_drift(allow_drift);
+    if items {
+        // The items' lines are kept by a plan with an items report.
+        options = options.format(ReportFormat::Items);
+    }
     let resources = resources(threads, max_memory, join.as_deref())?;
     answer(py, move || {
         evaluate(&spec, &options, resources, out.as_deref(), items)
@@ -250,6 +254,18 @@ fn evaluate(
         Ok(evaluation) => evaluation,
         Err(diagnostics) => return Answer::failed("data", diagnostics),
     };
+    // Before the reports: writing the last items report releases the lines.
+    let items = match items.then(|| evaluation.items_jsonl()) {
+        None => Vec::new(),
+        Some(Ok(bytes)) => vec![("items", Value::Bytes(bytes))],
+        Some(Err(error)) => {
+            let d = Diagnostic::error(
+                "cannot_write_items",
+                format!("cannot hold the items' lines: {error}"),
+            );
+            return Answer::failed("data", vec![d]);
+        }
+    };
     let written = match &folder {
         None => Vec::new(),
         Some(folder) => match evaluation.write_reports_in(folder) {
@@ -262,17 +278,6 @@ fn evaluate(
         },
     };
     let warnings: Vec<Diagnostic> = evaluation.warnings().cloned().collect();
-    let items = match items.then(|| evaluation.items_jsonl()) {
-        None => Vec::new(),
-        Some(Ok(bytes)) => vec![("items", Value::Bytes(bytes))],
-        Some(Err(error)) => {
-            let d = Diagnostic::error(
-                "cannot_write_items",
-                format!("cannot hold the items' lines: {error}"),
-            );
-            return Answer::failed("data", vec![d]);
-        }
-    };
     let mut values = vec![
         ("passed", Value::Flag(evaluation.passed())),
         ("report_json", Value::Text(evaluation.report_json())),

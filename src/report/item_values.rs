@@ -69,8 +69,7 @@ pub fn write_item_values_jsonl(
         true => plan.slices.iter().map(|s| s.name.as_str()).collect(),
         false => Vec::new(),
     };
-    let header =
-        header_line_with_slices(&metrics, runs, &aggregates, &formulas, &slices, run_id);
+    let header = header_line_with_slices(&metrics, runs, &aggregates, &formulas, &slices, run_id);
     out.write_all(header.as_bytes())?;
     for table in &outcome.item_values {
         let run = table.run.as_deref().filter(|_| runs);
