@@ -109,6 +109,14 @@ fn night(items: &Items, drop: Option<Drop>, rng: &mut SplitMix64) -> Night {
     out
 }
 
+/// A metric's name, kind, better direction and values in a night.
+type MetricDef = (
+    &'static str,
+    ValueKind,
+    Better,
+    fn(&Night) -> &[Option<f64>],
+);
+
 /// The two metrics, `accuracy` (a ratio, higher is better) and `latency` (a
 /// mean, lower is better), over all items and per category, as a diff of the
 /// two nights lists them, each with its paired test; then Holm's adjustment.
@@ -121,7 +129,7 @@ fn compare(items: &Items, old: &Night, new: &Night) -> Vec<MetricChange> {
     };
     let pairing = Pairing::new(keys(new).into_iter(), keys(old).into_iter());
     let mut metrics = Vec::new();
-    let metric_defs: [(&str, ValueKind, Better, fn(&Night) -> &[Option<f64>]); 2] = [
+    let metric_defs: [MetricDef; 2] = [
         ("accuracy", ValueKind::Ratio, Better::Higher, |n| &n.hit),
         ("latency", ValueKind::Mean, Better::Lower, |n| &n.latency),
     ];

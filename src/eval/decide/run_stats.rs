@@ -271,6 +271,9 @@ fn prior_columns(plan: &Plan, prior: &ItemValues) -> Vec<Option<usize>> {
         .collect()
 }
 
+/// A metric's contributions in this run and in the baseline's rows.
+type BothColumns = (Vec<Option<f64>>, Vec<Option<f64>>);
+
 /// Each slice value's intervals and paired changes: the metrics computed per
 /// value (`by:`) on that value's items, as `run_stats` computes them on all of
 /// them (labels `interval:METRIC[SLICE=VALUE]` and `change:METRIC[SLICE=VALUE]`).
@@ -290,8 +293,7 @@ pub(in crate::eval) fn slice_intervals(
     let recipe = Recipe::of(plan);
     let paired = baseline_pairing(plan, table);
     // Per metric with a column, both runs' contributions, read once.
-    let mut columns: HashMap<usize, Option<(Vec<Option<f64>>, Vec<Option<f64>>)>, FixedState> =
-        HashMap::default();
+    let mut columns: HashMap<usize, Option<BothColumns>, FixedState> = HashMap::default();
     for (s, values) in slices.iter_mut().enumerate() {
         let mut items: HashMap<&str, Vec<usize>, FixedState> = HashMap::default();
         for i in 0..table.len() {
