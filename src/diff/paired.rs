@@ -9,14 +9,17 @@
 //! value (item-values version 4 keeps each item's slice values), paired with the
 //! old run's by key, as `--baseline` tests it per slice value.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use foldhash::fast::FixedState;
 
 use crate::base::diagnostic::Location;
 use crate::ir::formula::{op_from_json, well_formed, Formula};
 use crate::ir::ExprLocations;
 use crate::library::aggregates::AggregateFn;
 use crate::report_model::item_values::{ItemValues, ITEM_VALUES_FILE};
-use crate::stats::inference::{change, ChangeTest, Pairing};
+use crate::stats::inference::{change, ChangeTest, Pairing, UnitItems};
 use crate::stats::resample::{self, ObservedRows, Recipe, Units};
 
 /// The level of the change intervals a diff shows.
@@ -30,7 +33,14 @@ pub struct Paired<'v> {
     runs: BTreeMap<Option<String>, (Vec<usize>, Vec<usize>, Pairing)>,
     /// The new run's formulas, read once (`None` inside: unreadable).
     recipe: Option<Option<(Vec<AggregateFn>, Vec<Formula>)>>,
+    /// Per run, the old side's items per unit of its pairing.
+    old_items: BTreeMap<Option<String>, UnitItems>,
+    /// Per run and slice, each value's items (positions in the run's new rows).
+    members: BTreeMap<(Option<String>, usize), SliceMembers>,
 }
+
+/// A slice's values, each with its items.
+type SliceMembers = HashMap<Arc<str>, Vec<usize>, FixedState>;
 
 impl<'v> Paired<'v> {
     pub fn new(old: Option<&'v ItemValues>, new: Option<&'v ItemValues>) -> Self {
@@ -39,6 +49,8 @@ impl<'v> Paired<'v> {
             new,
             runs: BTreeMap::new(),
             recipe: None,
+            old_items: BTreeMap::new(),
+            members: BTreeMap::new(),
         }
     }
 
@@ -64,21 +76,45 @@ impl<'v> Paired<'v> {
         if old.metrics[a].kind != kind {
             return None;
         }
-        let (old_rows, new_rows, pairing) = self.pairing(run);
         let column = |values: &ItemValues, rows: &[usize], c: usize| -> Vec<Option<f64>> {
             rows.iter().map(|&i| values.row(i).values[c]).collect()
         };
-        let (x, y) = (column(old, old_rows, a), column(new, new_rows, b));
         let Some((slice, value)) = slice else {
+            let (old_rows, new_rows, pairing) = self.pairing(run);
+            let (x, y) = (column(old, old_rows, a), column(new, new_rows, b));
             return change(kind, pairing, &y, &x, DIFF_CONFIDENCE, name);
         };
         // The new run's items with the value, paired with the old run's by key
-        // (a file before version 4 has no slice values: no test).
+        // (a file before version 4 has no slice values: no test); each value's
+        // items are found once per slice, so a slice of many values costs its items.
         let s = new.slices.iter().position(|x| x == slice)?;
-        let keep: Vec<bool> = (new_rows.iter())
-            .map(|&i| &*new.row(i).slices[s] == value)
-            .collect();
-        change(kind, &pairing.within(&keep), &y, &x, DIFF_CONFIDENCE, name)
+        let key = run.map(str::to_string);
+        self.pairing(run);
+        let (old_rows, new_rows, pairing) = &self.runs[&key];
+        let old_items = self
+            .old_items
+            .entry(key.clone())
+            .or_insert_with(|| pairing.old_items());
+        let by_value = self.members.entry((key, s)).or_insert_with(|| {
+            let mut by_value: HashMap<Arc<str>, Vec<usize>, FixedState> = HashMap::default();
+            for (k, &i) in new_rows.iter().enumerate() {
+                by_value
+                    .entry(new.row(i).slices[s].clone())
+                    .or_default()
+                    .push(k);
+            }
+            by_value
+        });
+        let members = by_value.get(value)?;
+        let (within, old_members) = pairing.subset(members, old_items);
+        let gather = |values: &ItemValues, rows: &[usize], at: &[usize], c: usize| {
+            at.iter()
+                .map(|&k| values.row(rows[k]).values[c])
+                .collect::<Vec<_>>()
+        };
+        let y = gather(new, new_rows, members, b);
+        let x = gather(old, old_rows, &old_members, a);
+        change(kind, &within, &y, &x, DIFF_CONFIDENCE, name)
     }
 
     /// The rows of each side in `run`, and their pairing (built once per run).
