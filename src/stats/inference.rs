@@ -633,6 +633,49 @@ mod tests {
         assert_eq!(found.items, 2);
     }
 
+    /// A subset of the new run's items is paired as the same items would be on
+    /// their own: the test of a slice value is the test of its items.
+    #[test]
+    fn a_subset_is_paired_as_its_items_alone() {
+        let old = side(&[
+            ("a", Some(1.0)),
+            ("b", Some(1.0)),
+            ("c", Some(0.0)),
+            ("d", Some(1.0)),
+            ("b", Some(0.0)),
+        ]);
+        let new = side(&[
+            ("d", Some(0.0)),
+            ("a", Some(0.0)),
+            ("b", Some(1.0)),
+            ("x", Some(1.0)),
+            ("c", Some(1.0)),
+        ]);
+        let keys = |s: &Side| s.iter().map(|(k, _)| Some(*k)).collect::<Vec<_>>();
+        let pairing = Pairing::new(keys(&new).into_iter(), keys(&old).into_iter());
+        // The new run's items 1, 2 and 3: keys a, b (repeated in the old run), x.
+        let (sub, old_members) = pairing.subset(&[1, 2, 3], &pairing.old_items());
+        assert_eq!(old_members, vec![0, 1, 4]);
+        assert_eq!((sub.units, sub.only_new), (2, 1));
+        let alone_new = side(&[("a", Some(0.0)), ("b", Some(1.0)), ("x", Some(1.0))]);
+        let alone_old = side(&[("a", Some(1.0)), ("b", Some(1.0)), ("b", Some(0.0))]);
+        let values = |s: &Side, at: &[usize]| at.iter().map(|&i| s[i].1).collect::<Vec<_>>();
+        let found = super::change(
+            ValueKind::Mean,
+            &sub,
+            &values(&new, &[1, 2, 3]),
+            &values(&old, &old_members),
+            0.95,
+            "m",
+        )
+        .unwrap();
+        let alone = change(ValueKind::Mean, &alone_new, &alone_old, 0.95, "m").unwrap();
+        assert_eq!(
+            (found.delta, found.p_down, found.items),
+            (alone.delta, alone.p_down, alone.items)
+        );
+    }
+
     /// Past the bootstrap's size, a count's, sum's or mean's interval read in
     /// place is the one of its items copied out; below it, the bootstrap's.
     #[test]
