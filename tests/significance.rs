@@ -645,6 +645,22 @@ fn a_gate_by_slice_tests_each_value_against_its_baseline_items() {
     assert!(reasons.contains("category=a (200 items)"), "{reasons}");
     assert!(reasons.contains("Holm p < 0.001 of 2 tests"), "{reasons}");
     assert!(!reasons.contains("category=b"), "{reasons}");
+    let failed = &report(root, "real")["gates"][0]["failed_by"];
+    assert_eq!(failed.as_array().unwrap().len(), 1, "{failed}");
+    assert_eq!(
+        (
+            &failed[0]["metric"],
+            &failed[0]["slice"],
+            &failed[0]["value"]
+        ),
+        (
+            &Value::from("precision"),
+            &Value::from("category"),
+            &Value::from("a")
+        ),
+        "{failed}"
+    );
+    assert!(failed[0]["p_adjusted"].as_f64().unwrap() < 0.05, "{failed}");
     let change = &report(root, "real")["slices"]["category"]["a"]["changes"]["precision"];
     assert_eq!(change["test"], "mcnemar", "{change}");
     assert!(change["p_adjusted"].as_f64().unwrap() < 0.05, "{change}");

@@ -115,6 +115,15 @@ pub fn report_json(plan: &Plan, outcome: &Outcome, lock: Option<&LockStamp>) -> 
                 status: gate_status(o.status),
                 message: g.message.clone(),
                 reasons: o.reasons.clone(),
+                failed_by: (o.failed_by.iter())
+                    .map(|t| model::FailedTestInfo {
+                        metric: t.metric.clone(),
+                        slice: t.slice.as_ref().map(|(s, _)| plan.slices[*s].name.clone()),
+                        value: t.slice.as_ref().map(|(_, v)| v.to_string()),
+                        run: t.run.as_deref().map(str::to_string),
+                        p_adjusted: t.p_adjusted,
+                    })
+                    .collect(),
                 runs: per_run.then_some(match g.runs {
                     crate::spec::GateRuns::Every => model::GateRuns::Every,
                     crate::spec::GateRuns::Any => model::GateRuns::Any,

@@ -9,7 +9,7 @@ use crate::base::diagnostic::Diagnostic;
 use crate::base::natural::key_order;
 use crate::base::sha256::Sha256;
 use crate::base::value::{Key, Value};
-use crate::eval::decide::gates::{evaluate_gate, GateOutcome};
+use crate::eval::decide::gates::{evaluate_gate, FailedTest, GateOutcome};
 use crate::eval::decide::run_stats::{across_stats, run_stats, slice_intervals};
 use crate::eval::decide::significance::{adjust, Tests};
 use crate::eval::decide::slice_gates::SliceRun;
@@ -427,6 +427,15 @@ pub(in crate::eval) fn decide_over_runs(
         .expect("at least one run");
     let mut decided = deciding.1.clone();
     decided.run = Some(deciding.0.clone());
+    // Every run's failing tests, each named with its run.
+    decided.failed_by = (outcomes.iter())
+        .flat_map(|(name, o)| {
+            o.failed_by.iter().map(move |t| FailedTest {
+                run: Some((*name).clone()),
+                ..t.clone()
+            })
+        })
+        .collect();
     decided.reasons = if decided.pass {
         Vec::new()
     } else {

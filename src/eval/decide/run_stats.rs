@@ -271,6 +271,9 @@ fn prior_columns(plan: &Plan, prior: &ItemValues) -> Vec<Option<usize>> {
         .collect()
 }
 
+/// A metric's contributions in this run and in the baseline's rows.
+type BothColumns = (Vec<Option<f64>>, Vec<Option<f64>>);
+
 /// Each slice value's intervals and paired changes: the metrics computed per
 /// value (`by:`) on that value's items, as `run_stats` computes them on all of
 /// them (labels `interval:METRIC[SLICE=VALUE]` and `change:METRIC[SLICE=VALUE]`).
@@ -290,8 +293,8 @@ pub(in crate::eval) fn slice_intervals(
     let recipe = Recipe::of(plan);
     let paired = baseline_pairing(plan, table);
     // Per metric with a column, both runs' contributions, read once.
-    let mut columns: HashMap<usize, Option<(Vec<Option<f64>>, Vec<Option<f64>>)>, FixedState> =
-        HashMap::default();
+    let mut columns: HashMap<usize, Option<BothColumns>, FixedState> = HashMap::default();
+    let mut old_items = None;
     for (s, values) in slices.iter_mut().enumerate() {
         let mut items: HashMap<&str, Vec<usize>, FixedState> = HashMap::default();
         for i in 0..table.len() {
@@ -306,7 +309,7 @@ pub(in crate::eval) fn slice_intervals(
                 continue;
             };
             // This value's items, paired with the baseline's: built once per value.
-            let mut within: Option<Pairing> = None;
+            let mut within: Option<(Pairing, Vec<usize>)> = None;
             for (m, metric) in plan.metrics.iter().enumerate() {
                 let Value::Number(point) = value.metrics[m] else {
                     continue;
@@ -333,15 +336,16 @@ pub(in crate::eval) fn slice_intervals(
                                 Some((table.column(c).collect(), old))
                             });
                             if let Some((new, old)) = both {
-                                let within = within.get_or_insert_with(|| {
-                                    let mut keep = vec![false; table.len()];
-                                    for &i in members {
-                                        keep[i] = true;
-                                    }
-                                    pairing.within(&keep)
-                                });
+                                let old_items =
+                                    old_items.get_or_insert_with(|| pairing.old_items());
+                                let (within, old_members) = within
+                                    .get_or_insert_with(|| pairing.subset(members, old_items));
+                                let new: Vec<Option<f64>> =
+                                    members.iter().map(|&i| new[i]).collect();
+                                let old: Vec<Option<f64>> =
+                                    old_members.iter().map(|&j| old[j]).collect();
                                 value.changes[m] =
-                                    change(column.kind, within, new, old, level, &name);
+                                    change(column.kind, within, &new, &old, level, &name);
                             }
                         }
                         interval(column.kind, values, level, &name)

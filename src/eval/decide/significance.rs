@@ -14,11 +14,15 @@ use crate::plan::{GateRule, Plan, Severity, ShapePlan};
 use crate::spec::{Better, Change};
 use crate::stats::inference::{fixed, ChangeTest};
 
+/// A metric, its bad direction (`true`: a drop), and where: with `by:`, a
+/// slice and its `min_items`.
+type Member = (usize, bool, Option<(usize, usize)>);
+
 /// The one-sided tests a gate with `significance` can fail the build on: a
 /// fail-severity shaped gate with a drop bound, per metric and bad direction
 /// (`true`: a drop), in plan order and without repeats; with `by:`, per slice
 /// of the gate and its `min_items` (`None`: the metric over all items).
-fn family_members(plan: &Plan) -> Vec<(usize, bool, Option<(usize, usize)>)> {
+fn family_members(plan: &Plan) -> Vec<Member> {
     let mut members = Vec::new();
     for gate in &plan.gates {
         let GateRule::Shape(shape) = &gate.rule else {
@@ -185,7 +189,8 @@ pub struct Tested<'a> {
 
 /// A change beyond its bound, judged.
 pub enum Judged {
-    Significant(String),
+    /// With the p-value compared with the level (Holm's, in a family).
+    Significant(String, f64),
     Noise(String),
     Untested(String),
 }
@@ -205,7 +210,7 @@ impl Tested<'_> {
         let summary = describe(&shape.metric_name, change);
         let alpha = crate::base::value::format_number(self.alpha);
         if p < self.alpha {
-            Judged::Significant(format!("{summary}: significant at {alpha}"))
+            Judged::Significant(format!("{summary}: significant at {alpha}"), p)
         } else {
             Judged::Noise(format!("{summary}: within noise at significance {alpha}"))
         }

@@ -85,6 +85,10 @@ impl SliceRun<'_> {
                 row.gated = outcome.value.clone();
                 row.threshold = outcome.threshold.clone();
                 row.reasons = outcome.reasons.clone();
+                let mut outcome = outcome;
+                for test in &mut outcome.failed_by {
+                    test.slice = Some((s, entry.value.clone()));
+                }
                 values.push((row, Some(outcome)));
             }
         }
@@ -131,6 +135,9 @@ impl SliceRun<'_> {
         }
         let deciding = deciding.expect("a value has the worst status");
         let mut decided = deciding.clone();
+        decided.failed_by = (evaluated.clone())
+            .flat_map(|(_, o)| o.failed_by.iter().cloned())
+            .collect();
         // Values that did not pass, and those that passed with a reason (a drop
         // within noise says so).
         decided.reasons = evaluated
@@ -300,5 +307,6 @@ fn passed() -> GateOutcome {
         reasons: Vec::new(),
         run: None,
         slices: Vec::new(),
+        failed_by: Vec::new(),
     }
 }
