@@ -9,7 +9,14 @@ fn output_that_cannot_be_written_is_exit_2() {
         return;
     };
     let root = support::repo_root();
-    for args in [&["schema"][..], &["check", "specs/rag-precision.yaml"][..]] {
+    let dir = tempfile::tempdir().unwrap();
+    let init = dir.path().join("p");
+    let init = init.to_str().unwrap();
+    for args in [
+        &["schema"][..],
+        &["check", "specs/rag-precision.yaml"][..],
+        &["init", init][..],
+    ] {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_evalspec"))
             .args(args)
             .current_dir(&root)
