@@ -257,9 +257,9 @@ pub fn link(parts: Parts<'_>) -> Plan {
 }
 
 /// Calls `f` on each input `op` reads, unless it is read as an argument of
-/// a fallback (`a ?? b`, `truthy_or`, `truthy`, the `is_*` tests): a field
-/// read there may be missing on purpose (`truthy_or(qid, q_id)`, for files
-/// that name it either way).
+/// a fallback (`a ?? b`, `truthy_or`, `truthy`, the `is_*` tests) or a
+/// matcher's input: a field read there may be missing on purpose
+/// (`truthy_or(qid, q_id)`, for files that name it either way).
 fn plain_reads(op: &Op<Declared>, fallback: bool, f: &mut impl FnMut(&DatasetPath)) {
     let mut each = |ops: &[&Op<Declared>], fallback: bool| {
         ops.iter().for_each(|op| plain_reads(op, fallback, f));
@@ -277,9 +277,10 @@ fn plain_reads(op: &Op<Declared>, fallback: bool, f: &mut impl FnMut(&DatasetPat
                 || builtin.name.starts_with("is_");
             args.iter().for_each(|op| plain_reads(op, fallback, f));
         }
-        Op::List(args) | Op::Matcher(_, args, _) => {
-            args.iter().for_each(|op| plain_reads(op, fallback, f));
-        }
+        Op::List(args) => args.iter().for_each(|op| plain_reads(op, fallback, f)),
+        // A matcher says what a missing input gives (`when_missing`, an
+        // echo of no constraints): its inputs may be missing everywhere.
+        Op::Matcher(_, args, _) => args.iter().for_each(|op| plain_reads(op, true, f)),
         _ => {}
     }
 }
