@@ -14,7 +14,7 @@ use std::path::PathBuf;
 pub use compile::compile;
 #[cfg(test)]
 pub(crate) use compile::testing;
-pub use explain::{detectable, detectable_in, explain, explain_with, Power};
+pub use explain::{detectable, detectable_per_value, explain, explain_with, Power};
 pub use projection::{FieldPath, ProjectedField, Projection};
 
 use crate::base::diagnostic::Location;

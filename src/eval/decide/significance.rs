@@ -90,7 +90,7 @@ pub fn adjust(plan: &Plan, runs: &mut [RunStats], slices: &mut [Vec<Vec<SliceVal
 /// Warnings for gates with `by:` and `significance` whose drop bound is below
 /// what a slice value's items can detect: per value of the baseline with at
 /// least `min_items` items, the smallest change the one-sided test at the gate's
-/// level could call significant there (`plan::detectable_in`, before Holm's
+/// level could call significant there (`plan::detectable_per_value`, before Holm's
 /// adjustment, which only raises it), against the bound. `metrics` are the
 /// values bounds are computed from.
 pub fn power_warnings(plan: &Plan, metrics: &[crate::base::value::Value]) -> Vec<Diagnostic> {
@@ -122,6 +122,10 @@ pub fn power_warnings(plan: &Plan, metrics: &[crate::base::value::Value]) -> Vec
             };
             for &s in &by.slices {
                 let slice = &plan.slices[s].name;
+                let Some(per_value) = crate::plan::detectable_per_value(plan, shape, alpha, slice)
+                else {
+                    continue;
+                };
                 for (value, items) in prior.slice_values(slice) {
                     if (items as usize) < by.min_items {
                         continue;
@@ -133,9 +137,7 @@ pub fn power_warnings(plan: &Plan, metrics: &[crate::base::value::Value]) -> Vec
                             _ => continue,
                         },
                     };
-                    let Some((smallest, n)) =
-                        crate::plan::detectable_in(plan, shape, alpha, Some((slice, value)))
-                    else {
+                    let Some(&(smallest, n)) = per_value.get(value) else {
                         continue;
                     };
                     if smallest > bound {

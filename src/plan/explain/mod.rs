@@ -5,7 +5,7 @@
 //! from the numbers.
 
 mod power;
-pub use power::{detectable, detectable_in};
+pub use power::{detectable, detectable_per_value};
 mod words;
 
 use std::fmt::Write as _;
@@ -215,13 +215,15 @@ fn slice_power(plan: &Plan, shape: &ShapePlan, by: &crate::plan::GateBy, out: &m
     };
     for &s in &by.slices {
         let slice = &plan.slices[s].name;
+        let Some(per_value) = power::detectable_per_value(plan, shape, alpha, slice) else {
+            continue;
+        };
         let mut found = Vec::new();
         for (value, items) in prior.slice_values(slice) {
             if (items as usize) < by.min_items {
                 continue;
             }
-            let Some((change, n)) = power::detectable_in(plan, shape, alpha, Some((slice, value)))
-            else {
+            let Some(&(change, n)) = per_value.get(value) else {
                 continue;
             };
             found.push(format!(

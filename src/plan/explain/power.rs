@@ -6,6 +6,11 @@
 //! most items detects less; this is the scale a reader should compare the
 //! gate's bound to.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use foldhash::fast::FixedState;
+
 use crate::base::stats::bootstrap::{normal_interval, RatioOfSums};
 use crate::base::stats::wilson::wilson;
 use crate::plan::{Plan, ShapePlan};
@@ -14,29 +19,47 @@ use crate::spec::Better;
 
 /// `None` without a baseline that kept the metric's item values.
 pub fn detectable(plan: &Plan, shape: &ShapePlan, alpha: f64) -> Option<(f64, usize)> {
-    detectable_in(plan, shape, alpha, None)
-}
-
-/// [`detectable`] on the baseline's items with `value` of slice `slice`
-/// (`None`: all items); `None` also when the baseline kept no slice values
-/// (item-values before version 4).
-pub fn detectable_in(
-    plan: &Plan,
-    shape: &ShapePlan,
-    alpha: f64,
-    within: Option<(&str, &str)>,
-) -> Option<(f64, usize)> {
     let values = plan.baseline.as_ref()?.values.as_ref()?;
     let column = values.column(&shape.metric_name)?;
     let kind = values.metrics[column].kind;
-    let slice = match within {
-        Some((slice, value)) => Some((values.slices.iter().position(|s| s == slice)?, value)),
-        None => None,
-    };
-    let contributions: Vec<Option<f64>> = (values.rows())
-        .filter(|r| slice.is_none_or(|(s, value)| &*r.slices[s] == value))
-        .map(|r| r.values[column])
-        .collect();
+    let contributions: Vec<Option<f64>> = values.rows().map(|r| r.values[column]).collect();
+    distance(kind, &contributions, shape.better, alpha)
+}
+
+/// [`detectable`] on the baseline's items of each value of slice `slice`
+/// (each value's items read once); `None` when the baseline kept no slice
+/// values (item-values before version 4) or not the metric's.
+pub fn detectable_per_value(
+    plan: &Plan,
+    shape: &ShapePlan,
+    alpha: f64,
+    slice: &str,
+) -> Option<HashMap<Arc<str>, (f64, usize), FixedState>> {
+    let values = plan.baseline.as_ref()?.values.as_ref()?;
+    let column = values.column(&shape.metric_name)?;
+    let kind = values.metrics[column].kind;
+    let s = values.slices.iter().position(|x| x == slice)?;
+    let mut by_value: HashMap<Arc<str>, Vec<Option<f64>>, FixedState> = HashMap::default();
+    for row in values.rows() {
+        (by_value.entry(row.slices[s].clone()).or_default()).push(row.values[column]);
+    }
+    Some(
+        (by_value.into_iter())
+            .filter_map(|(value, contributions)| {
+                Some((value, distance(kind, &contributions, shape.better, alpha)?))
+            })
+            .collect(),
+    )
+}
+
+/// The distance from the value of `contributions` to its interval's bound on
+/// the bad side at level 1 − 2α, and the items counted.
+fn distance(
+    kind: ValueKind,
+    contributions: &[Option<f64>],
+    better: Better,
+    alpha: f64,
+) -> Option<(f64, usize)> {
     let level = 1.0 - 2.0 * alpha;
     let counted = contributions.iter().filter(|v| v.is_some()).count();
     let stat = match kind {
@@ -59,7 +82,7 @@ pub fn detectable_in(
         }
         _ => normal_interval(&stat, level)?,
     };
-    let distance = match shape.better {
+    let distance = match better {
         Better::Higher => point - low,
         Better::Lower => high - point,
     };
