@@ -1,7 +1,7 @@
 """Shared fixtures for the Python package's tests.
 
 They test the *installed* package (the wheel .ci/run builds and installs into a
-fresh virtual environment): `import evalspec` and the `evalspec` console script of
+fresh virtual environment): `import evalspec_rs` and the `evalspec` console script of
 the interpreter running pytest. `EVALSPEC_RUST_BIN` names the Rust binary that the
 console script must match (default: target/debug/evalspec, built by `cargo test`).
 """
@@ -73,7 +73,7 @@ def files_of(folder: Path) -> Dict[str, bytes]:
 
 def strip_dataset_files(report: dict) -> dict:
     """report.json without the paths and hashes of its data files (records given in
-    memory are read from a file evalspec.run writes, with its own bytes)."""
+    memory are read from a file evalspec_rs.run writes, with its own bytes)."""
     for dataset in report["datasets"].values():
         dataset.pop("path")
         dataset.pop("sha256")

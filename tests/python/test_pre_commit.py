@@ -16,15 +16,15 @@ SHIPPED = [str(p.relative_to(REPO)) for p in sorted((REPO / "specs").glob("*.yam
 
 
 def hook(command: str, *files: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "evalspec.pre_commit", command, *files], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "evalspec_rs.pre_commit", command, *files], cwd=cwd,
                           capture_output=True, text=True)
 
 
 def test_the_hook_definitions():
     hooks = {h["id"]: h for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
     assert set(hooks) == {"evalspec-check", "evalspec-verify"}
-    assert hooks["evalspec-check"]["entry"] == "python -m evalspec.pre_commit check"
-    assert hooks["evalspec-verify"]["entry"] == "python -m evalspec.pre_commit verify"
+    assert hooks["evalspec-check"]["entry"] == "python -m evalspec_rs.pre_commit check"
+    assert hooks["evalspec-verify"]["entry"] == "python -m evalspec_rs.pre_commit verify"
     for definition in hooks.values():
         assert definition["language"] == "python"
         assert definition["name"] and definition["description"]
@@ -67,4 +67,4 @@ def test_verify_finds_drift_through_the_spec_or_its_lock(tmp_path: Path):
 def test_usage_errors():
     done = hook("frobnicate")
     assert done.returncode == 2
-    assert done.stderr.startswith("usage: python -m evalspec.pre_commit check|verify")
+    assert done.stderr.startswith("usage: python -m evalspec_rs.pre_commit check|verify")

@@ -1,8 +1,8 @@
 """pre-commit hooks (`.pre-commit-hooks.yaml`): `evalspec check` and `evalspec verify`
 on the specs a commit changes.
 
-    python -m evalspec.pre_commit check FILE...
-    python -m evalspec.pre_commit verify FILE...
+    python -m evalspec_rs.pre_commit check FILE...
+    python -m evalspec_rs.pre_commit verify FILE...
 
 YAML files that are not eval specs (no top-level `datasets:`, `metrics:`, `gates:`,
 `items:` or `extends:`) are skipped, so the hooks can watch every YAML file. A changed
@@ -48,7 +48,7 @@ def specs_of(files: List[str]) -> List[str]:
 def main(argv: Optional[List[str]] = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if not args or args[0] not in _COMMANDS:
-        sys.stderr.write("usage: python -m evalspec.pre_commit check|verify FILE...\n")
+        sys.stderr.write("usage: python -m evalspec_rs.pre_commit check|verify FILE...\n")
         return 2
     command, files = args[0], args[1:]
     failed = 0
@@ -58,7 +58,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         # A process of its own per spec: what passes prints nothing (its plan, or
         # "matches its lock", is kept), what fails prints the command's diagnostics.
         done = subprocess.run(
-            [sys.executable, "-m", "evalspec", command, "--", spec],
+            [sys.executable, "-m", "evalspec_rs", command, "--", spec],
             capture_output=True,
             text=True,
         )
