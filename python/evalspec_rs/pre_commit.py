@@ -1,58 +1,90 @@
 """pre-commit hooks (`.pre-commit-hooks.yaml`): `evalspec check` and `evalspec verify`
 on the specs a commit changes.
 
-    python -m evalspec_rs.pre_commit check FILE...
-    python -m evalspec_rs.pre_commit verify FILE...
+    python -m evalspec_rs.pre_commit check [--pattern GLOB]... FILE...
+    python -m evalspec_rs.pre_commit verify [--pattern GLOB]... FILE...
 
-YAML files that are not eval specs (no top-level `datasets:`, `metrics:`, `gates:`,
-`items:` or `extends:`) are skipped, so the hooks can watch every YAML file. A changed
-`SPEC.lock` stands for its spec. `verify` skips specs without a lock (not frozen).
-Nothing is printed for a spec that passes; a failing one prints the command's
-diagnostics. Exit status: 0 all passed, 1 otherwise.
+Only files named as specs are checked: those matching a `--pattern` (a glob matched
+against the end of the path, `*` within one folder: `specs/*.yaml` matches
+`specs/rag.yaml` and `eval/specs/rag.yaml`, not `specs/data/x.yaml`), by default
+`*.eval.yaml`, `*.eval.yml`, `specs/*.yaml` and `specs/*.yml`. Other files, a Helm
+`values.yaml` with a `metrics:` key among them, are skipped. A changed `SPEC.lock`
+stands for its spec. `verify` skips specs without a lock (not frozen). Nothing is
+printed for a spec that passes; a failing one prints the command's diagnostics.
+Exit status: 0 all passed, 1 otherwise, 2 a usage error.
 """
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
-from pathlib import Path
-from typing import List, Optional
+from pathlib import Path, PurePosixPath
+from typing import List, Optional, Sequence, Tuple
 
-_SPEC_KEY = re.compile(r"^(datasets|metrics|gates|items|extends)\s*:", re.MULTILINE)
 _COMMANDS = ("check", "verify")
+DEFAULT_PATTERNS = ("*.eval.yaml", "*.eval.yml", "specs/*.yaml", "specs/*.yml")
+_USAGE = "usage: python -m evalspec_rs.pre_commit check|verify [--pattern GLOB]... FILE...\n"
 
 
-def is_spec(path: Path) -> bool:
-    """A YAML file with one of a spec's top-level keys."""
-    if path.suffix not in (".yaml", ".yml") or not path.is_file():
-        return False
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return True  # let evalspec say what is wrong with it
-    return _SPEC_KEY.search(text) is not None
+def is_spec(name: str, patterns: Sequence[str] = DEFAULT_PATTERNS) -> bool:
+    """Whether the file `name` is named as a spec: it matches one of `patterns`."""
+    path = PurePosixPath(name.replace("\\", "/"))
+    return any(path.match(pattern) for pattern in patterns)
 
 
-def specs_of(files: List[str]) -> List[str]:
+def specs_of(files: List[str], patterns: Sequence[str] = DEFAULT_PATTERNS) -> List[str]:
     """The specs among `files` (a lock stands for its spec), each once, in order."""
     specs: List[str] = []
     for name in files:
         if name.endswith(".lock"):
             name = name[: -len(".lock")]
-        if name not in specs and is_spec(Path(name)):
+        if name not in specs and is_spec(name, patterns) and Path(name).is_file():
             specs.append(name)
     return specs
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
+def _parse(args: List[str]) -> Optional[Tuple[str, List[str], List[str]]]:
+    """The command, the patterns and the files; None on a usage error."""
     if not args or args[0] not in _COMMANDS:
-        sys.stderr.write("usage: python -m evalspec_rs.pre_commit check|verify FILE...\n")
+        return None
+    command, rest = args[0], args[1:]
+    patterns: List[str] = []
+    files: List[str] = []
+    index = 0
+    while index < len(rest):
+        arg = rest[index]
+        if arg == "--":
+            files.extend(rest[index + 1:])
+            break
+        if arg == "--pattern":
+            if index + 1 == len(rest):
+                return None
+            patterns.append(rest[index + 1])
+            index += 2
+            continue
+        if arg.startswith("--pattern="):
+            patterns.append(arg[len("--pattern="):])
+        elif arg.startswith("-"):
+            return None
+        else:
+            files.append(arg)
+        index += 1
+    for pattern in patterns:
+        try:
+            PurePosixPath("spec.yaml").match(pattern)
+        except ValueError:  # an empty pattern, or `/` alone
+            return None
+    return command, patterns or list(DEFAULT_PATTERNS), files
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parsed = _parse(sys.argv[1:] if argv is None else argv)
+    if parsed is None:
+        sys.stderr.write(_USAGE)
         return 2
-    command, files = args[0], args[1:]
+    command, patterns, files = parsed
     failed = 0
-    for spec in specs_of(files):
+    for spec in specs_of(files, patterns):
         if command == "verify" and not Path(spec + ".lock").is_file():
             continue
         # A process of its own per spec: what passes prints nothing (its plan, or
