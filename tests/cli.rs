@@ -168,7 +168,8 @@ fn reports_are_byte_identical_across_runs_and_written_atomically() {
             "intervals",
             "gates",
             "offenders",
-            "pass"
+            "pass",
+            "run_id"
         ]
     );
     assert_eq!(report["datasets"]["gold"]["records"], 3);

@@ -170,16 +170,24 @@ fn tables_in_memory_score_as_their_files_do() {
         let evaluation = spec.evaluate(Resources::threads(threads)).unwrap();
         let got = written(&evaluation);
         // The items and their values are the files' to the byte; report.json
-        // differs only where it names the datasets' files.
+        // differs only where it names the datasets' files, and so does the
+        // run id of the report and its item values.
         for name in ["items.jsonl", "item-values.jsonl"] {
-            let file =
-                |f: &[(String, Vec<u8>)]| f.iter().find(|(n, _)| n == name).unwrap().1.clone();
+            let file = |f: &[(String, Vec<u8>)]| {
+                let bytes = f.iter().find(|(n, _)| n == name).unwrap().1.clone();
+                let text = String::from_utf8(bytes).unwrap();
+                match text.find(",\"run_id\":\"") {
+                    Some(at) => format!("{}{}", &text[..at], &text[at + 76..]),
+                    None => text,
+                }
+            };
             assert!(file(&got) == file(&expected), "{name}, {threads} threads");
         }
         let report = |f: &[(String, Vec<u8>)]| {
             let bytes = &f.iter().find(|(n, _)| n == "report.json").unwrap().1;
             let mut json: serde_json::Value = serde_json::from_slice(bytes).unwrap();
             json.as_object_mut().unwrap().remove("datasets");
+            json.as_object_mut().unwrap().remove("run_id");
             json
         };
         assert_eq!(report(&got), report(&expected), "{threads} threads");
@@ -239,4 +247,68 @@ fn a_column_no_row_of_a_table_has_reads_as_absent_as_in_a_jsonl_file() {
             .collect()
     };
     assert_eq!(metrics(&evaluation), metrics(&expected));
+}
+
+#[test]
+fn buckets_of_tables_in_memory_merge_into_the_commands_bytes() {
+    // An Arrow source through the whole distributed path: each bucket
+    // evaluated over the tables, encoded, decoded, merged in another order,
+    // finished; the bytes are the command's over the same rows as Parquet.
+    let root = repo_root();
+    let (gold, trace) = (
+        format!("{PARQUET}/gold.parquet"),
+        format!("{PARQUET}/trace.parquet"),
+    );
+    let expected = command_run(&[
+        "--dataset",
+        &format!("gold={gold}"),
+        "--dataset",
+        &format!("trace={trace}"),
+    ]);
+    let options = Options::new()
+        .table("gold", table(&root.join(&gold)))
+        .table("trace", table(&root.join(&trace)));
+    let spec = compile(options);
+    let resources = Resources::threads(2);
+    let of = 3;
+    let states: Vec<Vec<u8>> = (0..of)
+        .rev()
+        .map(|index| {
+            let mut state = spec
+                .evaluate_partial(resources, Some(Bucket { index, of }))
+                .unwrap();
+            state.encode().unwrap()
+        })
+        .collect();
+    let mut decoded = states
+        .iter()
+        .map(|b| spec.decode_partial(b, resources).unwrap());
+    let mut whole = decoded.next().unwrap();
+    for state in decoded {
+        whole.merge(state).unwrap();
+    }
+    let got = written(&spec.finish(whole, resources).unwrap());
+    let file =
+        |f: &[(String, Vec<u8>)], name: &str| f.iter().find(|(n, _)| n == name).unwrap().1.clone();
+    assert!(file(&got, "items.jsonl") == file(&expected, "items.jsonl"));
+    // item-values.jsonl names its report.json by the digest of its bytes
+    // (`run_id`), which differ where they name the datasets' files.
+    let values = |f: &[(String, Vec<u8>)]| {
+        let text = String::from_utf8(file(f, "item-values.jsonl")).unwrap();
+        let (header, rows) = text.split_once('\n').unwrap();
+        let mut header: serde_json::Value = serde_json::from_str(header).unwrap();
+        assert!(header["run_id"].is_string());
+        header.as_object_mut().unwrap().remove("run_id");
+        (header, rows.to_string())
+    };
+    assert!(values(&got) == values(&expected), "item-values.jsonl");
+    // report.json differs only where it names the datasets' files.
+    let report = |f: &[(String, Vec<u8>)]| {
+        let mut json: serde_json::Value = serde_json::from_slice(&file(f, "report.json")).unwrap();
+        // The datasets' names, and the digest of the report's bytes.
+        json.as_object_mut().unwrap().remove("datasets");
+        json.as_object_mut().unwrap().remove("run_id");
+        json
+    };
+    assert_eq!(report(&got), report(&expected));
 }

@@ -599,3 +599,227 @@ fn a_metric_across_runs_is_resampled_with_items_matched_across_runs() {
         std::fs::read(root.join("again/report.json")).unwrap()
     );
 }
+
+const SLICED: &str = r#"name: sliced
+version: 1.0.0
+datasets:
+  items: { format: jsonl, path: items.jsonl, key: id }
+slices:
+  category: items.category
+metrics:
+  precision: { expr: ratio(items.hit), better: higher, by: category }
+gates:
+  precision_per_category:
+    metric: precision
+    by: category
+    max_drop: 0.01
+    significance: 0.05
+reports: [json]
+"#;
+
+/// 200 items in each of categories `a` and `b`; the first `misses_a` of `a`
+/// and `misses_b` of `b` miss.
+fn sliced_items(misses_a: usize, misses_b: usize) -> String {
+    (0..400)
+        .map(|i| {
+            let (category, j) = if i < 200 { ("a", i) } else { ("b", i - 200) };
+            let misses = if category == "a" { misses_a } else { misses_b };
+            let hit = j >= misses;
+            format!("{{\"id\": \"q{i}\", \"category\": \"{category}\", \"hit\": {hit}}}\n")
+        })
+        .collect()
+}
+
+#[test]
+fn a_gate_by_slice_tests_each_value_against_its_baseline_items() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "spec.yaml", SLICED);
+    assert_eq!(run(root, &sliced_items(0, 0), "base", None).code, 0);
+    // 30 of a's 200 items now miss: significant in `a` after Holm over a and b.
+    assert_eq!(
+        run(root, &sliced_items(30, 0), "real", Some("base")).code,
+        1
+    );
+    let reasons = gate_reasons(root, "real");
+    assert!(reasons.contains("category=a (200 items)"), "{reasons}");
+    assert!(reasons.contains("Holm p < 0.001 of 2 tests"), "{reasons}");
+    assert!(!reasons.contains("category=b"), "{reasons}");
+    let failed = &report(root, "real")["gates"][0]["failed_by"];
+    assert_eq!(failed.as_array().unwrap().len(), 1, "{failed}");
+    assert_eq!(
+        (
+            &failed[0]["metric"],
+            &failed[0]["slice"],
+            &failed[0]["value"]
+        ),
+        (
+            &Value::from("precision"),
+            &Value::from("category"),
+            &Value::from("a")
+        ),
+        "{failed}"
+    );
+    assert!(failed[0]["p_adjusted"].as_f64().unwrap() < 0.05, "{failed}");
+    let change = &report(root, "real")["slices"]["category"]["a"]["changes"]["precision"];
+    assert_eq!(change["test"], "mcnemar", "{change}");
+    assert!(change["p_adjusted"].as_f64().unwrap() < 0.05, "{change}");
+    // 3 misses in `b` are beyond the bound but within noise: passes, and says so.
+    assert_eq!(
+        run(root, &sliced_items(0, 3), "noise", Some("base")).code,
+        0
+    );
+    let reasons = gate_reasons(root, "noise");
+    assert!(
+        reasons.contains("within noise at significance 0.05"),
+        "{reasons}"
+    );
+}
+
+#[test]
+fn check_refuses_significance_no_slice_test_can_decide() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let worst = SLICED.replace(
+        "    by: category\n    max_drop",
+        "    by: category\n    slices: worst\n    max_drop",
+    );
+    write(root, "spec.yaml", &worst);
+    let out = evalspec(root, &["check", "spec.yaml"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("`slices: worst`, which no paired test decides"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("spec.yaml:"), "{}", out.stderr);
+    let formula = SLICED.replace(
+        "precision: { expr: ratio(items.hit), better: higher, by: category }",
+        "precision: { expr: 2 * ratio(items.hit), better: higher, by: category }",
+    );
+    write(root, "spec.yaml", &formula);
+    let out = evalspec(root, &["check", "spec.yaml"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("has no paired test per slice value"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// `diff` tests each slice value's metric on that value's items, as
+/// `--baseline` does, and holds them to one level with the rest (Holm).
+#[test]
+fn diff_tests_slice_values_and_names_what_failed_the_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "spec.yaml", SLICED);
+    assert_eq!(run(root, &sliced_items(0, 0), "base", None).code, 0);
+    assert_eq!(run(root, &sliced_items(0, 3), "noise", None).code, 0);
+    assert_eq!(run(root, &sliced_items(30, 0), "real", None).code, 0);
+    let diff = |new: &str| {
+        let args = [
+            "diff",
+            "base",
+            new,
+            "--fail-on-regression",
+            "--significance",
+            "0.05",
+            "--format",
+            "json",
+        ];
+        let out = evalspec(root, &args);
+        (
+            out.code,
+            serde_json::from_str::<Value>(&out.stdout).unwrap(),
+        )
+    };
+    let (code, json) = diff("noise");
+    assert_eq!(code, 0, "{json}");
+    let b = json["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "precision[category=b]")
+        .unwrap();
+    assert_eq!(b["direction"], "regressed");
+    assert_eq!(b["change"]["items"], 200, "{b}");
+    let (code, json) = diff("real");
+    assert_eq!(code, 1, "{json}");
+    let failed = json["failed_by"].as_array().unwrap();
+    let names: Vec<String> = failed
+        .iter()
+        .map(|f| {
+            format!(
+                "{}[{}={}]",
+                f["metric"].as_str().unwrap(),
+                f["slice"].as_str().unwrap_or("-"),
+                f["value"].as_str().unwrap_or("-")
+            )
+        })
+        .collect();
+    assert!(
+        names.contains(&"precision[category=a]".to_string()),
+        "{names:?}"
+    );
+    assert!(!names.iter().any(|n| n.contains("=b")), "{names:?}");
+}
+
+/// A gate that bounds a change, run without `--baseline`: every output says
+/// the bound went unchecked, whatever `when_no_baseline` made of it.
+#[test]
+fn a_missing_baseline_is_said_in_every_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "spec.yaml",
+        &SPEC.replace("reports: [json]", "reports: [json, summary]"),
+    );
+    write(root, "items.jsonl", &items(20, 0, 0));
+    let out = evalspec(root, &["run", "spec.yaml", "--out", "none"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let said = "no baseline (run with --baseline): the change bounds of `precision` (passed) were not checked";
+    assert!(out.stderr.contains(said), "{}", out.stderr);
+    assert_eq!(report(root, "none")["baseline_missing"], said);
+    let summary = std::fs::read_to_string(root.join("none/summary.md")).unwrap();
+    assert!(summary.contains(said), "{summary}");
+    assert!(
+        gate_reasons(root, "none").contains("change bounds not checked (when_no_baseline: pass)")
+    );
+}
+
+/// Power per slice value: `explain --baseline` states the smallest change each
+/// value's items can call significant, and a run warns when that is above the
+/// gate's bound.
+#[test]
+fn power_is_stated_per_slice_value_and_a_small_slice_warns() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "spec.yaml",
+        &SLICED.replace("max_drop: 0.01", "max_drop: 0.05"),
+    );
+    // `a` has 200 items, 40 of them misses; `b` 200 without one.
+    assert_eq!(run(root, &sliced_items(40, 0), "base", None).code, 0);
+    let out = evalspec(root, &["explain", "spec.yaml", "--baseline", "base"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let line = out
+        .stdout
+        .lines()
+        .find(|l| l.contains("call significant per value"))
+        .unwrap_or_else(|| panic!("{}", out.stdout));
+    insta::assert_snapshot!("slice_power", line.trim());
+    // At 0.05, `a` (p = 0.8 on 200 items) cannot see a drop that small; `b` can.
+    let out = run(root, &sliced_items(40, 0), "new", Some("base"));
+    assert!(
+        out.stderr.contains(
+            "category=a has 200 baseline items, too few to call a drop of 0.05 significant"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("category=b has"), "{}", out.stderr);
+}

@@ -37,6 +37,18 @@ fn trec_preset_matches_trec_eval() {
                     out.path().to_str().unwrap(),
                 ],
             );
+            // An empty run is "nothing was scored" (exit 2), where trec_eval
+            // reports zeros (or nothing): the preset does not say `allow_empty`.
+            let run = std::fs::read_to_string(case.join("run.txt")).unwrap();
+            if run.trim().is_empty() {
+                assert_eq!(result.code, 2, "{}: {}", case.display(), result.stderr);
+                assert!(
+                    result.stderr.contains("nothing was scored"),
+                    "{}",
+                    result.stderr
+                );
+                continue;
+            }
             assert_eq!(result.code, 0, "{}: {}", case.display(), result.stderr);
             let report: Value = serde_json::from_str(
                 &std::fs::read_to_string(out.path().join("report.json")).unwrap(),

@@ -11,7 +11,7 @@ and `Report.to_dict()` is the same report.json. Datasets may be paths or records
 memory (a list of dicts, a pandas or polars DataFrame).
 """
 
-from ._api import Diff, Gate, Plan, Report, check, diff, explain, run
+from ._api import Diff, Gate, Plan, Report, SliceValue, check, diff, explain, run
 from ._errors import (
     DataError,
     Diagnostic,
@@ -24,7 +24,7 @@ from ._evalspec import __version__
 
 # Public classes print as `evalspec_rs.Report`, `evalspec_rs.SpecError`, ...
 _public: type
-for _public in (Diff, Gate, Plan, Report, Diagnostic, EvalspecError, SpecError, DataError,
+for _public in (Diff, Gate, Plan, Report, SliceValue, Diagnostic, EvalspecError, SpecError, DataError,
                 GateFailure, InternalError):
     _public.__module__ = __name__
 del _public
@@ -39,6 +39,7 @@ __all__ = [
     "InternalError",
     "Plan",
     "Report",
+    "SliceValue",
     "SpecError",
     "__version__",
     "check",

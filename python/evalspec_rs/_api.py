@@ -17,7 +17,7 @@ import numbers
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import _evalspec
 from ._errors import (
@@ -29,6 +29,7 @@ from ._errors import (
     SpecError,
     diagnostics_of,
 )
+from . import _tables
 from ._records import as_table, is_path, write_dataset
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -99,6 +100,17 @@ class Gate:
         return f"Gate({self.name!r}, status={self.status!r}, value={self.value!r})"
 
 
+class SliceValue(NamedTuple):
+    """One value of a slice: `slice` is the slice's name (`category`), `value` the
+    value (`billing`), with its items and its metrics' values and intervals."""
+
+    slice: str
+    value: str
+    items: Optional[int]
+    metrics: Dict[str, Any]
+    intervals: Dict[str, Any]
+
+
 class Report:
     """The result of `evalspec_rs.run`: report.json's content, and how the run ended."""
 
@@ -109,8 +121,10 @@ class Report:
         out: Optional[Path],
         summary: str,
         warnings: Sequence[Diagnostic] = (),
+        items: Optional[bytes] = None,
     ):
         self._text = text
+        self._items = items
         self._data: Dict[str, Any] = json.loads(text)
         self.exit_code: int = exit_code
         """0: every `fail` gate passed; 1: one failed (as the command's exit status)."""
@@ -137,6 +151,59 @@ class Report:
     def failed_gates(self) -> List[Gate]:
         """Gates whose status is `fail` (those that make the exit code 1)."""
         return [g for g in self.gates if g.status == "fail"]
+
+    @property
+    def slices(self) -> List["SliceValue"]:
+        """Each value of each slice (`by:` category) with its items and metrics."""
+        return [
+            SliceValue(name, value, entry.get("items"), dict(entry.get("metrics") or {}),
+                       dict(entry.get("intervals") or {}))
+            for name, values in (self._data.get("slices") or {}).items()
+            for value, entry in (values or {}).items()
+        ]
+
+    def to_arrow(self, table: str = "metrics") -> Any:
+        """A table of the report as a pyarrow Table: `metrics` (value, interval and
+        the change against a baseline), `gates`, `slices` (a row per slice value
+        and metric), `labels`, `offenders`, or `items` (a row per item: key, line,
+        label, `fields` and `matchers` as structs; needs `items=True`, or
+        `formats=["items"]` with `out=`)."""
+        if table == "items":
+            return _tables.items_table(self._items_bytes())
+        return _tables.rows_to_arrow(self._rows(table))
+
+    def to_pandas(self, table: str = "metrics") -> Any:
+        """`to_arrow(table)` as a pandas DataFrame."""
+        if table == "items":
+            return self.to_arrow("items").to_pandas()
+        return _tables.rows_to_pandas(self._rows(table))
+
+    def to_polars(self, table: str = "metrics") -> Any:
+        """`to_arrow(table)` as a polars DataFrame."""
+        if table == "items":
+            polars = _tables._module("polars", "to_polars()")
+            return polars.from_arrow(self.to_arrow("items"))
+        return _tables.rows_to_polars(self._rows(table))
+
+    def _rows(self, table: str) -> List[Dict[str, Any]]:
+        builders = {
+            "metrics": _tables.metric_rows,
+            "gates": _tables.gate_rows,
+            "slices": _tables.slice_rows,
+            "labels": _tables.label_rows,
+            "offenders": _tables.offender_rows,
+            "items": None,
+        }
+        if table not in builders or builders[table] is None:
+            names = ", ".join(builders)
+            raise ValueError(f"a report has no table {table!r}; its tables: {names}")
+        rows: List[Dict[str, Any]] = builders[table](self._data)  # type: ignore[misc]
+        return rows
+
+    def _items_bytes(self) -> Optional[bytes]:
+        if self._items is None:
+            self._items = _tables.read_items(self.out)
+        return self._items
 
     @property
     def labels(self) -> Dict[str, int]:
@@ -170,8 +237,10 @@ class Report:
             f"{len(self._data['gates'])} gates, {self._data.get('scored')} items>"
         )
 
-    def _repr_markdown_(self) -> str:
-        return "```text\n" + self.summary + "```\n"
+    def _repr_html_(self) -> str:
+        """The verdict, the gates that did not pass and why, the metrics with
+        their intervals, the slices: what a notebook shows for a report."""
+        return _tables.report_html(self._data)
 
 
 class Plan:
@@ -215,6 +284,31 @@ class Diff:
     def to_dict(self) -> Dict[str, Any]:
         return _copy(self._data)
 
+    def to_arrow(self, table: str = "metrics") -> Any:
+        """A table of the diff as a pyarrow Table: `metrics` (old, new, delta and
+        the test of the change), `gates` (old and new status), or `items` (each
+        item that changed: a label transition, a flip, a move, added, removed)."""
+        return _tables.rows_to_arrow(self._rows(table))
+
+    def to_pandas(self, table: str = "metrics") -> Any:
+        return _tables.rows_to_pandas(self._rows(table))
+
+    def to_polars(self, table: str = "metrics") -> Any:
+        return _tables.rows_to_polars(self._rows(table))
+
+    def _rows(self, table: str) -> List[Dict[str, Any]]:
+        builders = {
+            "metrics": _tables.diff_metric_rows,
+            "gates": _tables.diff_gate_rows,
+            "items": _tables.diff_item_rows,
+        }
+        if table not in builders:
+            raise ValueError(f"a diff has no table {table!r}; its tables: {', '.join(builders)}")
+        return builders[table](self._data)
+
+    def _repr_html_(self) -> str:
+        return _tables.diff_html(self._data)
+
     def __str__(self) -> str:
         return self.text
 
@@ -241,6 +335,7 @@ def run(
     max_memory: Optional[int] = None,
     join: Optional[str] = None,
     confidence: Optional[float] = None,
+    items: bool = False,
 ) -> Report:
     """Scores `spec` as `evalspec run` does and returns its `Report`.
 
@@ -252,7 +347,8 @@ def run(
     `baseline` is a prior run (a report.json, its folder, or a `Report`); `threads`,
     `max_memory` (bytes), `join` and `confidence` are the command's options. The
     reports are written into `out`; without it none is written (report.json's
-    content is still `Report.to_dict()`).
+    content is still `Report.to_dict()`). `items=True` keeps the per-item rows in
+    memory for `Report.to_pandas("items")`.
 
     A failed gate is not an exception: look at `Report.passed`, or call
     `Report.raise_for_gates()`. Raises `SpecError` when the spec does not compile,
@@ -295,13 +391,14 @@ def run(
             max_memory=None if max_memory is None else _positive_int(max_memory, "max_memory"),
             join=join,
             allow_drift=bool(allow_drift),
+            items=bool(items),
         )
         summary = answer["summary"]
         if answer["written"]:
             summary += f"reports: {', '.join(answer['written'])}\n"
         warnings = [d for d in answer["parsed"] if d.level == "warning"]
         code = 0 if answer["passed"] else 1
-        return Report(answer["report_json"], code, out_dir, summary, warnings)
+        return Report(answer["report_json"], code, out_dir, summary, warnings, answer.get("items"))
 
 
 def check(

@@ -28,8 +28,10 @@ def run(
     max_memory: Optional[int],
     join: Optional[str],
     allow_drift: bool,
+    items: bool = ...,
 ) -> Dict[str, Any]:
-    """Scores the spec: `passed`, `report_json`, `summary`, `written` (paths)."""
+    """Scores the spec: `passed`, `report_json`, `summary`, `written` (paths), and
+    with `items` the items' lines (`items`, bytes)."""
 
 def check(
     spec: str,

@@ -44,7 +44,7 @@ def is_path(value: object) -> bool:
     return isinstance(value, (str, os.PathLike))
 
 
-def as_table(value: object, name: str, format: Optional[str]) -> Any:
+def as_table(value: Any, name: str, format: Optional[str]) -> Any:
     """The dataset `name` given in memory, as an object with `__arrow_c_stream__`
     for the engine; or the records, made JSON-ready, when they have no Arrow table
     (then written with `write_dataset`); or None for runs (written as files)."""
@@ -58,11 +58,17 @@ def as_table(value: object, name: str, format: Optional[str]) -> Any:
         )
     if isinstance(value, Mapping):
         return None
+    value = _arrow_source(value)
     if hasattr(value, "__arrow_c_stream__") and not _is_pandas(value):
         return value
     pyarrow = _pyarrow()
     if pyarrow is not None and _is_pandas(value):
-        return pyarrow.Table.from_pandas(value, preserve_index=False)
+        try:
+            return pyarrow.Table.from_pandas(value, preserve_index=False)
+        except (pyarrow.ArrowInvalid, pyarrow.ArrowTypeError, pyarrow.ArrowNotImplementedError):
+            # Columns of mixed Python objects: read as records, as a list of
+            # dicts would be (and written as JSON Lines when Arrow cannot hold them).
+            value = value.to_dict("records")
     records = _plain_records(_records(value, name), name)
     if pyarrow is None:
         return records
@@ -75,6 +81,29 @@ def as_table(value: object, name: str, format: Optional[str]) -> Any:
     except (pyarrow.ArrowInvalid, pyarrow.ArrowTypeError, pyarrow.ArrowNotImplementedError):
         return records
     return pyarrow.Table.from_batches([pyarrow.RecordBatch.from_struct_array(rows)])
+
+
+def _arrow_source(value: Any) -> Any:
+    """What other libraries' data objects are read as: a Hugging Face `Dataset`
+    as its Arrow table, an `IterableDataset` as its records, a polars LazyFrame
+    collected (in streaming mode), a pyarrow dataset scanned batch by batch."""
+    module = type(value).__module__ or ""
+    kind = type(value).__name__
+    if module.startswith("datasets"):
+        data = getattr(value, "data", None)
+        table = getattr(data, "table", None)
+        if table is not None:  # datasets.Dataset: an Arrow table underneath
+            return table
+        if kind == "IterableDataset" or hasattr(value, "iter"):
+            return list(value)
+    if module.startswith("polars") and kind == "LazyFrame":
+        try:
+            return value.collect(engine="streaming")
+        except TypeError:  # polars before `engine=`
+            return value.collect(streaming=True)
+    if module.startswith("pyarrow") and hasattr(value, "scanner") and hasattr(value, "schema"):
+        return value.scanner().to_reader()
+    return value
 
 
 def _pyarrow() -> Any:

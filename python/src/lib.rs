@@ -25,7 +25,7 @@ use arrow_array::ffi_stream::{ArrowArrayStreamReader, FFI_ArrowArrayStream};
 use arrow_array::RecordBatchReader;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyCapsule, PyDict};
+use pyo3::types::{PyBytes, PyCapsule, PyDict};
 
 use evalspec::base::diagnostic::{render_all, render_json, render_unwritten};
 use evalspec::{Diagnostic, JoinChoice, Options, ReportFormat, Resources, Spec, Table};
@@ -59,6 +59,7 @@ struct Answer {
 
 enum Value {
     Text(String),
+    Bytes(Vec<u8>),
     Texts(Vec<String>),
     Flag(bool),
 }
@@ -93,6 +94,7 @@ impl Answer {
         for (name, value) in self.values {
             match value {
                 Value::Text(text) => dict.set_item(name, text)?,
+                Value::Bytes(bytes) => dict.set_item(name, PyBytes::new(py, &bytes))?,
                 Value::Texts(texts) => dict.set_item(name, texts)?,
                 Value::Flag(flag) => dict.set_item(name, flag)?,
             }
@@ -197,7 +199,7 @@ fn table_of(name: &str, value: &Bound<'_, PyAny>) -> PyResult<Table> {
 /// objects with `__arrow_c_stream__`; `out` is where the reports are written
 /// (none: nothing is written, report.json's text is still returned).
 #[pyfunction]
-#[pyo3(signature = (spec, *, params, datasets, tables, formats, baseline, confidence, out, threads, max_memory, join, allow_drift))]
+#[pyo3(signature = (spec, *, params, datasets, tables, formats, baseline, confidence, out, threads, max_memory, join, allow_drift, items=false))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -213,15 +215,20 @@ fn run(
     max_memory: Option<u64>,
     join: Option<String>,
     allow_drift: bool,
+    items: bool,
 ) -> PyResult<Py<PyDict>> {
     let tables = (tables.iter())
         .map(|(name, value)| Ok((name.clone(), table_of(name, value)?)))
         .collect::<PyResult<Vec<_>>>()?;
-    let options =
+    let mut options =
         options(params, datasets, tables, formats, baseline, confidence)?.allow_drift(allow_drift);
+    if items {
+        // The items' lines are kept by a plan with an items report.
+        options = options.format(ReportFormat::Items);
+    }
     let resources = resources(threads, max_memory, join.as_deref())?;
     answer(py, move || {
-        evaluate(&spec, &options, resources, out.as_deref())
+        evaluate(&spec, &options, resources, out.as_deref(), items)
     })
 }
 
@@ -230,6 +237,7 @@ fn evaluate(
     options: &Options,
     resources: Resources,
     out: Option<&std::path::Path>,
+    items: bool,
 ) -> Answer {
     let spec = match Spec::compile(path, options) {
         Ok(spec) => spec,
@@ -246,6 +254,18 @@ fn evaluate(
         Ok(evaluation) => evaluation,
         Err(diagnostics) => return Answer::failed("data", diagnostics),
     };
+    // Before the reports: writing the last items report releases the lines.
+    let items = match items.then(|| evaluation.items_jsonl()) {
+        None => Vec::new(),
+        Some(Ok(bytes)) => vec![("items", Value::Bytes(bytes))],
+        Some(Err(error)) => {
+            let d = Diagnostic::error(
+                "cannot_write_items",
+                format!("cannot hold the items' lines: {error}"),
+            );
+            return Answer::failed("data", vec![d]);
+        }
+    };
     let written = match &folder {
         None => Vec::new(),
         Some(folder) => match evaluation.write_reports_in(folder) {
@@ -258,7 +278,7 @@ fn evaluate(
         },
     };
     let warnings: Vec<Diagnostic> = evaluation.warnings().cloned().collect();
-    let values = vec![
+    let mut values = vec![
         ("passed", Value::Flag(evaluation.passed())),
         ("report_json", Value::Text(evaluation.report_json())),
         (
@@ -272,6 +292,7 @@ fn evaluate(
             Value::Texts(written.iter().map(|p| p.display().to_string()).collect()),
         ),
     ];
+    values.extend(items);
     Answer::ok(warnings, values)
 }
 

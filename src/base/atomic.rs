@@ -47,6 +47,16 @@ pub fn stage_with(
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
+    stage_in(dir, path, write)
+}
+
+/// As [`stage_with`], the temporary file in `dir` (on the file system of
+/// `path`: committing renames it): a set of files staged in one folder.
+pub fn stage_in(
+    dir: &Path,
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<Staged> {
     let kept = std::fs::metadata(path)
         .ok()
         .filter(|m| m.is_file())

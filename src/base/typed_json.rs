@@ -237,7 +237,8 @@ mod tests {
         fn pushed_number_keys_are_the_keys_json_text(
             n in prop_oneof![any::<f64>(), (-1e6..1e6f64).prop_map(f64::round), Just(-0.0)],
         ) {
-            let key = Key::of(&Value::Number(n)).unwrap();
+            // Built whole: `Key::of` refuses a number past 2^64 as a key.
+            let key = Some(Key::Num(if n == 0.0 { 0 } else { n.to_bits() }));
             let mut text = String::new();
             push_key_json(&mut text, key.as_ref());
             prop_assert_eq!(text, key_json(key.as_ref()).to_string());

@@ -412,8 +412,11 @@ pub fn slice_text(value: &Value) -> Option<Arc<str>> {
 pub enum ValueError {
     /// `x.name` where `x` is neither an object nor null.
     FieldOfNonObject { field: Arc<str>, found: Value },
-    /// A list or an object used as a key.
+    /// A list, an object or a bool used as a key.
     NotAKey { found: Value },
+    /// A number past 2^64 used as a key: its digits beyond the float's are
+    /// lost, so two ids could be one.
+    KeyNotExact { found: Value },
 }
 
 impl ValueError {
@@ -422,6 +425,7 @@ impl ValueError {
         match self {
             ValueError::FieldOfNonObject { .. } => "field_of_non_object",
             ValueError::NotAKey { .. } => "not_a_key",
+            ValueError::KeyNotExact { .. } => "key_not_exact",
         }
     }
 }
@@ -437,12 +441,18 @@ impl fmt::Display for ValueError {
                 "{} cannot be a key",
                 crate::base::types::with_article(found.type_name())
             ),
+            ValueError::KeyNotExact { found } => write!(
+                f,
+                "the number {} cannot be a key: past 2^64 a number keeps only its first 17 digits, so two ids could be one (write ids that large as strings)",
+                found.preview()
+            ),
         }
     }
 }
 
-/// A join key: a hashable scalar with Python's dict-key equality
-/// (`1`, `1.0` and `true` are the same key; `"1"` is not).
+/// A join key: a string or a number (`1` and `1.0` are the same key; `"1"`
+/// is not). A bool is no key (unlike Python, `true` does not join `1`), nor a
+/// number past 2^64, which is not exact.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Key {
     Str(Arc<str>),
@@ -459,9 +469,13 @@ impl Key {
         Ok(match value {
             Value::Null => None,
             Value::String(s) => Some(Key::Str(s.clone())),
+            Value::Number(n) if n.abs() >= 18446744073709551616.0 => {
+                return Err(ValueError::KeyNotExact {
+                    found: value.clone(),
+                })
+            }
             Value::Number(n) => Some(Key::Num(if *n == 0.0 { 0 } else { n.to_bits() })),
             Value::BigInt(b) => Some(Key::Big(*b)),
-            Value::Bool(b) => Some(Key::Num(if *b { 1f64.to_bits() } else { 0 })),
             other => {
                 return Err(ValueError::NotAKey {
                     found: other.clone(),
@@ -506,10 +520,13 @@ impl Hash for SetItem<'_> {
     fn hash<H: Hasher>(&self, state: &mut H) {
         match self.0 {
             Value::String(s) => s.hash(state),
+            // As the number it equals (Python's `true == 1`), -0 as 0.
             Value::Number(_) | Value::Bool(_) => {
-                if let Ok(Some(Key::Num(bits))) = Key::of(self.0) {
-                    bits.hash(state);
-                }
+                let n = match self.0 {
+                    Value::Bool(b) => f64::from(u8::from(*b)),
+                    other => other.as_f64().unwrap_or(0.0),
+                };
+                (if n == 0.0 { 0 } else { n.to_bits() }).hash(state);
             }
             // By its nearest float, as a float equal to it hashes: neighbours
             // share a hash, and equality tells them apart.
@@ -693,8 +710,13 @@ mod tests {
         assert_ne!(Value::from("1"), Value::Number(1.0));
         assert_eq!(
             Key::of(&Value::Number(-0.0)).unwrap(),
-            Key::of(&Value::Bool(false)).unwrap()
+            Key::of(&Value::Number(0.0)).unwrap()
         );
+        // Keys are stricter than equality: a bool is no key, nor a number
+        // that is not exact.
+        assert!(Key::of(&Value::Bool(false)).is_err());
+        assert!(Key::of(&Value::Number(1e20)).is_err());
+        assert!(Key::of(&Value::Number(1.2e18)).is_ok());
         assert!(Key::of(&Value::list(vec![])).is_err());
     }
 

@@ -26,6 +26,9 @@ pub struct Interner {
     fields: Vec<Sharing>,
     field: usize,
     lists: Vec<Value>,
+    /// Per slot: some record read had its field (null or not). A field the
+    /// plan reads that no record has is most likely a typo.
+    pub seen: Vec<bool>,
 }
 
 /// How often a field's strings were found already shared, and whether it still
@@ -46,6 +49,14 @@ impl Interner {
     /// items that was 15% of the CPU); a vocabulary that repeats shows by then.
     const FIRST_CHECK: u64 = 1 << 12;
     const MIN_FOUND_PER_16: u64 = 4;
+
+    /// A record had the field of slot `slot`.
+    pub fn saw(&mut self, slot: usize) {
+        if slot >= self.seen.len() {
+            self.seen.resize(slot + 1, false);
+        }
+        self.seen[slot] = true;
+    }
 
     /// The strings that follow belong to field `field` (a slot or a column).
     pub fn field(&mut self, field: usize) {
@@ -182,6 +193,7 @@ impl<'de> Visitor<'de> for FieldsVisitor<'_> {
                     map.next_value::<IgnoredAny>()?;
                 }
                 Some((_, ProjectedField::Slot(slot))) => {
+                    self.interner.saw(slot.index());
                     self.interner.field(slot.index());
                     self.slots[slot.index()] = map.next_value_seed(ValueSeed {
                         interner: &mut *self.interner,

@@ -32,6 +32,21 @@ pub struct ReadStats {
     pub records: usize,
     pub sha256: String,
     pub bytes: u64,
+    /// JSON formats: per slot of the projection, whether any record had its
+    /// field (`None`: the format does not say; CSV and Parquet refuse a
+    /// missing column outright).
+    pub seen: Option<Vec<bool>>,
+}
+
+impl ReadStats {
+    /// Adds that some records had the fields `seen` says.
+    pub fn saw(&mut self, seen: &[bool]) {
+        let all = self.seen.get_or_insert_with(Vec::new);
+        if all.len() < seen.len() {
+            all.resize(seen.len(), false);
+        }
+        all.iter_mut().zip(seen).for_each(|(a, b)| *a |= *b);
+    }
 }
 
 /// What a record's sink tells the reader: read on (`Continue`), stop because
@@ -186,11 +201,13 @@ fn read_jsonl<S: Send>(
         bytes: size,
         sha256,
         records: 0,
+        seen: Some(Vec::new()),
     };
     let mut out = Vec::with_capacity(results.len());
     for (state, result) in results {
-        let (records, stop) = result?;
+        let (records, stop, seen) = result?;
         stats.records += records;
+        stats.saw(&seen);
         out.push(Chunk { state, stop });
     }
     Ok((out, stats))
@@ -236,7 +253,8 @@ fn parse_record(
 }
 
 /// Reads the JSONL lines of `range`, whose first line is line `first_line + 1`.
-/// Returns the number of records read and the error that stopped the chunk.
+/// Returns the number of records read, the error that stopped the chunk, and
+/// which slots' fields its records had.
 #[allow(clippy::type_complexity)]
 fn read_jsonl_range<S>(
     dataset: &DatasetPlan,
@@ -246,7 +264,7 @@ fn read_jsonl_range<S>(
     sink: &(impl Fn(&mut S, Record) -> Flow + Sync),
     mut hasher: Option<&mut Sha256>,
     progress: &Progress,
-) -> Result<(usize, Option<Diagnostic>), Diagnostic> {
+) -> Result<(usize, Option<Diagnostic>, Vec<bool>), Diagnostic> {
     let mut reader = open_range(dataset, range)?;
     let mut interner = project::Interner::default();
     let (mut line, mut records, mut unreported) = (first_line, 0usize, 0u64);
@@ -314,7 +332,7 @@ fn read_jsonl_range<S>(
         None
     };
     match for_each_line(&mut reader, read_line) {
-        Ok(stop) => Ok((records, stop.flatten())),
+        Ok(stop) => Ok((records, stop.flatten(), interner.seen)),
         Err(e) => Err(open_error(dataset, &e)),
     }
 }
@@ -377,6 +395,7 @@ fn read_trec<S: Send>(
         bytes: size,
         sha256,
         records: 0,
+        seen: None,
     };
     let mut out = Vec::with_capacity(results.len());
     let mut split = false;
@@ -429,17 +448,19 @@ fn read_json_array<S>(
         bytes: bytes.len() as u64,
         ..ReadStats::default()
     };
+    let mut seen = Vec::new();
     let stop = if hash_apart(stats.bytes) {
         std::thread::scope(|scope| {
             let digest = scope.spawn(|| sha256_hex(&bytes));
-            let stop = read_array(dataset, &bytes, &mut stats.records, state, sink);
+            let stop = read_array(dataset, &bytes, &mut stats.records, state, sink, &mut seen);
             stats.sha256 = digest.join().expect("hashing does not panic");
             stop
         })
     } else {
         stats.sha256 = sha256_hex(&bytes);
-        read_array(dataset, &bytes, &mut stats.records, state, sink)
+        read_array(dataset, &bytes, &mut stats.records, state, sink, &mut seen)
     };
+    stats.saw(&seen);
     Ok((stop, stats))
 }
 
@@ -451,6 +472,7 @@ fn read_array<S>(
     records: &mut usize,
     state: &mut S,
     sink: &(impl Fn(&mut S, Record) -> Flow + Sync),
+    seen: &mut Vec<bool>,
 ) -> Option<Diagnostic> {
     let text = match std::str::from_utf8(bytes) {
         Ok(text) => text.strip_prefix('\u{feff}').unwrap_or(text),
@@ -477,15 +499,22 @@ fn read_array<S>(
         let (line, column) = cursor.at(range.start);
         let record = match parse_record(dataset, &mut interner, &text[range], line, column - 1) {
             Ok(record) => record,
-            Err(d) => return Some(d),
+            Err(d) => {
+                *seen = std::mem::take(&mut interner.seen);
+                return Some(d);
+            }
         };
         *records += 1;
         match sink(state, record) {
             Ok(ControlFlow::Continue(())) => {}
-            Ok(ControlFlow::Break(())) => return None,
-            Err(d) => return Some(d),
+            Ok(ControlFlow::Break(())) => break,
+            Err(d) => {
+                *seen = std::mem::take(&mut interner.seen);
+                return Some(d);
+            }
         }
     }
+    *seen = interner.seen;
     None
 }
 

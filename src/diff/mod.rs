@@ -4,6 +4,8 @@
 
 mod item_lists;
 mod items;
+#[cfg(test)]
+mod noise_simulation;
 mod page;
 mod paired;
 mod render;
@@ -143,19 +145,19 @@ impl MetricChange {
             < alpha
     }
 
-    /// The parts of the name: metric, slice and value (`METRIC[SLICE=VALUE]`),
-    /// and run (`@RUN`).
+    /// The parts of the name: metric, slice and value, run
+    /// (`METRIC@RUN[SLICE=VALUE]`).
     pub fn parts(&self) -> (&str, Option<(&str, &str)>, Option<&str>) {
-        let (rest, run) = match self.name.rsplit_once('@') {
-            Some((rest, run)) if !run.contains(']') => (rest, Some(run)),
-            _ => (self.name.as_str(), None),
-        };
-        let (metric, slice) = match rest.split_once('[') {
-            Some((metric, inner)) => {
+        let (head, slice) = match self.name.split_once('[') {
+            Some((head, inner)) => {
                 let inner = inner.strip_suffix(']').unwrap_or(inner);
-                (metric, inner.split_once('='))
+                (head, inner.split_once('='))
             }
-            None => (rest, None),
+            None => (self.name.as_str(), None),
+        };
+        let (metric, run) = match head.split_once('@') {
+            Some((metric, run)) => (metric, Some(run)),
+            None => (head, None),
         };
         (metric, slice, run)
     }

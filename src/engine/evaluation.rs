@@ -95,6 +95,14 @@ impl<'s> Evaluation<'s> {
         text
     }
 
+    /// items.jsonl's bytes, as `--format items` writes them (one line per
+    /// item, in key order).
+    pub fn items_jsonl(&self) -> std::io::Result<Vec<u8>> {
+        let mut out = Vec::new();
+        report::write_items_jsonl(&self.outcome, false, &mut out)?;
+        Ok(out)
+    }
+
     /// The summary `evalspec run` prints.
     pub fn summary(&self) -> String {
         report::summary(&self.spec.plan, &self.outcome, self.spec.lock.as_ref())

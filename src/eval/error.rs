@@ -314,6 +314,14 @@ pub enum EvalWarning {
         records: usize,
         kept_last: bool,
     },
+    /// A field the plan reads is in no record of the dataset's file.
+    FieldInNoRecord {
+        run: Option<Arc<str>>,
+        dataset: String,
+        field: String,
+        path: String,
+        records: usize,
+    },
 }
 
 impl Kind for EvalWarning {
@@ -323,6 +331,7 @@ impl Kind for EvalWarning {
             EvalWarning::Unmatched { .. } => "unmatched_records",
             EvalWarning::Missing { .. } => "missing_records",
             EvalWarning::Duplicates { .. } => "duplicate_records",
+            EvalWarning::FieldInNoRecord { .. } => "field_in_no_record",
         }
     }
 
@@ -377,6 +386,18 @@ impl Kind for EvalWarning {
                 format!(
                     "{dataset}: {records} record(s) repeat an earlier key (kept the {} one)",
                     if *kept_last { "last" } else { "first" }
+                ),
+            ),
+            EvalWarning::FieldInNoRecord {
+                run,
+                dataset,
+                field,
+                path,
+                records,
+            } => (
+                run,
+                format!(
+                    "{dataset}: field `{field}` is in none of the {records} record(s) of `{path}` (a typo?); it reads as null"
                 ),
             ),
         };

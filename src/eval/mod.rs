@@ -19,7 +19,7 @@ mod score;
 mod state;
 
 pub use decide::across_runs::per_run_name;
-pub use decide::gates::{GateOutcome, GateStatus, SliceGateOutcome};
+pub use decide::gates::{baseline_missing, GateOutcome, GateStatus, SliceGateOutcome};
 pub use decide::run_stats::{detectable_by_formula, RunStats};
 pub use evaluation::{evaluate, evaluate_partial, finish, Partial};
 pub use outcome::{

@@ -133,6 +133,8 @@ impl DatasetOutcome {
     pub(in crate::eval) fn merge(&mut self, other: DatasetOutcome) {
         if self.read.sha256.is_empty() && self.read.records == 0 {
             self.read = other.read;
+        } else if let Some(seen) = &other.read.seen {
+            self.read.saw(seen);
         }
         self.keyless += other.keyless;
         self.duplicates += other.duplicates;
@@ -145,6 +147,9 @@ impl DatasetOutcome {
         w.usize(self.read.records);
         w.str(&self.read.sha256);
         w.u64(self.read.bytes);
+        w.option(self.read.seen.as_deref(), |w, seen| {
+            w.seq(seen.iter(), |w, b| w.u8(u8::from(*b)))
+        });
         for n in [
             self.keyless,
             self.duplicates,
@@ -164,6 +169,7 @@ impl DatasetOutcome {
                 records: r.usize()?,
                 sha256: r.string()?,
                 bytes: r.u64()?,
+                seen: r.option(|r| r.seq(|r| Ok(r.u8()? != 0)))?,
             },
             keyless: r.usize()?,
             duplicates: r.usize()?,

@@ -38,7 +38,11 @@ impl PriorReport {
             .help("pass a report.json written by `evalspec run`, or its --out folder")
         })?;
         let report = Report::from_json(&text, &display)?;
-        let values = read_item_values(&file.with_file_name(ITEM_VALUES_FILE))?;
+        let values_file = file.with_file_name(ITEM_VALUES_FILE);
+        let values = read_item_values(&values_file)?;
+        if let Some(values) = &values {
+            check_same_run(&report, values, &display, &values_file)?;
+        }
         Ok(PriorReport {
             path: file,
             display,
@@ -95,6 +99,34 @@ impl PriorReport {
             None => Ok(None),
         }
     }
+}
+
+/// Item values are of their report's run: both carry one `run_id` (or, written
+/// before there was one, neither does). With another run's item values, a
+/// paired test would compare the new run with items it never scored.
+fn check_same_run(
+    report: &Report,
+    values: &ItemValues,
+    display: &str,
+    values_file: &Path,
+) -> Result<(), Diagnostic> {
+    if report.run_id == values.run_id {
+        return Ok(());
+    }
+    let id = |id: &Option<String>| match id {
+        Some(id) => format!("run `{}`", id.chars().take(12).collect::<String>()),
+        None => "no run id".to_string(),
+    };
+    Err(Diagnostic::error(
+        "item_values_of_another_run",
+        format!(
+            "`{}` is not the item values of `{display}`: it has {}, the report {}",
+            values_file.display(),
+            id(&values.run_id),
+            id(&report.run_id),
+        ),
+    )
+    .help("keep item-values.jsonl with the report.json of its run (one run's --out folder), or remove it to compare without paired tests"))
 }
 
 /// The item-values.jsonl at `file`, streamed; `None` when there is none.

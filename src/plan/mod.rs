@@ -14,7 +14,7 @@ use std::path::PathBuf;
 pub use compile::compile;
 #[cfg(test)]
 pub(crate) use compile::testing;
-pub use explain::{detectable, explain, explain_with, Power};
+pub use explain::{detectable, detectable_in, explain, explain_with, Power};
 pub use projection::{FieldPath, ProjectedField, Projection};
 
 use crate::base::diagnostic::Location;
@@ -245,6 +245,10 @@ pub struct DatasetPlan {
     /// `allow_empty:` a run of this (items) dataset that scores no item is
     /// not an error.
     pub allow_empty: bool,
+    /// The fields the plan's expressions read into a slot of their own, with
+    /// where each is first written, and no schema rule: one in no record of the
+    /// file (a typo, most likely) is warned about.
+    pub reads: Vec<FieldRead>,
     /// Several files, each a run (`runs:`), in natural order of their paths;
     /// empty for a dataset read from one `path`.
     pub runs: Vec<RunFile>,
@@ -271,6 +275,16 @@ impl DatasetPlan {
             ..self.clone()
         }
     }
+}
+
+/// A field an expression reads from a dataset's records.
+#[derive(Debug, Clone)]
+pub struct FieldRead {
+    /// Its path, dotted (`answer_json.claim`).
+    pub path: String,
+    pub slot: crate::ir::SlotId,
+    /// Where it is first read.
+    pub at: crate::ir::ExprAt,
 }
 
 /// A schema rule bound to the projected field it checks.

@@ -28,6 +28,10 @@ pub enum ReportError {
         path: String,
         error: String,
     },
+    /// A report given the name of the file that holds the run's item values.
+    ReportIsItemValues {
+        file: String,
+    },
 }
 
 impl Kind for ReportError {
@@ -38,6 +42,7 @@ impl Kind for ReportError {
             ReportError::ReportLeavesOut { .. } => "report_outside_out",
             ReportError::CannotLockOut { .. } => "cannot_lock_out",
             ReportError::CannotWrite { .. } => "cannot_write_report",
+            ReportError::ReportIsItemValues { .. } => "report_is_item_values",
         }
     }
 
@@ -59,6 +64,10 @@ impl Kind for ReportError {
                 "cannot lock the output folder `{out}`: {error}"
             ))
             .help("check that the --out folder is readable"),
+            ReportError::ReportIsItemValues { file } => Words::new(format!(
+                "the report `{file}` would take the place of item-values.jsonl, which every run writes beside report.json"
+            ))
+            .help("give the report another `path`"),
             ReportError::CannotWrite { path, error } => {
                 Words::new(format!("cannot write `{path}`: {error}"))
                     .help("check that the --out folder is writable; no report was replaced")

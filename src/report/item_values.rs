@@ -9,8 +9,9 @@ use crate::eval::{Outcome, ValueTable};
 use crate::ir::formula::op_to_json;
 use crate::plan::Plan;
 use crate::report_model::item_values::{
-    header_line, push_row, FormulaColumn, ObservedColumn, ValueKind,
+    header_line_with_slices, push_row, FormulaColumn, ObservedColumn, ValueKind,
 };
+use serde_json::Value as Json;
 
 /// Whether the run writes the file: the spec keeps item values (the default)
 /// and has a metric computed from items.
@@ -25,6 +26,7 @@ pub fn writes_item_values(plan: &Plan) -> bool {
 pub fn write_item_values_jsonl(
     plan: &Plan,
     outcome: &Outcome,
+    run_id: Option<&str>,
     threads: usize,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
@@ -59,10 +61,20 @@ pub fn write_item_values_jsonl(
         })
         .collect();
     let runs = plan.has_runs();
-    out.write_all(header_line(&metrics, runs, &aggregates, &formulas).as_bytes())?;
+    // The items' slice values, when every table has them (version 4).
+    let width = plan.slices.len();
+    let sliced =
+        width > 0 && (outcome.item_values.iter()).all(|t| t.slices.len() == t.len() * width);
+    let slices: Vec<&str> = match sliced {
+        true => plan.slices.iter().map(|s| s.name.as_str()).collect(),
+        false => Vec::new(),
+    };
+    let header = header_line_with_slices(&metrics, runs, &aggregates, &formulas, &slices, run_id);
+    out.write_all(header.as_bytes())?;
     for table in &outcome.item_values {
         let run = table.run.as_deref().filter(|_| runs);
-        let render = |rows, part: &mut Vec<u8>| render_rows(table, run, rows, part);
+        let width = slices.len();
+        let render = |rows, part: &mut Vec<u8>| render_rows(table, run, width, rows, part);
         write_batched(table.len(), BATCH_ROWS, threads, &render, out)?;
     }
     Ok(())
@@ -127,14 +139,27 @@ fn batches(len: usize, batch: usize, threads: usize) -> impl Iterator<Item = Vec
     })
 }
 
-/// Appends the lines of `rows` of `table` to `out`.
-fn render_rows(table: &ValueTable, run: Option<&str>, rows: Range<usize>, out: &mut Vec<u8>) {
+/// Appends the lines of `rows` of `table` to `out`, each ending with the
+/// item's values of the first `width` slices.
+fn render_rows(
+    table: &ValueTable,
+    run: Option<&str>,
+    width: usize,
+    rows: Range<usize>,
+    out: &mut Vec<u8>,
+) {
     let mut key = String::new();
     let entries = table.line_writer();
     for i in rows {
         key.clear();
         push_key_json(&mut key, table.keys[i].as_ref());
-        push_row(out, &key, run, |out| entries.push_entries(i, out));
+        push_row(out, &key, run, |out| {
+            entries.push_entries(i, out);
+            for value in &table.slices[i * width..(i + 1) * width] {
+                out.push(b',');
+                out.extend_from_slice(Json::from(value.as_ref()).to_string().as_bytes());
+            }
+        });
     }
 }
 

@@ -115,6 +115,15 @@ pub fn report_json(plan: &Plan, outcome: &Outcome, lock: Option<&LockStamp>) -> 
                 status: gate_status(o.status),
                 message: g.message.clone(),
                 reasons: o.reasons.clone(),
+                failed_by: (o.failed_by.iter())
+                    .map(|t| model::FailedTestInfo {
+                        metric: t.metric.clone(),
+                        slice: t.slice.as_ref().map(|(s, _)| plan.slices[*s].name.clone()),
+                        value: t.slice.as_ref().map(|(_, v)| v.to_string()),
+                        run: t.run.as_deref().map(str::to_string),
+                        p_adjusted: t.p_adjusted,
+                    })
+                    .collect(),
                 runs: per_run.then_some(match g.runs {
                     crate::spec::GateRuns::Every => model::GateRuns::Every,
                     crate::spec::GateRuns::Any => model::GateRuns::Any,
@@ -175,7 +184,9 @@ pub fn report_json(plan: &Plan, outcome: &Outcome, lock: Option<&LockStamp>) -> 
         agreement: None,
         confusion: None,
         baseline: None,
+        baseline_missing: crate::eval::baseline_missing(plan),
         pass: outcome.pass(),
+        run_id: None,
     };
     if plan.has_runs() {
         crate::report::runs::add_runs(&mut report, plan, outcome);
@@ -188,6 +199,12 @@ pub fn report_json(plan: &Plan, outcome: &Outcome, lock: Option<&LockStamp>) -> 
     }
     if let Some(prior) = &plan.baseline {
         report.baseline = Some(since_baseline(plan, outcome, prior));
+    }
+    if crate::report::writes_item_values(plan) {
+        // The digest of everything else the report says: the same inputs give
+        // the same id (and the same item values), another run another id.
+        let bytes = serde_json::to_vec(&report).expect("a report always serialises");
+        report.run_id = Some(sha256_hex(&bytes));
     }
     report
 }

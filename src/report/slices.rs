@@ -8,7 +8,7 @@ use crate::base::typed_json::format_typed;
 use crate::base::types::Type;
 use crate::eval::{per_run_name, GateOutcome, Outcome, SliceValueOutcome};
 use crate::plan::{GatePlan, Plan};
-use crate::report::stats::interval_info;
+use crate::report::stats::{change_info, interval_info};
 use crate::report_model::{
     GateBy, MetricValue, NameMap, SliceGate, SliceMode, SliceStatus, SliceValue, Slices,
 };
@@ -36,6 +36,7 @@ pub(super) fn slices(plan: &Plan, outcome: &Outcome) -> Option<Slices> {
             let mut per_run = NameMap::new();
             let mut metrics = NameMap::new();
             let mut intervals = NameMap::new();
+            let mut changes = NameMap::new();
             for ((run, _), found) in runs.iter().zip(found_in_runs) {
                 let n = found.map_or(0, |v| v.items);
                 items += n;
@@ -53,6 +54,9 @@ pub(super) fn slices(plan: &Plan, outcome: &Outcome) -> Option<Slices> {
                     if let Some(interval) = found.and_then(|v| v.intervals[i.index()].as_ref()) {
                         intervals.insert(name.clone(), interval_info(interval));
                     }
+                    if let Some(change) = found.and_then(|v| v.changes[i.index()].as_ref()) {
+                        changes.insert(name.clone(), change_info(change));
+                    }
                     metrics.insert(name, MetricValue::from_typed(format_typed(&metric, &m.ty)));
                 }
             }
@@ -61,6 +65,7 @@ pub(super) fn slices(plan: &Plan, outcome: &Outcome) -> Option<Slices> {
                 runs: (!outcome.runs.is_empty()).then_some(per_run),
                 metrics,
                 intervals,
+                changes,
             };
             entries.insert(value.to_string(), entry);
         }

@@ -54,8 +54,9 @@ pub fn write_reports(
     }
     // Beside report.json, in the same set: what paired tests against this run need.
     if writes_item_values(plan) {
-        let write = Box::new(|out: &mut dyn std::io::Write| {
-            write_item_values_jsonl(plan, outcome, threads, out)
+        let run_id = report.run_id.as_deref();
+        let write = Box::new(move |out: &mut dyn std::io::Write| {
+            write_item_values_jsonl(plan, outcome, run_id, threads, out)
         });
         rendered.push((out.path().join(ITEM_VALUES_FILE), Content::Written(write)));
     }

@@ -30,6 +30,12 @@
 //! header (`{"text":…,"function":"ratio","metric":0}`) and has no entry of its
 //! own on the lines; its observations are the column's contributions (null:
 //! not in it). A file where no aggregate is a metric's stays version 2.
+//!
+//! Version 4 adds each item's slice values, so that `diff` can test a metric
+//! per slice value on the items that have it: the header names the slices
+//! (`"slices":["category"]`) and each line ends with the item's value of each,
+//! as its text (`"refunds"`, `"null"` for none). A file of a spec without
+//! slices is written as before.
 
 use std::io::BufRead;
 use std::sync::Arc;
@@ -42,7 +48,7 @@ use crate::base::diagnostic::{Diagnostic, Location};
 use crate::base::value::push_number;
 
 /// The version the header line carries; a reader refuses a newer one.
-pub const ITEM_VALUES_VERSION: u64 = 3;
+pub const ITEM_VALUES_VERSION: u64 = 4;
 
 /// The file's name beside report.json.
 pub const ITEM_VALUES_FILE: &str = "item-values.jsonl";
@@ -203,6 +209,10 @@ struct Header {
     aggregates: Vec<ObservedColumn>,
     #[serde(default)]
     formulas: Vec<FormulaColumn>,
+    #[serde(default)]
+    slices: Vec<String>,
+    #[serde(default)]
+    run_id: Option<String>,
 }
 
 /// One item's line, borrowed from the file read back.
@@ -215,6 +225,8 @@ pub struct ValueRow<'v> {
     pub values: &'v [Option<f64>],
     /// Per observed aggregate of the header (version 2).
     pub observed: &'v [Observation],
+    /// Per slice of the header, the item's value's text (version 4).
+    pub slices: &'v [Arc<str>],
 }
 
 /// An item-values file read back. Rows are stored flat (one buffer of key
@@ -226,6 +238,10 @@ pub struct ItemValues {
     pub runs: bool,
     pub aggregates: Vec<ObservedColumn>,
     pub formulas: Vec<FormulaColumn>,
+    /// The slices whose values each line ends with (version 4).
+    pub slices: Vec<String>,
+    /// The `run_id` of the report.json written with it (none before there was one).
+    pub run_id: Option<String>,
     keys: String,
     /// Per row: where its key ends in `keys`.
     key_ends: Vec<usize>,
@@ -234,21 +250,37 @@ pub struct ItemValues {
     run_names: Vec<String>,
     values: Vec<Option<f64>>,
     observed: Vec<Observation>,
+    slice_values: Vec<Arc<str>>,
 }
 
 /// The header line (with its newline): version 1 unless there are observed
-/// aggregates, 3 when one of them is kept in a metric's column.
+/// aggregates, 3 when one of them is kept in a metric's column (4 with slices,
+/// [`header_line_with_slices`]).
 pub fn header_line(
     metrics: &[(&str, ValueKind)],
     runs: bool,
     aggregates: &[ObservedColumn],
     formulas: &[FormulaColumn],
+    run_id: Option<&str>,
+) -> String {
+    header_line_with_slices(metrics, runs, aggregates, formulas, &[], run_id)
+}
+
+/// The header line of a file whose lines end with the items' values of
+/// `slices` (version 4 when there are any).
+pub fn header_line_with_slices(
+    metrics: &[(&str, ValueKind)],
+    runs: bool,
+    aggregates: &[ObservedColumn],
+    formulas: &[FormulaColumn],
+    slices: &[&str],
+    run_id: Option<&str>,
 ) -> String {
     let metrics: Vec<Json> = metrics
         .iter()
         .map(|(name, kind)| serde_json::json!({"name": name, "kind": kind.keyword()}))
         .collect();
-    let header = if aggregates.is_empty() {
+    let mut header = if aggregates.is_empty() {
         serde_json::json!({
             "item_values": 1,
             "metrics": metrics,
@@ -256,7 +288,7 @@ pub fn header_line(
         })
     } else {
         let version = if aggregates.iter().any(|a| a.metric.is_some()) {
-            ITEM_VALUES_VERSION
+            3
         } else {
             2
         };
@@ -268,6 +300,13 @@ pub fn header_line(
             "formulas": formulas,
         })
     };
+    if !slices.is_empty() {
+        header["item_values"] = ITEM_VALUES_VERSION.into();
+        header["slices"] = slices.into();
+    }
+    if let Some(id) = run_id {
+        header["run_id"] = Json::from(id);
+    }
     format!("{header}\n")
 }
 
@@ -366,6 +405,8 @@ impl ItemValues {
                 values.runs = header.runs;
                 values.aggregates = header.aggregates;
                 values.formulas = header.formulas;
+                values.slices = header.slices;
+                values.run_id = header.run_id;
                 header_seen = true;
                 continue;
             }
@@ -392,6 +433,7 @@ impl ItemValues {
     pub fn row(&self, i: usize) -> ValueRow<'_> {
         let start = if i == 0 { 0 } else { self.key_ends[i - 1] };
         let (m, k) = (self.metrics.len(), self.aggregates.len());
+        let w = self.slices.len();
         ValueRow {
             key: &self.keys[start..self.key_ends[i]],
             run: self
@@ -400,6 +442,7 @@ impl ItemValues {
                 .map(|r| self.run_names[*r as usize].as_str()),
             values: &self.values[i * m..(i + 1) * m],
             observed: &self.observed[i * k..(i + 1) * k],
+            slices: &self.slice_values[i * w..(i + 1) * w],
         }
     }
 
@@ -421,7 +464,8 @@ impl ItemValues {
             .iter()
             .filter(|a| a.metric.is_none())
             .count();
-        let expected = lead + self.metrics.len() + own;
+        let before_slices = lead + self.metrics.len() + own;
+        let expected = before_slices + self.slices.len();
         // The next observed aggregate of the header: those kept in a metric's
         // column are filled in from it, in the header's order, around the
         // line's own observations.
@@ -430,6 +474,7 @@ impl ItemValues {
         let (mut key, mut run) = (None, None);
         let mut entries = 0;
         let (values_start, observed_start) = (self.values.len(), self.observed.len());
+        let slices_start = self.slice_values.len();
         // Every entry is parsed whole, so that a number out of range or a bad
         // escape anywhere in the line is the JSON error it always was; past
         // the expected count, or after a bad entry, it is only counted.
@@ -462,6 +507,14 @@ impl ItemValues {
                     other => Err(format!("has a value that is not a number: {other}")),
                 };
                 value.map(|value| self.values.push(value))
+            } else if at >= before_slices {
+                match entry {
+                    Json::String(text) => {
+                        self.slice_values.push(Arc::from(text));
+                        Ok(())
+                    }
+                    other => Err(format!("has a slice value that is not a string: {other}")),
+                }
             } else {
                 Observation::from_json(entry).map(|o| {
                     self.push_kept_in_columns(&mut next_aggregate, values_start);
@@ -478,6 +531,7 @@ impl ItemValues {
         if entries != expected || first_error.is_some() {
             self.values.truncate(values_start);
             self.observed.truncate(observed_start);
+            self.slice_values.truncate(slices_start);
         }
         if entries != expected {
             let observed = match (own, self.aggregates.len()) {
@@ -561,6 +615,7 @@ mod tests {
             false,
             &[],
             &[],
+            None,
         )
         .into_bytes();
         let values = |values: [Option<f64>; 2]| {
@@ -605,8 +660,14 @@ mod tests {
             empty: Some(0.0),
             tested: true,
         }];
-        let mut text =
-            header_line(&[("p", ValueKind::Ratio)], false, &aggregates, &formulas).into_bytes();
+        let mut text = header_line(
+            &[("p", ValueKind::Ratio)],
+            false,
+            &aggregates,
+            &formulas,
+            None,
+        )
+        .into_bytes();
         let observed = [
             Observation::labels(Arc::from("a \"b\""), Arc::from("c")),
             Observation::Calibrated(0.25, true),
@@ -630,7 +691,13 @@ mod tests {
         // An observation of another shape is a located error.
         let bad = format!(
             "{}[\"q1\",1,[1,2],null,null]\n",
-            header_line(&[("p", ValueKind::Ratio)], false, &aggregates, &formulas)
+            header_line(
+                &[("p", ValueKind::Ratio)],
+                false,
+                &aggregates,
+                &formulas,
+                None
+            )
         );
         let error = ItemValues::read(bad.as_bytes(), "v.jsonl")
             .unwrap_err()
@@ -652,7 +719,7 @@ mod tests {
             observed("ratio(a)", Some(0)),
         ];
         let metrics = [("a", ValueKind::Ratio), ("b", ValueKind::Ratio)];
-        let mut text = header_line(&metrics, false, &aggregates, &[]).into_bytes();
+        let mut text = header_line(&metrics, false, &aggregates, &[], None).into_bytes();
         push_row(&mut text, "\"q1\"", None, |out| {
             [Some(1.0), None].iter().for_each(|v| push_value(out, *v));
             push_observation(out, &Observation::Number(0.5));
@@ -680,7 +747,7 @@ mod tests {
         // A line with an entry for a shared aggregate is the wrong length.
         let long = format!(
             "{}[\"q1\",1,null,0.5,null]\n",
-            header_line(&metrics, false, &aggregates, &[])
+            header_line(&metrics, false, &aggregates, &[], None)
         );
         let error = ItemValues::read(long.as_bytes(), "v.jsonl")
             .unwrap_err()
@@ -690,7 +757,7 @@ mod tests {
         let bad = [observed("ratio(a)", Some(2))];
         let text = format!(
             "{}[\"q1\",1,null]\n",
-            header_line(&metrics, false, &bad, &[])
+            header_line(&metrics, false, &bad, &[], None)
         );
         let error = ItemValues::read(text.as_bytes(), "v.jsonl")
             .unwrap_err()
@@ -704,7 +771,7 @@ mod tests {
 
     #[test]
     fn a_bad_entry_is_named_unless_the_line_has_the_wrong_length() {
-        let header = header_line(&[("p", ValueKind::Ratio)], true, &[], &[]);
+        let header = header_line(&[("p", ValueKind::Ratio)], true, &[], &[], None);
         let error = |line: &str| {
             let text = format!("{header}{line}\n");
             ItemValues::read(text.as_bytes(), "v.jsonl")
@@ -763,7 +830,7 @@ mod tests {
     fn a_short_line_is_a_located_error() {
         let text = format!(
             "{}[\"q1\"]\n",
-            header_line(&[("p", ValueKind::Ratio)], false, &[], &[])
+            header_line(&[("p", ValueKind::Ratio)], false, &[], &[], None)
         );
         let error = ItemValues::read(text.as_bytes(), "v.jsonl").unwrap_err();
         let rendered = error.render();

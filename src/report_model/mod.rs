@@ -34,9 +34,9 @@ pub use item::{push_item_body, push_item_head, push_item_line, push_item_run, It
 pub use metric_value::MetricValue;
 pub use name_map::NameMap;
 pub use report::{
-    BaselineSpec, Better, ChangeInfo, DatasetInfo, Gate, GateRuns, GateStatus, IntervalInfo,
-    LockInfo, MetricInfo, MetricSinceBaseline, Offender, Offenders, ParamOverride, Report,
-    RunFileInfo, Severity, SinceBaseline, SpecInfo,
+    BaselineSpec, Better, ChangeInfo, DatasetInfo, FailedTestInfo, Gate, GateRuns, GateStatus,
+    IntervalInfo, LockInfo, MetricInfo, MetricSinceBaseline, Offender, Offenders, ParamOverride,
+    Report, RunFileInfo, Severity, SinceBaseline, SpecInfo,
 };
 pub use runs::{Agreement, Flip, RunGate, RunReport, Spread, Stability, Tradeoff, TradeoffPoint};
 pub use slices::{GateBy, SliceGate, SliceMode, SliceStatus, SliceValue, Slices};

@@ -64,8 +64,18 @@ pub struct Report {
     /// With `--baseline`: each metric against the baseline report.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<SinceBaseline>,
+    /// Gates bound changes against a baseline but the run had none: which,
+    /// and what `when_no_baseline` made of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_missing: Option<String>,
     /// No `fail` gate failed.
     pub pass: bool,
+    /// What identifies this run's set: the item-values.jsonl written beside
+    /// this report carries the same id, and a baseline or diff refuses one
+    /// that does not (absent when the run keeps no item values, and in
+    /// reports from before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -188,6 +198,10 @@ pub struct Gate {
     /// Why the gate did not pass.
     #[serde(default)]
     pub reasons: Vec<String>,
+    /// The paired tests that failed it (`significance`), with their
+    /// Holm-adjusted p-values.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_by: Vec<FailedTestInfo>,
     /// For a gate decided per run: `every` or `any`, and the deciding run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runs: Option<GateRuns>,
@@ -283,6 +297,17 @@ pub struct IntervalInfo {
     /// `wilson`, `bootstrap` or `normal`.
     pub method: String,
     pub level: f64,
+}
+
+/// A paired test that failed a gate: its metric, slice value and run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(expecting = "an object")]
+pub struct FailedTestInfo {
+    pub metric: String,
+    pub slice: Option<String>,
+    pub value: Option<String>,
+    pub run: Option<String>,
+    pub p_adjusted: f64,
 }
 
 /// A metric's change (new − baseline) on the items both runs share.

@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
 use crate::report_model::keyword::keyword_enum;
-use crate::report_model::IntervalInfo;
 use crate::report_model::{present, MetricValue, NameMap};
+use crate::report_model::{ChangeInfo, IntervalInfo};
 
 /// `slices`: slice name → value (its text; null is `null`) → [`SliceValue`],
 /// values in natural order.
@@ -26,6 +26,10 @@ pub struct SliceValue {
     /// Their intervals on this value's items, as report.json's `intervals`.
     #[serde(default, skip_serializing_if = "NameMap::is_empty")]
     pub intervals: NameMap<IntervalInfo>,
+    /// With a `--baseline` that kept item values: their paired changes on this
+    /// value's items, as the baseline section's `change`.
+    #[serde(default, skip_serializing_if = "NameMap::is_empty")]
+    pub changes: NameMap<ChangeInfo>,
 }
 
 /// A gate's `by`: its slices, how it decides over them, and each value's outcome.

@@ -302,7 +302,7 @@ impl Accumulator {
             // A sum past f64's range has no value, as any non-finite number.
             (Accumulator::Sum { sum, .. }, AggregateFn::Sum) => finite(sum.total()),
             (Accumulator::Sum { n: 0, .. }, _) => Value::Null,
-            (Accumulator::Sum { sum, n }, _) => finite(sum.mean(n as u64)),
+            (Accumulator::Sum { sum, n }, _) => finite(sum.mean(n)),
             (Accumulator::Extreme { best, .. }, _) => best.map_or(Value::Null, Value::Number),
             (Accumulator::Values(mut values), AggregateFn::Percentile(q)) => {
                 values.sort_by(f64::total_cmp);

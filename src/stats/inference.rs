@@ -2,10 +2,10 @@
 //! against a prior run on the items both share. The arithmetic is
 //! `base::stats`; this module decides which test fits, and pairs items by key.
 //!
-//! - Interval: a `ratio` gets the Wilson score interval; a `mean`, `sum` or
-//!   `count` the percentile bootstrap over items (B = [`REPLICATES`], seed
-//!   [`SEED`], labelled `interval:METRIC`), or its normal approximation above
-//!   `BOOTSTRAP_MAX_DRAWS` draws.
+//! - Interval: a `ratio` gets the Wilson score interval; a `mean` or `sum`
+//!   the percentile bootstrap over items (B = [`REPLICATES`], seed [`SEED`],
+//!   labelled `interval:METRIC`), or its normal approximation above
+//!   `BOOTSTRAP_MAX_DRAWS` draws; a `count` of items none.
 //! - Change: items are matched by key (the key's JSON text); items without a
 //!   key, or in one run only, are left out and counted. A key repeated in a run
 //!   (`duplicates: keep`) is one unit: its items' contributions are added up.
@@ -195,6 +195,10 @@ pub fn interval(
     level: f64,
     label: &str,
 ) -> Option<Interval> {
+    // A count of items is what it is: no interval (its change is still tested).
+    if kind == ValueKind::Count {
+        return None;
+    }
     if kind == ValueKind::Ratio {
         let (mut hits, mut total) = (0u64, 0u64);
         for value in values.flatten() {
@@ -320,6 +324,78 @@ impl Pairing {
         pairing
     }
 
+    /// Per unit, the old run's items in it (item order): what [`Pairing::subset`]
+    /// reads, built once per pairing.
+    pub fn old_items(&self) -> UnitItems {
+        let mut starts = vec![0u32; self.units + 1];
+        for unit in self.old_unit.iter().flatten() {
+            starts[*unit as usize + 1] += 1;
+        }
+        for u in 0..self.units {
+            starts[u + 1] += starts[u];
+        }
+        let mut next = starts.clone();
+        let mut items = vec![0u32; starts[self.units] as usize];
+        for (j, unit) in self.old_unit.iter().enumerate() {
+            if let Some(unit) = unit {
+                let at = &mut next[*unit as usize];
+                items[*at as usize] = j as u32;
+                *at += 1;
+            }
+        }
+        UnitItems { starts, items }
+    }
+
+    /// The pairing of the new run's items `members` (item indices, ascending)
+    /// as their own, with the old run's items of their units (ascending): the
+    /// caller gathers each side's contributions at those indices. A unit is
+    /// kept with its first member; members not shared (a key the old run
+    /// lacks, or none) are counted as `only_new`; the old run's items outside
+    /// the kept units are not counted, having no slice value in the new run. A
+    /// slice value's items are tested this way, at a cost of its own items.
+    pub fn subset(&self, members: &[usize], old_items: &UnitItems) -> (Pairing, Vec<usize>) {
+        let mut renumbered: HashMap<u32, u32, FixedState> = HashMap::default();
+        let mut only_new = 0;
+        let mut new_unit = Vec::with_capacity(members.len());
+        for &i in members {
+            new_unit.push(match self.new_unit[i] {
+                Some(unit) => {
+                    let next = renumbered.len() as u32;
+                    Some(*renumbered.entry(unit).or_insert(next))
+                }
+                None => {
+                    only_new += 1;
+                    None
+                }
+            });
+        }
+        let mut old: Vec<usize> = (renumbered.keys())
+            .flat_map(|&unit| {
+                let (a, b) = (
+                    old_items.starts[unit as usize],
+                    old_items.starts[unit as usize + 1],
+                );
+                old_items.items[a as usize..b as usize]
+                    .iter()
+                    .map(|&j| j as usize)
+            })
+            .collect();
+        old.sort_unstable();
+        let old_unit = (old.iter())
+            .map(|&j| self.old_unit[j].and_then(|u| renumbered.get(&u).copied()))
+            .collect();
+        let pairing = Pairing {
+            new_unit,
+            old_unit,
+            units: renumbered.len(),
+            single: self.single,
+            only_new,
+            only_old: 0,
+            keyless: 0,
+        };
+        (pairing, old)
+    }
+
     /// Per item of the new run, its unit (`None`: not shared).
     pub fn new_units(&self) -> &[Option<u32>] {
         &self.new_unit
@@ -348,6 +424,14 @@ impl Pairing {
         }
         sums
     }
+}
+
+/// Per unit of a [`Pairing`], the old run's items in it: unit `u`'s are
+/// `items[starts[u]..starts[u + 1]]`.
+#[derive(Debug, Default)]
+pub struct UnitItems {
+    starts: Vec<u32>,
+    items: Vec<u32>,
 }
 
 /// Per unit both runs share: (numerator, denominator, items) on each side.
@@ -549,6 +633,49 @@ mod tests {
         assert_eq!(found.items, 2);
     }
 
+    /// A subset of the new run's items is paired as the same items would be on
+    /// their own: the test of a slice value is the test of its items.
+    #[test]
+    fn a_subset_is_paired_as_its_items_alone() {
+        let old = side(&[
+            ("a", Some(1.0)),
+            ("b", Some(1.0)),
+            ("c", Some(0.0)),
+            ("d", Some(1.0)),
+            ("b", Some(0.0)),
+        ]);
+        let new = side(&[
+            ("d", Some(0.0)),
+            ("a", Some(0.0)),
+            ("b", Some(1.0)),
+            ("x", Some(1.0)),
+            ("c", Some(1.0)),
+        ]);
+        let keys = |s: &Side| s.iter().map(|(k, _)| Some(*k)).collect::<Vec<_>>();
+        let pairing = Pairing::new(keys(&new).into_iter(), keys(&old).into_iter());
+        // The new run's items 1, 2 and 3: keys a, b (repeated in the old run), x.
+        let (sub, old_members) = pairing.subset(&[1, 2, 3], &pairing.old_items());
+        assert_eq!(old_members, vec![0, 1, 4]);
+        assert_eq!((sub.units, sub.only_new), (2, 1));
+        let alone_new = side(&[("a", Some(0.0)), ("b", Some(1.0)), ("x", Some(1.0))]);
+        let alone_old = side(&[("a", Some(1.0)), ("b", Some(1.0)), ("b", Some(0.0))]);
+        let values = |s: &Side, at: &[usize]| at.iter().map(|&i| s[i].1).collect::<Vec<_>>();
+        let found = super::change(
+            ValueKind::Mean,
+            &sub,
+            &values(&new, &[1, 2, 3]),
+            &values(&old, &old_members),
+            0.95,
+            "m",
+        )
+        .unwrap();
+        let alone = change(ValueKind::Mean, &alone_new, &alone_old, 0.95, "m").unwrap();
+        assert_eq!(
+            (found.delta, found.p_down, found.items),
+            (alone.delta, alone.p_down, alone.items)
+        );
+    }
+
     /// Past the bootstrap's size, a count's, sum's or mean's interval read in
     /// place is the one of its items copied out; below it, the bootstrap's.
     #[test]
@@ -557,7 +684,11 @@ mod tests {
             let values: Vec<Option<f64>> = (0..n)
                 .map(|i| (i % 7 != 3).then(|| f64::from((i * 37 % 11) as u32) / 4.0))
                 .collect();
-            for kind in [ValueKind::Mean, ValueKind::Sum, ValueKind::Count] {
+            assert_eq!(
+                interval(ValueKind::Count, values.iter().copied(), 0.9, "m"),
+                None
+            );
+            for kind in [ValueKind::Mean, ValueKind::Sum] {
                 let found = interval(kind, values.iter().copied(), 0.9, "m").unwrap();
                 let stat = statistic(kind, values.iter().copied());
                 let copied = bootstrap::interval(&stat, 0.9, REPLICATES, "interval:m", SEED);

@@ -9,7 +9,14 @@ fn output_that_cannot_be_written_is_exit_2() {
         return;
     };
     let root = support::repo_root();
-    for args in [&["schema"][..], &["check", "specs/rag-precision.yaml"][..]] {
+    let dir = tempfile::tempdir().unwrap();
+    let init = dir.path().join("p");
+    let init = init.to_str().unwrap();
+    for args in [
+        &["schema"][..],
+        &["check", "specs/rag-precision.yaml"][..],
+        &["init", init][..],
+    ] {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_evalspec"))
             .args(args)
             .current_dir(&root)
@@ -321,4 +328,95 @@ fn data_cannot_break_a_markdown_table_or_the_xml_of_junit() {
     let parsed = roxmltree::Document::parse(&xml);
     assert!(parsed.is_ok(), "{parsed:?}\n{xml}");
     assert!(xml.contains(r#"value="n\u{1}o\u{1b}te""#), "{xml}");
+}
+
+/// The regular files under `dir` (path relative to it) with their bytes.
+fn files_in(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    snapshot(dir)
+        .into_iter()
+        .filter(|(path, _)| path.is_file())
+        .map(|(path, bytes)| {
+            let name = path.strip_prefix(dir).unwrap().display().to_string();
+            (name, bytes)
+        })
+        .collect()
+}
+
+#[test]
+fn a_report_set_is_replaced_whole_or_not_at_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    project(
+        root,
+        "  - markdown\n  - junit\n  - html\n  - summary\n  - items\n",
+    );
+    let first = evalspec(root, &["run", "spec.yaml", "--out", "out"]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let before = files_in(&root.join("out"));
+    assert_eq!(before.len(), 7, "{before:?}");
+    // The last report cannot be written (a folder is where it goes): not one
+    // of the others is replaced, and no staging file is left.
+    std::fs::remove_file(root.join("out/summary.md")).unwrap();
+    std::fs::create_dir(root.join("out/summary.md")).unwrap();
+    std::fs::write(root.join("items.jsonl"), "{\"id\":\"c\",\"x\":3}\n").unwrap();
+    let before: Vec<_> = before
+        .into_iter()
+        .filter(|(n, _)| n != "summary.md")
+        .collect();
+    let failed = evalspec(root, &["run", "spec.yaml", "--out", "out"]);
+    assert_eq!(failed.code, 2, "{}", failed.stderr);
+    assert!(failed.stderr.contains("summary.md"), "{}", failed.stderr);
+    assert!(!failed.stderr.contains("panicked"), "{}", failed.stderr);
+    assert_eq!(files_in(&root.join("out")), before, "nothing replaced");
+    let names: Vec<String> = std::fs::read_dir(root.join("out"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names.iter().all(|n| !n.starts_with('.')),
+        "a staging file is left: {names:?}"
+    );
+}
+
+#[test]
+fn a_report_may_not_take_the_item_values_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    project(root, "  - {format: markdown, path: item-values.jsonl}\n");
+    refused(
+        root,
+        &["run", "spec.yaml", "--out", "out"],
+        "item-values.jsonl",
+    );
+}
+
+#[test]
+fn an_earlier_runs_reports_do_not_stay_beside_a_new_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    project(root, "  - markdown\n");
+    let out = |args: &[&str]| {
+        let mut all = vec!["run", "spec.yaml", "--out", "out"];
+        all.extend(args);
+        let run = evalspec(root, &all);
+        assert!(run.code <= 1, "{}", run.stderr);
+    };
+    out(&["--format", "html", "--format", "items", "--format", "junit"]);
+    for name in ["report.html", "items.jsonl", "junit.xml", "report.json"] {
+        assert!(root.join("out").join(name).is_file(), "{name}");
+    }
+    // A file of the user's, and a staging folder a killed run left behind.
+    std::fs::write(root.join("out/notes.txt"), "mine\n").unwrap();
+    std::fs::create_dir(root.join("out/.evalspec-staging-x1")).unwrap();
+    std::fs::write(root.join("out/.evalspec-staging-x1/0"), "torn").unwrap();
+    out(&[]);
+    let mut names: Vec<String> = std::fs::read_dir(root.join("out"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["item-values.jsonl", "notes.txt", "report.json", "report.md"]
+    );
 }

@@ -254,3 +254,150 @@ fn sums_and_means_of_large_values_do_not_overflow() {
     // A sum past f64's range has no value (never infinity shown as null).
     assert_eq!(report["metrics"]["big"], serde_json::Value::Null);
 }
+
+#[test]
+fn item_values_of_another_run_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let spec = "name: t\nversion: 1.0.0\ndatasets:\n  items: {format: jsonl, path: items.jsonl, key: id}\n\
+                metrics:\n  r: {expr: ratio(items.ok), better: higher}\n\
+                gates:\n  g: {metric: r, max_drop: 0.1, significance: 0.05}\n";
+    std::fs::write(root.join("spec.yaml"), spec).unwrap();
+    let items = |ok: usize| -> String {
+        (0..100)
+            .map(|i| format!("{{\"id\":\"k{i}\",\"ok\":{}}}\n", i < ok))
+            .collect()
+    };
+    let run = |ok: usize, out: &str, baseline: Option<&str>| {
+        std::fs::write(root.join("items.jsonl"), items(ok)).unwrap();
+        let mut args = vec!["run", "spec.yaml", "--out", out];
+        if let Some(baseline) = baseline {
+            args.extend(["--baseline", baseline]);
+        }
+        evalspec(root, &args)
+    };
+    assert_eq!(run(90, "old", None).code, 0);
+    assert_eq!(run(90, "other", None).code, 0);
+    assert_eq!(run(50, "new", None).code, 0);
+    // The same run's item values: the 0.4 drop is significant.
+    assert_eq!(run(50, "check", Some("old")).code, 1);
+    // Another run's item values beside the old report.
+    std::fs::copy(
+        root.join("new/item-values.jsonl"),
+        root.join("old/item-values.jsonl"),
+    )
+    .unwrap();
+    for out in [
+        run(50, "check", Some("old")),
+        evalspec(root, &["diff", "old", "new"]),
+        evalspec(root, &["diff", "new", "old"]),
+    ] {
+        assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+        assert!(
+            out.stderr.contains("is not the item values of"),
+            "{}",
+            out.stderr
+        );
+    }
+    // Identical inputs give the same id: their item values stand in for each other.
+    std::fs::copy(
+        root.join("other/item-values.jsonl"),
+        root.join("old/item-values.jsonl"),
+    )
+    .unwrap();
+    assert_eq!(run(50, "check", Some("old")).code, 1);
+}
+
+#[test]
+fn keys_do_not_collide_nor_join_across_types() {
+    let spec = "name: t\nversion: 1.0.0\nitems: items\ndatasets:\n  items: {format: jsonl, path: items.jsonl, key: id}\n  other: {format: jsonl, path: other.jsonl, key: id}\n\
+                fields:\n  joined: other.id != null\nmetrics:\n  r: {expr: ratio(joined), better: higher}\ngates:\n  g: {metric: r, threshold: 0}\n";
+    let run = |items: &str, other: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("spec.yaml"), spec).unwrap();
+        std::fs::write(dir.path().join("items.jsonl"), items).unwrap();
+        std::fs::write(dir.path().join("other.jsonl"), other).unwrap();
+        evalspec(dir.path(), &["run", "spec.yaml", "--out", "out"])
+    };
+    // Two ids past 64 bits that a float cannot tell apart.
+    let out = run(
+        "{\"id\":100000000000000000000}\n{\"id\":100000000000000000001}\n",
+        "{\"id\":1}\n",
+    );
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("cannot be a key"), "{}", out.stderr);
+    assert!(out.stderr.contains("items.jsonl:1"), "{}", out.stderr);
+    // `true` is no key: it does not join `1`.
+    let out = run("{\"id\":true}\n", "{\"id\":1}\n");
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.contains("a bool cannot be a key"),
+        "{}",
+        out.stderr
+    );
+    let out = run("{\"id\":1}\n", "{\"id\":true}\n");
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("other.jsonl:1"), "{}", out.stderr);
+    // 64-bit ids stay exact and apart.
+    let out = run(
+        "{\"id\":18446744073709551615}\n{\"id\":18446744073709551614}\n",
+        "{\"id\":18446744073709551615}\n",
+    );
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("missing"), "{}", out.stderr);
+}
+
+#[test]
+fn a_parquet_column_named_twice_is_refused() {
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let strings = |v: &[&str]| -> arrow_array::ArrayRef {
+        Arc::new(arrow_array::StringArray::from(v.to_vec()))
+    };
+    let numbers = |v: &[f64]| -> arrow_array::ArrayRef {
+        Arc::new(arrow_array::Float64Array::from(v.to_vec()))
+    };
+    let batch = arrow_array::RecordBatch::try_from_iter([
+        ("id", strings(&["a", "b"])),
+        ("score", numbers(&[0.9, 0.9])),
+        ("score", numbers(&[0.1, 0.1])),
+    ])
+    .unwrap();
+    let file = std::fs::File::create(dir.path().join("items.parquet")).unwrap();
+    let mut writer = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let out = parquet_spec(dir.path(), "number");
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("named twice"), "{}", out.stderr);
+    assert!(out.stderr.contains("items.parquet"), "{}", out.stderr);
+}
+
+#[test]
+fn a_field_in_no_record_is_warned_about_where_it_is_read() {
+    let items = "{\"id\":\"a\",\"x\":1,\"trace\":{\"response\":{\"text\":\"t\"}}}\n{\"id\":\"b\",\"x\":null}\n";
+    let spec = "name: t\nversion: 1.0.0\ndatasets:\n  items: {format: jsonl, path: items.jsonl, key: id}\n\
+                fields:\n  ok: items.trace.respones.text != null\n  good: items.x != null\n\
+                metrics:\n  r: {expr: ratio(ok), better: higher}\n  g: ratio(good)\n";
+    let (_dir, out) = run_spec(spec, items);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr
+            .contains("field `trace.respones.text` is in none of the 2 record(s)"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains(" --> spec.yaml:6:"), "{}", out.stderr);
+    // A field present in some record (null or not) is not warned about.
+    assert!(!out.stderr.contains("field `x`"), "{}", out.stderr);
+    // Under every join, and from a JSON array.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("items.json"), "[{\"id\":\"a\"}]").unwrap();
+    std::fs::write(
+        dir.path().join("spec.yaml"),
+        "name: t\nversion: 1.0.0\ndatasets:\n  items: {path: items.json, key: id}\nmetrics:\n  n: count(items.scroe)\n",
+    )
+    .unwrap();
+    let out = evalspec(dir.path(), &["run", "spec.yaml", "--out", "out"]);
+    assert!(out.stderr.contains("field `scroe`"), "{}", out.stderr);
+}

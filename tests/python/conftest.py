@@ -73,7 +73,9 @@ def files_of(folder: Path) -> Dict[str, bytes]:
 
 def strip_dataset_files(report: dict) -> dict:
     """report.json without the paths and hashes of its data files (records given in
-    memory are read from a file evalspec_rs.run writes, with its own bytes)."""
+    memory are a table, `<NAME>`, with no bytes to hash), and without the run id,
+    the digest of the report that names them."""
+    report.pop("run_id", None)
     for dataset in report["datasets"].values():
         dataset.pop("path")
         dataset.pop("sha256")

@@ -109,3 +109,21 @@ pub fn texts_of<'a>(list: &'a serde_json::Value, field: &str) -> Vec<&'a str> {
         })
         .collect()
 }
+
+/// `text` with the value of each `"run_id"` (report.json's, item-values.jsonl's
+/// header's) blanked: a run id digests the report, paths included.
+pub fn without_run_id(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("\"run_id\"") {
+        let after = &rest[at + 8..];
+        let Some(open) = after.find('"') else { break };
+        out.push_str(&rest[..at + 8]);
+        out.push_str(&after[..=open]);
+        rest = &after[open + 1..];
+        let end = rest.find('"').unwrap_or(rest.len());
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}

@@ -18,7 +18,7 @@ pub const FILES: [(&str, &str); 4] = [
 pub fn init(dir: &Path) -> i32 {
     let clashes = existing(dir);
     if !clashes.is_empty() {
-        eprint!("{}", render_all(&clashes));
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), render_all(&clashes).as_bytes());
         return exit::ERROR;
     }
     for (name, text) in FILES {
@@ -28,17 +28,18 @@ pub fn init(dir: &Path) -> i32 {
                 path: path.display().to_string(),
                 error: e.to_string(),
             });
-            eprint!("{}", render_all(&[d]));
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), render_all(&[d]).as_bytes());
             return exit::ERROR;
         }
     }
     let spec = dir.join("evalspec.yaml");
-    println!(
-        "wrote {} and its sample data in {}\nnext: evalspec run {}",
+    // Standard output that cannot be written is an error (exit 2), not a panic.
+    crate::commands::print(&format!(
+        "wrote {} and its sample data in {}\nnext: evalspec run {}\n",
         FILES[0].0,
         dir.join("data").display(),
         spec.display()
-    );
+    ));
     exit::PASS
 }
 

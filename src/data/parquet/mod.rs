@@ -118,6 +118,7 @@ pub fn read<S: Send>(
         records: 0,
         sha256: sha256?,
         bytes: size,
+        seen: None,
     };
     let mut out = Vec::with_capacity(results.len());
     for (state, result) in results {
@@ -250,8 +251,27 @@ impl<'a> Columns<'a> {
             ))
             .help("write it as a string or a number (numbers, strings, bools, lists, structs and maps are read)")
         };
+        // Two columns of one name: which one the spec means is not known (CSV
+        // refuses the same), so neither is read.
+        let named_twice = |name: &str| {
+            let mut at = (schema.fields().iter().enumerate()).filter(|(_, f)| f.name() == name);
+            match (at.next(), at.next()) {
+                (Some((first, _)), Some((again, _))) => Err(Diagnostic::error(
+                    "parquet_column_named_twice",
+                    format!(
+                        "{}: column `{name}` of {source} is named twice (columns {} and {})",
+                        dataset.name,
+                        first + 1,
+                        again + 1
+                    ),
+                )
+                .help("rename one of them")),
+                _ => Ok(()),
+            }
+        };
         if let Some(slot) = dataset.projection.whole {
             for field in schema.fields() {
+                named_twice(field.name())?;
                 if let Some(ty) = unsupported(field.data_type()) {
                     return Err(unreadable(field.name(), ty));
                 }
@@ -277,6 +297,7 @@ impl<'a> Columns<'a> {
                 }
                 continue;
             };
+            named_twice(wanted.name)?;
             let target = match wanted.target {
                 Target::Slot(_) => None,
                 Target::Nested(fields) => Some(fields),

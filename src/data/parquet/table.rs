@@ -47,6 +47,7 @@ pub fn read<S: Send>(
         // A table has no file: nothing to pin or to compare with a lock.
         sha256: String::new(),
         bytes: table.bytes(),
+        seen: None,
     };
     for (state, result) in results {
         let (records, stop) = result?;

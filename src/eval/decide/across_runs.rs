@@ -9,9 +9,9 @@ use crate::base::diagnostic::Diagnostic;
 use crate::base::natural::key_order;
 use crate::base::sha256::Sha256;
 use crate::base::value::{Key, Value};
-use crate::eval::decide::gates::{evaluate_gate, GateOutcome};
+use crate::eval::decide::gates::{evaluate_gate, FailedTest, GateOutcome};
 use crate::eval::decide::run_stats::{across_stats, run_stats, slice_intervals};
-use crate::eval::decide::significance::{adjust, family_members, Tests};
+use crate::eval::decide::significance::{adjust, Tests};
 use crate::eval::decide::slice_gates::SliceRun;
 use crate::eval::error::EvalError;
 use crate::eval::join::{data_warnings, Pass};
@@ -144,12 +144,18 @@ pub(in crate::eval) fn combine(
     // Every run's paired tests first: the tests that can fail the build are
     // one family over all runs (`significance::adjust`).
     let mut all_stats: Vec<_> = (passes.iter_mut().zip(&names).zip(&run_metrics))
-        .map(|(((pass, _), name), metrics)| {
+        .zip(&mut run_slices)
+        .map(|((((pass, _), name), metrics), slices)| {
             pass.run.values.run = name.clone();
+            slice_intervals(plan, &pass.run.values, slices);
             run_stats(plan, &pass.run.values, metrics, threads)
         })
         .collect();
-    adjust(&family_members(plan), &mut all_stats);
+    adjust(plan, &mut all_stats, &mut run_slices);
+    // Bounds are computed from params (and metrics): the first run's serve.
+    let power = (run_metrics.first())
+        .map(|metrics| crate::eval::decide::significance::power_warnings(plan, metrics))
+        .unwrap_or_default();
     for ((((((pass, files), name), metrics), aggregates), slices), stats) in passes
         .into_iter()
         .zip(&names)
@@ -160,8 +166,6 @@ pub(in crate::eval) fn combine(
     {
         let mut pass = pass;
         let baseline = baseline_values(plan, name.as_deref());
-        let mut slices = slices;
-        slice_intervals(plan, &pass.run.values, &mut slices);
         let slice_run = SliceRun {
             plan,
             slices: &slices,
@@ -220,6 +224,10 @@ pub(in crate::eval) fn combine(
         if !dataset.runs.is_empty() {
             total.read.sha256 = combined_sha256(&runs, index);
         }
+    }
+    warnings.extend(power);
+    if let Some(missing) = crate::eval::decide::gates::baseline_missing(plan) {
+        warnings.push(Diagnostic::warning("no_baseline", missing));
     }
     offenders.sort_by(ItemRow::report_order);
     offenders.truncate(plan.offenders.as_ref().map_or(0, |o| o.limit));
@@ -419,6 +427,15 @@ pub(in crate::eval) fn decide_over_runs(
         .expect("at least one run");
     let mut decided = deciding.1.clone();
     decided.run = Some(deciding.0.clone());
+    // Every run's failing tests, each named with its run.
+    decided.failed_by = (outcomes.iter())
+        .flat_map(|(name, o)| {
+            o.failed_by.iter().map(move |t| FailedTest {
+                run: Some((*name).clone()),
+                ..t.clone()
+            })
+        })
+        .collect();
     decided.reasons = if decided.pass {
         Vec::new()
     } else {

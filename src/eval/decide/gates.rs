@@ -43,6 +43,20 @@ pub struct GateOutcome {
     pub run: Option<std::sync::Arc<str>>,
     /// A gate with `by:`: each slice value's outcome, slice by slice.
     pub slices: Vec<SliceGateOutcome>,
+    /// The paired tests that made the gate fail (`significance`): which, and
+    /// their Holm-adjusted p-values.
+    pub failed_by: Vec<FailedTest>,
+}
+
+/// A test that failed a gate: its metric, slice value and run, and the
+/// adjusted p-value compared with the gate's level.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FailedTest {
+    pub metric: String,
+    /// Index into `plan.slices`, and the value.
+    pub slice: Option<(usize, std::sync::Arc<str>)>,
+    pub run: Option<std::sync::Arc<str>>,
+    pub p_adjusted: f64,
 }
 
 /// How one value of a slice fared under a gate with `by:`.
@@ -122,6 +136,7 @@ pub fn evaluate_gate(
                 reasons,
                 run: None,
                 slices: Vec::new(),
+                failed_by: Vec::new(),
             })
         }
         GateRule::Shape(shape) => {
@@ -159,6 +174,8 @@ fn number(op: &crate::ir::Op, frame: &Frame<'_>) -> Result<Option<f64>, RuntimeE
 struct Verdict {
     status: Option<GateStatus>,
     reasons: Vec<String>,
+    /// The adjusted p-values of the tests that failed it.
+    failed_by: Vec<f64>,
 }
 
 impl Verdict {
@@ -211,13 +228,53 @@ fn shaped_gate(
         }
         None => verdict.flag(on_failure, format!("`{}` has no value", shape.metric_name)),
     }
-    Ok(outcome(
+    let mut decided = outcome(
         metric_value,
         verdict.status.unwrap_or(GateStatus::Pass),
         threshold,
         warn_threshold,
         baseline,
         verdict.reasons,
+    );
+    decided.failed_by = (verdict.failed_by.into_iter())
+        .map(|p_adjusted| FailedTest {
+            metric: shape.metric_name.clone(),
+            slice: None,
+            run: None,
+            p_adjusted,
+        })
+        .collect();
+    Ok(decided)
+}
+
+/// When gates bound changes against a baseline and the run has none: the
+/// sentence every output gives (report.json's `baseline_missing`, a warning on
+/// the terminal, the summaries), naming the gates and what `when_no_baseline`
+/// made of each.
+pub fn baseline_missing(plan: &crate::plan::Plan) -> Option<String> {
+    if plan.baseline.is_some() {
+        return None;
+    }
+    let gates: Vec<String> = (plan.gates.iter())
+        .filter_map(|g| match &g.rule {
+            GateRule::Shape(shape) if !shape.changes.is_empty() => Some(format!(
+                "`{}` ({})",
+                g.name,
+                match shape.when_no_baseline {
+                    NoBaseline::Pass => "passed",
+                    NoBaseline::Warn => "warned",
+                    NoBaseline::Fail => "failed",
+                }
+            )),
+            _ => None,
+        })
+        .collect();
+    if gates.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "no baseline (run with --baseline): the change bounds of {} were not checked",
+        gates.join(", ")
     ))
 }
 
@@ -277,7 +334,10 @@ fn check_changes(
             "no baseline (run with --baseline)".to_string()
         };
         match shape.when_no_baseline {
-            NoBaseline::Pass => {}
+            // Passes, and says why the bounds were not checked.
+            NoBaseline::Pass => verdict.reasons.push(format!(
+                "{missing}: change bounds not checked (when_no_baseline: pass)"
+            )),
             NoBaseline::Warn => verdict.flag(GateStatus::Warn, missing),
             NoBaseline::Fail => verdict.flag(on_failure, missing),
         }
@@ -332,7 +392,12 @@ fn check_changes(
             // Without `significance`, any change beyond the bound fails.
             None => verdict.flag(on_failure, reason),
             Some(test) => match test.judge(shape) {
-                Judged::Significant(why) => verdict.flag(on_failure, format!("{reason}; {why}")),
+                Judged::Significant(why, p) => {
+                    if on_failure == GateStatus::Fail {
+                        verdict.failed_by.push(p);
+                    }
+                    verdict.flag(on_failure, format!("{reason}; {why}"));
+                }
                 // Within noise: the gate passes, and says why.
                 Judged::Noise(why) => verdict.reasons.push(format!("{reason}; {why}")),
                 Judged::Untested(why) => verdict.flag(on_failure, format!("{reason} ({why})")),
@@ -361,5 +426,6 @@ fn outcome(
         reasons,
         run: None,
         slices: Vec::new(),
+        failed_by: Vec::new(),
     }
 }

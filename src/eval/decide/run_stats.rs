@@ -44,43 +44,7 @@ pub(in crate::eval) fn run_stats(
         Some(run) => crate::eval::per_run_name(name, run),
         None => name.to_string(),
     };
-    let prior = plan.baseline.as_ref().and_then(|b| b.values.as_ref());
-    // The baseline's items of this run, paired with this run's by key once.
-    let paired = prior.map(|prior| {
-        // Each key's JSON text, as the baseline's file writes it, in one buffer.
-        let mut text = String::new();
-        let ends: Vec<Option<usize>> = table
-            .keys
-            .iter()
-            .map(|k| {
-                k.as_ref().map(|k| {
-                    push_key_json(&mut text, Some(k));
-                    text.len()
-                })
-            })
-            .collect();
-        let mut start = 0;
-        let keys: Vec<Option<&str>> = ends
-            .iter()
-            .map(|end| {
-                end.map(|end| {
-                    let key = &text[start..end];
-                    start = end;
-                    key
-                })
-            })
-            .collect();
-        let rows: Vec<ValueRow<'_>> = prior
-            .rows()
-            .filter(|row| row.run == table.run.as_deref())
-            .collect();
-        let pairing = Pairing::new(
-            keys.iter().copied(),
-            rows.iter()
-                .map(|row| (row.key != "null").then_some(row.key)),
-        );
-        (prior, rows, pairing)
-    });
+    let paired = baseline_pairing(plan, table);
     // Per column: its metric, interval and (`None` when not tested) change.
     let by_column = map_in_parallel(threads, plan.stats.columns.len(), |c| {
         let column = &plan.stats.columns[c];
@@ -167,6 +131,48 @@ pub(in crate::eval) fn run_stats(
         }
     }
     stats
+}
+
+/// The baseline's item values, its rows of this run, and their pairing with
+/// this run's items by key (`None` without a baseline that kept item values).
+fn baseline_pairing<'p>(
+    plan: &'p Plan,
+    table: &ValueTable,
+) -> Option<(&'p ItemValues, Vec<ValueRow<'p>>, Pairing)> {
+    let prior = plan.baseline.as_ref().and_then(|b| b.values.as_ref())?;
+    // Each key's JSON text, as the baseline's file writes it, in one buffer.
+    let mut text = String::new();
+    let ends: Vec<Option<usize>> = table
+        .keys
+        .iter()
+        .map(|k| {
+            k.as_ref().map(|k| {
+                push_key_json(&mut text, Some(k));
+                text.len()
+            })
+        })
+        .collect();
+    let mut start = 0;
+    let keys: Vec<Option<&str>> = ends
+        .iter()
+        .map(|end| {
+            end.map(|end| {
+                let key = &text[start..end];
+                start = end;
+                key
+            })
+        })
+        .collect();
+    let rows: Vec<ValueRow<'_>> = prior
+        .rows()
+        .filter(|row| row.run == table.run.as_deref())
+        .collect();
+    let pairing = Pairing::new(
+        keys.iter().copied(),
+        rows.iter()
+            .map(|row| (row.key != "null").then_some(row.key)),
+    );
+    Some((prior, rows, pairing))
 }
 
 /// Intervals of the metrics across runs that summarise per-run metrics
@@ -265,9 +271,15 @@ fn prior_columns(plan: &Plan, prior: &ItemValues) -> Vec<Option<usize>> {
         .collect()
 }
 
-/// Each slice value's intervals: the metrics computed per value (`by:`) on
-/// that value's items, as `run_stats` computes them on all of them (labels
-/// `interval:METRIC[SLICE=VALUE]`).
+/// A metric's contributions in this run and in the baseline's rows.
+type BothColumns = (Vec<Option<f64>>, Vec<Option<f64>>);
+
+/// Each slice value's intervals and paired changes: the metrics computed per
+/// value (`by:`) on that value's items, as `run_stats` computes them on all of
+/// them (labels `interval:METRIC[SLICE=VALUE]` and `change:METRIC[SLICE=VALUE]`).
+/// A change is tested for a metric that is one `ratio`, `mean`, `sum` or `count`
+/// of the items, on the units of this run whose items have the value, paired
+/// with the baseline's items of the same keys (one test, `inference::change`).
 pub(in crate::eval) fn slice_intervals(
     plan: &Plan,
     table: &ValueTable,
@@ -279,6 +291,10 @@ pub(in crate::eval) fn slice_intervals(
     }
     let level = plan.stats.confidence;
     let recipe = Recipe::of(plan);
+    let paired = baseline_pairing(plan, table);
+    // Per metric with a column, both runs' contributions, read once.
+    let mut columns: HashMap<usize, Option<BothColumns>, FixedState> = HashMap::default();
+    let mut old_items = None;
     for (s, values) in slices.iter_mut().enumerate() {
         let mut items: HashMap<&str, Vec<usize>, FixedState> = HashMap::default();
         for i in 0..table.len() {
@@ -292,6 +308,8 @@ pub(in crate::eval) fn slice_intervals(
             let Some(members) = items.get(value.value.as_ref()) else {
                 continue;
             };
+            // This value's items, paired with the baseline's: built once per value.
+            let mut within: Option<(Pairing, Vec<usize>)> = None;
             for (m, metric) in plan.metrics.iter().enumerate() {
                 let Value::Number(point) = value.metrics[m] else {
                     continue;
@@ -299,6 +317,7 @@ pub(in crate::eval) fn slice_intervals(
                 if !metric.by.contains(&s) {
                     continue;
                 }
+                let metric_name = &metric.name;
                 let metric = match &table.run {
                     Some(run) => crate::eval::per_run_name(&metric.name, run),
                     None => metric.name.clone(),
@@ -307,6 +326,28 @@ pub(in crate::eval) fn slice_intervals(
                 value.intervals[m] = match plan.value_column(MetricId::new(m)) {
                     Some((c, column)) => {
                         let values = members.iter().map(|&i| table.value(i, c));
+                        if let Some((prior, rows, pairing)) = &paired {
+                            let both = columns.entry(m).or_insert_with(|| {
+                                let old_column = prior.column(metric_name)?;
+                                if prior.metrics[old_column].kind != column.kind {
+                                    return None;
+                                }
+                                let old = rows.iter().map(|row| row.values[old_column]).collect();
+                                Some((table.column(c).collect(), old))
+                            });
+                            if let Some((new, old)) = both {
+                                let old_items =
+                                    old_items.get_or_insert_with(|| pairing.old_items());
+                                let (within, old_members) = within
+                                    .get_or_insert_with(|| pairing.subset(members, old_items));
+                                let new: Vec<Option<f64>> =
+                                    members.iter().map(|&i| new[i]).collect();
+                                let old: Vec<Option<f64>> =
+                                    old_members.iter().map(|&j| old[j]).collect();
+                                value.changes[m] =
+                                    change(column.kind, within, &new, &old, level, &name);
+                            }
+                        }
                         interval(column.kind, values, level, &name)
                     }
                     None => {

@@ -76,18 +76,19 @@ impl SliceRun<'_> {
                     continue;
                 }
                 let baseline = self.baseline(s, &entry.value);
-                let outcome = evaluate_gate(
-                    gate,
-                    &entry.metrics,
-                    &[],
-                    &baseline,
-                    has_baseline,
-                    Tests::NONE,
-                )?;
+                let tests = Tests {
+                    changes: &entry.changes,
+                };
+                let outcome =
+                    evaluate_gate(gate, &entry.metrics, &[], &baseline, has_baseline, tests)?;
                 row.status = Some(outcome.status);
                 row.gated = outcome.value.clone();
                 row.threshold = outcome.threshold.clone();
                 row.reasons = outcome.reasons.clone();
+                let mut outcome = outcome;
+                for test in &mut outcome.failed_by {
+                    test.slice = Some((s, entry.value.clone()));
+                }
                 values.push((row, Some(outcome)));
             }
         }
@@ -100,7 +101,8 @@ impl SliceRun<'_> {
     }
 
     /// Every value must pass: the gate shows the value with the worst status (and
-    /// of those, the worst value), and why each value that did not pass failed.
+    /// of those, the worst value), and why each value that did not pass failed
+    /// (or passed only as within noise).
     fn every(
         &self,
         gate: &GatePlan,
@@ -133,8 +135,13 @@ impl SliceRun<'_> {
         }
         let deciding = deciding.expect("a value has the worst status");
         let mut decided = deciding.clone();
+        decided.failed_by = (evaluated.clone())
+            .flat_map(|(_, o)| o.failed_by.iter().cloned())
+            .collect();
+        // Values that did not pass, and those that passed with a reason (a drop
+        // within noise says so).
         decided.reasons = evaluated
-            .filter(|(_, o)| !o.pass)
+            .filter(|(_, o)| !o.pass || !o.reasons.is_empty())
             .flat_map(|(row, o)| {
                 let name = named(self.plan, row.slice, &row.value, row.items);
                 o.reasons.iter().map(move |r| format!("{name}: {r}"))
@@ -300,5 +307,6 @@ fn passed() -> GateOutcome {
         reasons: Vec::new(),
         run: None,
         slices: Vec::new(),
+        failed_by: Vec::new(),
     }
 }

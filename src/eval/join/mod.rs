@@ -174,11 +174,28 @@ pub(in crate::eval) fn data_warnings(
         }
         if outcome.duplicates > 0 && dataset.duplicates != Duplicates::Keep {
             say(EvalWarning::Duplicates {
-                run,
-                dataset: name,
+                run: run.clone(),
+                dataset: name.clone(),
                 records: outcome.duplicates,
                 kept_last: dataset.duplicates == Duplicates::Last,
             });
+        }
+        // A field the plan reads that no record has: located where it is read.
+        if let (Some(seen), true) = (&outcome.read.seen, outcome.read.records > 0) {
+            for read in &dataset.reads {
+                if seen.get(read.slot.index()).copied().unwrap_or(false) {
+                    continue;
+                }
+                let kind = EvalWarning::FieldInNoRecord {
+                    run: run.clone(),
+                    dataset: name.clone(),
+                    field: read.path.clone(),
+                    path: dataset.display_path.clone(),
+                    records: outcome.read.records,
+                };
+                let at = plan.locations.get(read.at).clone();
+                warnings.push(Diagnostic::warning_of(&kind).at(at));
+            }
         }
     }
     warnings

@@ -15,7 +15,7 @@ use crate::ir::{evaluate, Frame};
 use crate::library::error::RuntimeErrorKind;
 use crate::plan::{Plan, SlicePlan};
 use crate::stats::aggregate::{Accumulator, Observation};
-use crate::stats::inference::Interval;
+use crate::stats::inference::{ChangeTest, Interval};
 
 /// One slice's values in a chunk of items.
 #[derive(Debug, Default)]
@@ -135,6 +135,9 @@ pub struct SliceValueOutcome {
     pub metrics: Vec<Value>,
     /// Per metric (plan order), its interval on this value's items.
     pub intervals: Vec<Option<Interval>>,
+    /// Per metric (plan order), its paired change against the baseline on
+    /// this value's items (see `decide::run_stats::slice_intervals`).
+    pub changes: Vec<Option<ChangeTest>>,
 }
 
 /// The slices' values with their metrics, each slice's values in natural order.
@@ -171,6 +174,7 @@ pub(in crate::eval) fn finish(
                 value: entry.value,
                 items: entry.items,
                 intervals: vec![None; metrics.len()],
+                changes: vec![None; metrics.len()],
                 metrics,
             });
         }

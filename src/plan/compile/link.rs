@@ -4,12 +4,12 @@
 //! paths to slots, fields and matchers to their place in dependency order, and so
 //! on. Adds the finished [`Plan`]; nothing else builds one.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use crate::base::typed_json::push_string;
 use crate::inputs::{PriorReport, ReportFiles};
-use crate::ir::{DatasetId, DerivedId, ExprLocations, Linked, MetricId, Op, Relink, Slot};
+use crate::ir::{DatasetId, DerivedId, ExprAt, ExprLocations, Linked, MetricId, Op, Relink, Slot};
 use crate::plan::compile::datasets::DatasetDraft;
 use crate::plan::compile::declared::{
     DatasetPath, Declared, DeclaredDataset, DeclaredDerived, DeclaredMetric,
@@ -23,6 +23,7 @@ use crate::plan::{
     Tradeoff, DEFAULT_CONFIDENCE,
 };
 use crate::spec::Spec;
+use crate::syntax::BinaryOp;
 
 /// What the phases produced.
 pub struct Parts<'s> {
@@ -127,7 +128,7 @@ pub fn link(parts: Parts<'_>) -> Plan {
         .chain(parts.slices.iter().map(|s| &s.op))
         .chain(parts.gates.iter().flat_map(|g| g.rule.ops()))
         .chain(parts.offenders.iter().map(|o| &o.when));
-    let projections = projections(&drafts, &dataset_ids, ops);
+    let (projections, reads) = projections(&drafts, &dataset_ids, ops);
 
     let linker = Linker {
         datasets: dataset_ids,
@@ -137,7 +138,8 @@ pub fn link(parts: Parts<'_>) -> Plan {
     };
     let datasets: Vec<DatasetPlan> = drafts
         .into_iter()
-        .map(|draft| dataset(draft, &linker))
+        .zip(reads)
+        .map(|(draft, reads)| dataset(draft, reads, &linker))
         .collect();
     let derived: Vec<Derived> = parts
         .derived
@@ -254,37 +256,100 @@ pub fn link(parts: Parts<'_>) -> Plan {
     }
 }
 
+/// Calls `f` on each input `op` reads, unless it is read as an argument of
+/// a fallback (`a ?? b`, `truthy_or`, `truthy`, the `is_*` tests) or a
+/// matcher's input: a field read there may be missing on purpose
+/// (`truthy_or(qid, q_id)`, for files that name it either way).
+fn plain_reads(op: &Op<Declared>, fallback: bool, f: &mut impl FnMut(&DatasetPath)) {
+    let mut each = |ops: &[&Op<Declared>], fallback: bool| {
+        ops.iter().for_each(|op| plain_reads(op, fallback, f));
+    };
+    match op {
+        Op::Input(input) if !fallback => f(input),
+        Op::Field(a, ..) | Op::Not(a, _) | Op::Neg(a, _) => each(&[a], fallback),
+        Op::Binary(BinaryOp::Coalesce, a, b, _) => each(&[a, b], true),
+        Op::Index(a, b, _) | Op::Binary(_, a, b, _) => each(&[a, b], fallback),
+        Op::If(a, b, c, _) => each(&[a, b, c], fallback),
+        Op::Call(builtin, args, _) => {
+            let fallback = fallback
+                || builtin.name == "truthy_or"
+                || builtin.name == "truthy"
+                || builtin.name.starts_with("is_");
+            args.iter().for_each(|op| plain_reads(op, fallback, f));
+        }
+        Op::List(args) => args.iter().for_each(|op| plain_reads(op, fallback, f)),
+        // A matcher says what a missing input gives (`when_missing`, an
+        // echo of no constraints): its inputs may be missing everywhere.
+        Op::Matcher(_, args, _) => args.iter().for_each(|op| plain_reads(op, true, f)),
+        _ => {}
+    }
+}
+
 /// Every path each dataset must provide (its ops' inputs and its schema rules),
 /// and the projection that serves them, by dataset id.
+/// Also, per dataset (by id), where each path its ops read is first written.
+#[allow(clippy::type_complexity)]
 fn projections<'o>(
     drafts: &[DatasetDraft],
     dataset_ids: &[DatasetId],
     ops: impl Iterator<Item = &'o Op<Declared>>,
-) -> Vec<Projection> {
+) -> (Vec<Projection>, Vec<BTreeMap<Vec<String>, ExprAt>>) {
     let mut paths: Vec<BTreeSet<Vec<String>>> = vec![BTreeSet::new(); drafts.len()];
+    let mut reads: Vec<BTreeMap<Vec<String>, ExprAt>> = vec![BTreeMap::new(); drafts.len()];
     let mut collect = |op: &Op<Declared>| {
         if let Op::Input(input) = op {
-            paths[dataset_ids[input.dataset.0].index()].insert(input.path.clone());
+            let dataset = dataset_ids[input.dataset.0].index();
+            paths[dataset].insert(input.path.clone());
         }
+    };
+    let mut collect_reads = |op: &Op<Declared>| {
+        plain_reads(op, false, &mut |input| {
+            let dataset = dataset_ids[input.dataset.0].index();
+            let first = reads[dataset].entry(input.path.clone()).or_insert(input.at);
+            *first = (*first).min(input.at);
+        });
     };
     for draft in drafts {
         draft.key.walk(&mut collect);
+        collect_reads(&draft.key);
         for check in draft.checks.iter().chain(&draft.run_name) {
             check.op.walk(&mut collect);
+            collect_reads(&check.op);
         }
     }
-    ops.for_each(|op| op.walk(&mut collect));
+    ops.for_each(|op| {
+        op.walk(&mut collect);
+        collect_reads(op);
+    });
     for (draft, paths) in drafts.iter().zip(&mut paths) {
         paths.extend(draft.rules.iter().map(|rule| rule.path.clone()));
     }
-    paths
+    let projections = paths
         .iter()
         .map(|paths| Projection::build(paths.iter().map(Vec::as_slice)))
-        .collect()
+        .collect();
+    (projections, reads)
 }
 
-fn dataset(draft: DatasetDraft, linker: &Linker) -> DatasetPlan {
+fn dataset(
+    draft: DatasetDraft,
+    reads: BTreeMap<Vec<String>, ExprAt>,
+    linker: &Linker,
+) -> DatasetPlan {
     let projection = linker.projections[linker.dataset(draft.declared).index()].clone();
+    // Fields with a rule are the schema's: a required one missing is an
+    // error already, an optional one may be missing everywhere.
+    let reads = (reads.into_iter())
+        .filter(|(path, _)| !draft.rules.iter().any(|r| r.path == *path))
+        .filter_map(|(path, at)| {
+            let resolved = projection.resolve(&path);
+            resolved.rest.is_empty().then(|| crate::plan::FieldRead {
+                path: path.join("."),
+                slot: resolved.slot,
+                at,
+            })
+        })
+        .collect();
     let check = |c: Check<Declared>| Check {
         op: c.op.map(linker),
         text: c.text,
@@ -320,6 +385,7 @@ fn dataset(draft: DatasetDraft, linker: &Linker) -> DatasetPlan {
         declared_at: draft.declared_at,
         frozen: draft.frozen,
         allow_empty: draft.allow_empty,
+        reads,
         runs: draft.runs,
         run_name: draft.run_name.map(check),
         expected_run_name: None,

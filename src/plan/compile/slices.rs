@@ -160,11 +160,37 @@ pub fn gate_by(
         lowering.report(E::Slice(kind), at);
         ok = false;
     }
+    // `significance` per slice value needs a paired test of each value, known now.
+    if let GateRule::Shape(shape) = rule {
+        if shape.significance.is_some() {
+            let testable = by_metric(metrics, shape.metric).is_some_and(|m| {
+                matches!(&m.op, Op::Aggregate(a) if lowering.aggregates.get(a.index()).is_some_and(|a| {
+                    matches!(a.function, AggregateFn::Ratio | AggregateFn::Mean | AggregateFn::Sum | AggregateFn::Count)
+                }))
+            });
+            let worst = *mode == GateSlices::Worst;
+            if worst || !testable {
+                let kind = SliceError::SignificanceUntestable {
+                    gate: decl.name.text.clone(),
+                    metric: spec.metrics[shape.metric.0].name.text.clone(),
+                    worst,
+                };
+                lowering.report(E::Slice(kind), decl.by[0].location());
+                ok = false;
+            }
+        }
+    }
     ok.then_some(Some(GateBy {
         slices,
         mode: *mode,
         min_items: decl.min_items,
     }))
+}
+
+/// The compiled metric declared at `m`.
+fn by_metric(metrics: &Metrics, m: DeclaredMetric) -> Option<&MetricPlan<Declared>> {
+    let position = *metrics.ordered.position.get(m.0)?;
+    metrics.ordered.items.get(position)
 }
 
 /// One check per slice with `values:`, named `slices.NAME`: it warns (or fails,

@@ -5,7 +5,7 @@
 //! from the numbers.
 
 mod power;
-pub use power::detectable;
+pub use power::{detectable, detectable_in};
 mod words;
 
 use std::fmt::Write as _;
@@ -197,9 +197,45 @@ fn explain_gate(plan: &Plan, g: &GatePlan, power: Power<'_>, out: &mut String) {
                 let _ = writeln!(out, "; values with fewer than {n} items are skipped.");
             }
         }
+        if let GateRule::Shape(shape) = &g.rule {
+            slice_power(plan, shape, by, out);
+        }
     }
     if let Some(message) = &g.message {
         let _ = writeln!(out, "    Message: {message}");
+    }
+}
+
+/// Per slice value of the baseline, the smallest change a gate with `by:` and
+/// `significance` can call significant there (each value is tested on its own
+/// items against the baseline's).
+fn slice_power(plan: &Plan, shape: &ShapePlan, by: &crate::plan::GateBy, out: &mut String) {
+    let (Some(alpha), Some(prior)) = (shape.significance, &plan.baseline) else {
+        return;
+    };
+    for &s in &by.slices {
+        let slice = &plan.slices[s].name;
+        let mut found = Vec::new();
+        for (value, items) in prior.slice_values(slice) {
+            if (items as usize) < by.min_items {
+                continue;
+            }
+            let Some((change, n)) = power::detectable_in(plan, shape, alpha, Some((slice, value)))
+            else {
+                continue;
+            };
+            found.push(format!(
+                "{slice}={value} ({n} items) about {}",
+                crate::base::value::format_significant(change)
+            ));
+        }
+        if !found.is_empty() {
+            let _ = writeln!(
+                out,
+                "    Smallest change it can call significant per value, at the baseline's items: {}.",
+                found.join("; ")
+            );
+        }
     }
 }
 
@@ -249,7 +285,7 @@ fn shape_rules(plan: &Plan, shape: &ShapePlan, power: Power<'_>) -> Vec<String> 
     if let Some(alpha) = shape.significance {
         let level = crate::base::value::format_number(alpha);
         rules.push(format!(
-            "a drop beyond `max_drop` or `max_drop_relative` fails only when significant: a one-sided paired test on the items both runs share (McNemar for a ratio whose filter holds on the same items, else the paired bootstrap) gives p < {level}"
+            "a drop beyond `max_drop` or `max_drop_relative` fails only when significant: a one-sided paired test on the items both runs share (McNemar for a ratio whose filter holds on the same items, else the paired bootstrap) gives p < {level} after Holm's adjustment over every such test of the run (each gate, slice value and run that can fail it), so a change with no real effect fails the run with probability at most {level}"
         ));
         rules.push(match power(plan, shape, alpha) {
             Some((change, items)) => format!(

@@ -14,10 +14,29 @@ use crate::spec::Better;
 
 /// `None` without a baseline that kept the metric's item values.
 pub fn detectable(plan: &Plan, shape: &ShapePlan, alpha: f64) -> Option<(f64, usize)> {
+    detectable_in(plan, shape, alpha, None)
+}
+
+/// [`detectable`] on the baseline's items with `value` of slice `slice`
+/// (`None`: all items); `None` also when the baseline kept no slice values
+/// (item-values before version 4).
+pub fn detectable_in(
+    plan: &Plan,
+    shape: &ShapePlan,
+    alpha: f64,
+    within: Option<(&str, &str)>,
+) -> Option<(f64, usize)> {
     let values = plan.baseline.as_ref()?.values.as_ref()?;
     let column = values.column(&shape.metric_name)?;
     let kind = values.metrics[column].kind;
-    let contributions: Vec<Option<f64>> = values.rows().map(|r| r.values[column]).collect();
+    let slice = match within {
+        Some((slice, value)) => Some((values.slices.iter().position(|s| s == slice)?, value)),
+        None => None,
+    };
+    let contributions: Vec<Option<f64>> = (values.rows())
+        .filter(|r| slice.is_none_or(|(s, value)| &*r.slices[s] == value))
+        .map(|r| r.values[column])
+        .collect();
     let level = 1.0 - 2.0 * alpha;
     let counted = contributions.iter().filter(|v| v.is_some()).count();
     let stat = match kind {

@@ -22,6 +22,14 @@ pub enum SliceError {
     AggregateInGate { gate: String },
     /// `slices: worst` on an expression gate, which has no better direction.
     WorstNeedsMetric { gate: String },
+    /// `significance` on a gate with `by:` that no paired test per slice value
+    /// can decide: `slices: worst`, or a metric that is not one `ratio`,
+    /// `mean`, `sum` or `count` of the items.
+    SignificanceUntestable {
+        gate: String,
+        metric: String,
+        worst: bool,
+    },
 }
 
 impl SliceError {
@@ -33,6 +41,7 @@ impl SliceError {
             SliceError::MetricNotBy { .. } => "gate_metric_not_by",
             SliceError::AggregateInGate { .. } => "aggregate_in_sliced_gate",
             SliceError::WorstNeedsMetric { .. } => "worst_needs_metric",
+            SliceError::SignificanceUntestable { .. } => "slice_significance_untestable",
         }
     }
 
@@ -73,6 +82,14 @@ impl SliceError {
                 "gate `{gate}`: `slices: worst` needs a gate on one metric (`metric:`)"
             ))
             .help("the worst slice is the lowest (or highest, for `better: lower`) value of the metric; use `slices: every` with an expression"),
+            SliceError::SignificanceUntestable { gate, worst: true, .. } => Words::new(format!(
+                "gate `{gate}` has `significance` and `slices: worst`, which no paired test decides"
+            ))
+            .help("the worst value may be another slice value than the baseline's worst; use `slices: every` (each value is tested against its own baseline items)"),
+            SliceError::SignificanceUntestable { gate, metric, worst: false } => Words::new(format!(
+                "gate `{gate}` has `significance` and `by:`, but `{metric}` has no paired test per slice value"
+            ))
+            .help("per slice value, a metric that is one `ratio`, `mean`, `sum` or `count` of the items is tested; gate such a metric, or remove `significance`"),
         }
     }
 }
