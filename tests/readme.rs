@@ -205,16 +205,41 @@ fn the_contents_list_names_every_section() {
         .filter_map(|line| line.strip_prefix("## "))
         .filter(|heading| *heading != "Contents");
     let expected: Vec<String> = headings
-        .map(|heading| {
-            // GitHub's anchor: lower case, punctuation dropped, spaces as hyphens.
-            let anchor: String = (heading.to_lowercase().chars())
-                .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ' '))
-                .map(|c| if c == ' ' { '-' } else { c })
-                .collect();
-            format!("[{heading}](#{anchor})")
-        })
+        .map(|heading| format!("[{heading}](#{})", anchor(heading)))
         .collect();
     assert_eq!(listed, expected, "README's contents list and its sections");
+}
+
+/// GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens.
+fn anchor(heading: &str) -> String {
+    (heading.trim().to_lowercase().chars())
+        .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ' '))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+#[test]
+fn every_link_within_the_readme_lands_on_a_heading() {
+    let readme = readme();
+    let mut in_code = false;
+    let mut anchors = Vec::new();
+    for line in readme.lines() {
+        if line.starts_with("```") {
+            in_code = !in_code;
+        } else if !in_code && line.starts_with('#') {
+            anchors.push(anchor(line.trim_start_matches('#')));
+        }
+    }
+    let links: Vec<&str> = (readme.split("](#").skip(1))
+        .map(|rest| &rest[..rest.find(')').unwrap()])
+        .collect();
+    assert!(links.len() > 20, "{links:?}");
+    for link in links {
+        assert!(
+            anchors.iter().any(|a| a == link),
+            "README links to #{link}, no heading"
+        );
+    }
 }
 
 #[test]
