@@ -37,6 +37,7 @@ mod significance;
 mod slices;
 mod specs;
 mod streamed_join;
+mod tour;
 mod trec;
 
 /// With `autotests = false`, a file in tests/ that no `mod` line above names is

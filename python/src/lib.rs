@@ -1,4 +1,4 @@
-//! `evalspec._evalspec`: the native half of the Python package, a consumer of
+//! `evalspec_rs._evalspec`: the native half of the Python package, a consumer of
 //! the engine API (`evalspec::Spec`, `Options`, `Evaluation`) as the command
 //! line is.
 //!
@@ -15,7 +15,7 @@
 //! copied, and read as a dataset's table. Every call releases the GIL while
 //! evalspec works, and none lets a Rust panic cross into Python: a panic
 //! becomes the `panic` entry of the result, which the Python side raises as
-//! `evalspec.InternalError`.
+//! `evalspec_rs.InternalError`.
 
 use std::ffi::OsString;
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -1,7 +1,7 @@
 """Shared fixtures for the Python package's tests.
 
 They test the *installed* package (the wheel .ci/run builds and installs into a
-fresh virtual environment): `import evalspec` and the `evalspec` console script of
+fresh virtual environment): `import evalspec_rs` and the `evalspec` console script of
 the interpreter running pytest. `EVALSPEC_RUST_BIN` names the Rust binary that the
 console script must match (default: target/debug/evalspec, built by `cargo test`).
 """

@@ -1,4 +1,4 @@
-"""`import evalspec`: the API gives what the command gives, for every shipped spec."""
+"""`import evalspec_rs`: the API gives what the command gives, for every shipped spec."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import evalspec
+import evalspec_rs
 from conftest import ALL_FORMATS, REPO, SPECS, files_of
 
 FORMAT_ARGS = [f"--format={f}" for f in ALL_FORMATS]
@@ -21,7 +21,7 @@ def test_run_gives_report_json_and_the_same_reports(spec: Path, tmp_path: Path, 
     assert rust_result.code in (0, 1), rust_result.stderr
     expected = json.loads((tmp_path / "cli/report.json").read_text())
 
-    report = evalspec.run(spec, out=tmp_path / "api", formats=ALL_FORMATS)
+    report = evalspec_rs.run(spec, out=tmp_path / "api", formats=ALL_FORMATS)
 
     assert report.to_dict() == expected
     assert report.json == (tmp_path / "cli/report.json").read_text()
@@ -40,7 +40,7 @@ def test_run_gives_report_json_and_the_same_reports(spec: Path, tmp_path: Path, 
 
 def test_run_without_out_keeps_only_report_json(tmp_path: Path, rust):
     spec = REPO / "specs/rag-precision.yaml"
-    report = evalspec.run(spec, params={"k": 3, "scu_enforced": True})
+    report = evalspec_rs.run(spec, params={"k": 3, "scu_enforced": True})
     assert report.out is None
     assert rust(["run", str(spec), "--out", "o", "--param", "k=3", "--param", "scu_enforced=true"], tmp_path).code == 0
     assert report.to_dict() == json.loads((tmp_path / "o/report.json").read_text())
@@ -49,36 +49,36 @@ def test_run_without_out_keeps_only_report_json(tmp_path: Path, rust):
 
 def test_params_of_every_type_reach_the_spec(tmp_path: Path):
     spec = REPO / "specs/rag-precision.yaml"
-    report = evalspec.run(spec, params={"k": 1, "min_precision": 0.5, "scu_enforced": False})
+    report = evalspec_rs.run(spec, params={"k": 1, "min_precision": 0.5, "scu_enforced": False})
     assert report.to_dict()["params"]["k"] == 1
     assert report.to_dict()["params"]["min_precision"] == 0.5
-    with pytest.raises(evalspec.SpecError) as error:
-        evalspec.run(spec, params={"k": 2.5})
+    with pytest.raises(evalspec_rs.SpecError) as error:
+        evalspec_rs.run(spec, params={"k": 2.5})
     assert "expected an integer" in str(error.value)
     with pytest.raises(TypeError, match="param `k`"):
-        evalspec.run(spec, params={"k": object()})
+        evalspec_rs.run(spec, params={"k": object()})
     with pytest.raises(ValueError, match="not a finite number"):
-        evalspec.run(spec, params={"min_precision": float("nan")})
+        evalspec_rs.run(spec, params={"min_precision": float("nan")})
 
 
 def test_a_failed_gate_is_a_report_not_an_exception(tmp_path: Path):
-    report = evalspec.run(REPO / "specs/rag-precision.yaml", params={"min_precision": 1.5})
+    report = evalspec_rs.run(REPO / "specs/rag-precision.yaml", params={"min_precision": 1.5})
     assert report.exit_code == 1
     assert not report.passed
     failed = report.failed_gates
     assert [g.name for g in failed] == ["precision"]
     assert failed[0].threshold == 1.5
     assert failed[0].reasons, failed[0]
-    with pytest.raises(evalspec.GateFailure) as error:
+    with pytest.raises(evalspec_rs.GateFailure) as error:
         report.raise_for_gates()
     assert error.value.exit_code == 1
     assert "precision" in str(error.value)
-    assert evalspec.run(REPO / "specs/rag-precision.yaml").raise_for_gates().passed
+    assert evalspec_rs.run(REPO / "specs/rag-precision.yaml").raise_for_gates().passed
 
 
 def test_check_returns_the_plan(rust):
     spec = REPO / "specs/rag-quality-report.yaml"
-    plan = evalspec.check(spec)
+    plan = evalspec_rs.check(spec)
     assert plan.text == rust(["check", str(spec)], REPO).stdout
     assert str(plan) == plan.text
     assert plan.datasets == {
@@ -89,16 +89,16 @@ def test_check_returns_the_plan(rust):
 
 def test_explain_is_the_command_s(rust):
     spec = REPO / "specs/trec.yaml"
-    assert evalspec.explain(spec, params={"complete": True}) == rust(
+    assert evalspec_rs.explain(spec, params={"complete": True}) == rust(
         ["explain", str(spec), "--param", "complete=true"], REPO
     ).stdout
 
 
 def test_diff_of_reports_and_folders(tmp_path: Path, rust):
     spec = REPO / "specs/rag-precision.yaml"
-    old = evalspec.run(spec, out=tmp_path / "old", formats=["items"])
-    new = evalspec.run(spec, out=tmp_path / "new", formats=["items"], params={"k": 1})
-    result = evalspec.diff(old, new)
+    old = evalspec_rs.run(spec, out=tmp_path / "old", formats=["items"])
+    new = evalspec_rs.run(spec, out=tmp_path / "new", formats=["items"], params={"k": 1})
+    result = evalspec_rs.diff(old, new)
     assert result.regressed
     assert not result.unchanged
     for fmt, text in (("md", result.markdown), ("text", result.text), ("json", None)):
@@ -108,16 +108,16 @@ def test_diff_of_reports_and_folders(tmp_path: Path, rust):
         else:
             assert text == expected.stdout
     # A report kept only in memory (no `out`) diffs as its report.json.
-    in_memory = evalspec.run(spec, params={"k": 1})
-    same = evalspec.diff(new.out / "report.json", in_memory)
+    in_memory = evalspec_rs.run(spec, params={"k": 1})
+    same = evalspec_rs.diff(new.out / "report.json", in_memory)
     assert not same.regressed
     assert [m["direction"] for m in same.to_dict()["metrics"]] == ["unchanged"] * len(new.metrics)
 
 
 def test_baseline_may_be_a_report(tmp_path: Path):
     spec = REPO / "specs/rag-precision.yaml"
-    baseline = evalspec.run(spec)
-    report = evalspec.run(spec, baseline=baseline, params={"k": 1})
+    baseline = evalspec_rs.run(spec)
+    report = evalspec_rs.run(spec, baseline=baseline, params={"k": 1})
     metrics = report.to_dict()["baseline"]["metrics"]
     assert metrics["recall_at_k"]["baseline"] == 1.0
     assert metrics["recall_at_k"]["value"] == 0.5
@@ -146,7 +146,7 @@ def test_the_gil_is_released_while_scoring(tmp_path: Path):
     ticker.start()
     time.sleep(0.05)
     start = time.perf_counter()
-    report = evalspec.run(REPO / "specs/rag-precision.yaml", datasets={"gold": gold, "trace": trace}, threads=1)
+    report = evalspec_rs.run(REPO / "specs/rag-precision.yaml", datasets={"gold": gold, "trace": trace}, threads=1)
     elapsed = time.perf_counter() - start
     done.set()
     ticker.join()
@@ -160,9 +160,9 @@ def test_the_gil_is_released_while_scoring(tmp_path: Path):
 
 def test_runs_may_go_on_in_several_threads(tmp_path: Path):
     spec = REPO / "specs/rag-precision.yaml"
-    expected = evalspec.run(spec).to_dict()
+    expected = evalspec_rs.run(spec).to_dict()
     results = []
-    threads = [threading.Thread(target=lambda: results.append(evalspec.run(spec).to_dict())) for _ in range(4)]
+    threads = [threading.Thread(target=lambda: results.append(evalspec_rs.run(spec).to_dict())) for _ in range(4)]
     for t in threads:
         t.start()
     for t in threads:
@@ -171,12 +171,12 @@ def test_runs_may_go_on_in_several_threads(tmp_path: Path):
 
 
 def test_public_names_and_types():
-    assert evalspec.Report.__module__ == "evalspec"
-    assert issubclass(evalspec.SpecError, evalspec.EvalspecError)
-    assert issubclass(evalspec.DataError, evalspec.EvalspecError)
-    assert issubclass(evalspec.InternalError, evalspec.EvalspecError)
+    assert evalspec_rs.Report.__module__ == "evalspec_rs"
+    assert issubclass(evalspec_rs.SpecError, evalspec_rs.EvalspecError)
+    assert issubclass(evalspec_rs.DataError, evalspec_rs.EvalspecError)
+    assert issubclass(evalspec_rs.InternalError, evalspec_rs.EvalspecError)
     import types
 
-    # Submodules (`evalspec.pytest`) are imported by name, not exported.
-    names = [n for n in dir(evalspec) if not isinstance(getattr(evalspec, n), types.ModuleType)]
-    assert sorted(evalspec.__all__) == sorted(n for n in names if not n.startswith("_") or n == "__version__")
+    # Submodules (`evalspec_rs.pytest`) are imported by name, not exported.
+    names = [n for n in dir(evalspec_rs) if not isinstance(getattr(evalspec_rs, n), types.ModuleType)]
+    assert sorted(evalspec_rs.__all__) == sorted(n for n in names if not n.startswith("_") or n == "__version__")

@@ -110,7 +110,7 @@ def test_python_dash_m_is_the_command(tmp_path: Path, rust, python_cli):
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-m", "evalspec", "--version"], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "evalspec_rs", "--version"], capture_output=True, text=True)
     assert done.returncode == 0
     assert done.stdout == rust(["--version"], tmp_path).stdout
 
@@ -129,13 +129,13 @@ def test_a_closed_pipe_is_not_an_error(python_cli):
 
 
 def test_versions_agree(rust, tmp_path: Path):
-    import evalspec
+    import evalspec_rs
 
     cargo = (REPO / "Cargo.toml").read_text()
     version = re.search(r'^version = "([^"]+)"', cargo, re.MULTILINE).group(1)
     python_cargo = (REPO / "python/Cargo.toml").read_text()
     assert re.search(r'^version = "([^"]+)"', python_cargo, re.MULTILINE).group(1) == version
-    assert evalspec.__version__ == version
+    assert evalspec_rs.__version__ == version
     assert rust(["--version"], tmp_path).stdout == f"evalspec {version}\n"
     # The action installs its own source, never `evalspec` from PyPI (another project's name).
     action = (REPO / "action.yml").read_text()

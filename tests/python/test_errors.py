@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-import evalspec
+import evalspec_rs
 from conftest import REPO
 
 BROKEN = sorted((REPO / "tests/fixtures/broken").glob("err_*.yaml"))
@@ -21,8 +21,8 @@ PRECISION = REPO / "specs/rag-precision.yaml"
 
 def test_a_located_spec_error():
     spec = REPO / "tests/fixtures/broken/err_unknown_name_suggests.yaml"
-    with pytest.raises(evalspec.SpecError) as raised:
-        evalspec.check(spec)
+    with pytest.raises(evalspec_rs.SpecError) as raised:
+        evalspec_rs.check(spec)
     error = raised.value
     assert (error.file, error.line, error.column) == (str(spec), 9, 29)
     assert str(error) == (
@@ -47,8 +47,8 @@ def test_a_located_spec_error():
 def test_every_broken_fixture_raises_the_command_s_diagnostics(spec: Path, rust):
     cli = rust(["check", str(spec)], REPO)
     assert cli.code == 2
-    for call in (lambda: evalspec.check(spec), lambda: evalspec.run(spec)):
-        with pytest.raises(evalspec.SpecError) as raised:
+    for call in (lambda: evalspec_rs.check(spec), lambda: evalspec_rs.run(spec)):
+        with pytest.raises(evalspec_rs.SpecError) as raised:
             call()
         assert str(raised.value) == cli.stderr
         located = re.search(r"--> (.+?):(\d+)(?::(\d+))?(?: \(|$)", cli.stderr, re.MULTILINE)
@@ -63,8 +63,8 @@ def test_every_broken_fixture_raises_the_command_s_diagnostics(spec: Path, rust)
 def test_bad_data_raises_a_data_error(data: Path, tmp_path: Path, rust):
     cli = rust(["run", str(PRECISION), "--dataset", f"gold={data}", "--out", str(tmp_path / "cli")], REPO)
     assert cli.code == 2
-    with pytest.raises(evalspec.DataError) as raised:
-        evalspec.run(PRECISION, datasets={"gold": data}, out=tmp_path / "api")
+    with pytest.raises(evalspec_rs.DataError) as raised:
+        evalspec_rs.run(PRECISION, datasets={"gold": data}, out=tmp_path / "api")
     assert str(raised.value) == cli.stderr
     assert raised.value.file == str(data)
     assert raised.value.line is not None
@@ -72,8 +72,8 @@ def test_bad_data_raises_a_data_error(data: Path, tmp_path: Path, rust):
 
 
 def test_a_missing_file_is_a_data_error(tmp_path: Path):
-    with pytest.raises(evalspec.DataError, match="cannot read dataset `gold`"):
-        evalspec.run(PRECISION, datasets={"gold": tmp_path / "missing.jsonl"})
+    with pytest.raises(evalspec_rs.DataError, match="cannot read dataset `gold`"):
+        evalspec_rs.run(PRECISION, datasets={"gold": tmp_path / "missing.jsonl"})
 
 
 def test_bad_data_does_not_end_the_interpreter():
@@ -81,10 +81,10 @@ def test_bad_data_does_not_end_the_interpreter():
     interpreter goes on to exit normally."""
     data = REPO / "tests/fixtures/bad_data/err_line_not_json.jsonl"
     program = f"""
-import evalspec
+import evalspec_rs
 try:
-    evalspec.run({str(PRECISION)!r}, datasets={{"gold": {str(data)!r}}})
-except evalspec.DataError as error:
+    evalspec_rs.run({str(PRECISION)!r}, datasets={{"gold": {str(data)!r}}})
+except evalspec_rs.DataError as error:
     print("caught", type(error).__name__, error.line)
 print("still here")
 """
@@ -94,25 +94,25 @@ print("still here")
 
 
 def test_a_rust_panic_becomes_an_internal_error(monkeypatch):
-    from evalspec import _evalspec
+    from evalspec_rs import _evalspec
 
     answer = _evalspec._panic_for_test()
     assert answer["stage"] == "panic"
     assert answer["message"] == "a panic raised on purpose by a test"
-    monkeypatch.setattr("evalspec._api._evalspec.check", lambda *a, **k: _evalspec._panic_for_test())
-    with pytest.raises(evalspec.InternalError) as raised:
-        evalspec.check(PRECISION)
+    monkeypatch.setattr("evalspec_rs._api._evalspec.check", lambda *a, **k: _evalspec._panic_for_test())
+    with pytest.raises(evalspec_rs.InternalError) as raised:
+        evalspec_rs.check(PRECISION)
     assert "evalspec panicked: a panic raised on purpose by a test" in str(raised.value)
     assert raised.value.exit_code == 101
     monkeypatch.undo()
     # The next call works: nothing was left behind.
-    assert evalspec.check(PRECISION).text.startswith("spec rag-precision 1.0.0")
+    assert evalspec_rs.check(PRECISION).text.startswith("spec rag-precision 1.0.0")
 
 
 def test_nothing_is_printed(capfd):
-    evalspec.run(PRECISION)
-    with pytest.raises(evalspec.SpecError):
-        evalspec.check(REPO / "tests/fixtures/broken/err_unknown_name_suggests.yaml")
+    evalspec_rs.run(PRECISION)
+    with pytest.raises(evalspec_rs.SpecError):
+        evalspec_rs.check(REPO / "tests/fixtures/broken/err_unknown_name_suggests.yaml")
     print("after")
     out, err = capfd.readouterr()
     assert out == "after\n"
@@ -120,20 +120,20 @@ def test_nothing_is_printed(capfd):
 
 
 def test_errors_pickle(tmp_path: Path):
-    with pytest.raises(evalspec.SpecError) as raised:
-        evalspec.check(REPO / "tests/fixtures/broken/err_unknown_name_suggests.yaml")
+    with pytest.raises(evalspec_rs.SpecError) as raised:
+        evalspec_rs.check(REPO / "tests/fixtures/broken/err_unknown_name_suggests.yaml")
     again = pickle.loads(pickle.dumps(raised.value))
-    assert type(again) is evalspec.SpecError
+    assert type(again) is evalspec_rs.SpecError
     assert (again.file, again.line, again.column, str(again)) == (
         raised.value.file, raised.value.line, raised.value.column, str(raised.value))
 
 
 def test_wrong_argument_types_are_type_errors():
     with pytest.raises(TypeError, match="spec: expected a path"):
-        evalspec.run(42)  # type: ignore[arg-type]
+        evalspec_rs.run(42)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="dataset `gold`: expected a path"):
-        evalspec.check(PRECISION, datasets={"gold": [{}]})  # type: ignore[dict-item]
+        evalspec_rs.check(PRECISION, datasets={"gold": [{}]})  # type: ignore[dict-item]
     with pytest.raises(ValueError, match="threads: expected a positive integer"):
-        evalspec.run(PRECISION, threads=0)
+        evalspec_rs.run(PRECISION, threads=0)
     with pytest.raises(TypeError, match="baseline: expected a path or a Report"):
-        evalspec.run(PRECISION, baseline=3)  # type: ignore[arg-type]
+        evalspec_rs.run(PRECISION, baseline=3)  # type: ignore[arg-type]

@@ -65,6 +65,12 @@ def test_the_pre_commit_examples_name_the_hooks():
     hooks = {h["id"]: h for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
     remote, local = [yaml.safe_load(b) for b in blocks(section("pre-commit"), "yaml")]
     assert [h["id"] for h in remote["repos"][0]["hooks"]] == list(hooks)
+    # The example's `args` are options the module takes (a usage error is exit 2).
+    for hook in remote["repos"][0]["hooks"]:
+        command = hooks[hook["id"]]["entry"].split()[-1]
+        done = subprocess.run([sys.executable, "-m", "evalspec_rs.pre_commit", command, *hook.get("args", []),
+                               "eval/rag.yaml", "specs/rag-precision.yaml"], cwd=REPO, capture_output=True, text=True)
+        assert (done.returncode, done.stderr) == (0, ""), hook
     for hook in local["repos"][0]["hooks"]:
         assert hook["entry"] == hooks[hook["id"]]["entry"]
         assert hook["files"] == hooks[hook["id"]]["files"]

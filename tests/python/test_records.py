@@ -13,7 +13,7 @@ import pandas as pd
 import polars as pl
 import pytest
 
-import evalspec
+import evalspec_rs
 from conftest import REPO, strip_dataset_files
 
 PRECISION = REPO / "specs/rag-precision.yaml"
@@ -27,13 +27,13 @@ def records(path: Path) -> list:
 
 
 def by_file(spec: Path, tmp_path: Path, **kwargs) -> dict:
-    report = evalspec.run(spec, out=tmp_path / "from-files", formats=["items"], **kwargs)
+    report = evalspec_rs.run(spec, out=tmp_path / "from-files", formats=["items"], **kwargs)
     return strip_dataset_files(report.to_dict())
 
 
 def test_lists_of_dicts_equal_files(tmp_path: Path):
     gold, trace = records(PRECISION_DATA / "gold.jsonl"), records(PRECISION_DATA / "trace.jsonl")
-    report = evalspec.run(PRECISION, datasets={"gold": gold, "trace": trace}, out=tmp_path / "mem", formats=["items"])
+    report = evalspec_rs.run(PRECISION, datasets={"gold": gold, "trace": trace}, out=tmp_path / "mem", formats=["items"])
     assert strip_dataset_files(report.to_dict()) == by_file(PRECISION, tmp_path)
     assert (tmp_path / "mem/items.jsonl").read_bytes() == (tmp_path / "from-files/items.jsonl").read_bytes()
     # The records went to the engine as a table, named by the dataset: no copy.
@@ -49,11 +49,11 @@ def test_a_pyarrow_table_equals_files(tmp_path: Path):
     gold = pa.Table.from_pylist(records(PRECISION_DATA / "gold.jsonl"))
     trace = pa.array(records(PRECISION_DATA / "trace.jsonl"))
     trace = pa.Table.from_batches([pa.RecordBatch.from_struct_array(trace)])
-    report = evalspec.run(PRECISION, datasets={"gold": gold, "trace": trace}, out=tmp_path / "mem", formats=["items"])
+    report = evalspec_rs.run(PRECISION, datasets={"gold": gold, "trace": trace}, out=tmp_path / "mem", formats=["items"])
     assert strip_dataset_files(report.to_dict()) == by_file(PRECISION, tmp_path)
     assert (tmp_path / "mem/items.jsonl").read_bytes() == (tmp_path / "from-files/items.jsonl").read_bytes()
     # The table was taken through its stream, not consumed: it scores again.
-    again = evalspec.run(PRECISION, datasets={"gold": gold, "trace": trace})
+    again = evalspec_rs.run(PRECISION, datasets={"gold": gold, "trace": trace})
     assert again.to_dict()["metrics"] == report.to_dict()["metrics"]
 
 
@@ -70,8 +70,8 @@ def test_no_file_is_written_anywhere(tmp_path: Path, monkeypatch):
     gold = pd.DataFrame(records(PRECISION_DATA / "gold.jsonl"))
     trace = pl.DataFrame(records(PRECISION_DATA / "trace.jsonl"))
     try:
-        report = evalspec.run(PRECISION, datasets={"gold": gold, "trace": trace}, out=tmp_path / "out")
-        in_memory_only = evalspec.run(PRECISION, datasets={"gold": gold, "trace": trace})
+        report = evalspec_rs.run(PRECISION, datasets={"gold": gold, "trace": trace}, out=tmp_path / "out")
+        in_memory_only = evalspec_rs.run(PRECISION, datasets={"gold": gold, "trace": trace})
     finally:
         read_only.chmod(0o755)
     assert report.to_dict()["metrics"] == in_memory_only.to_dict()["metrics"]
@@ -88,7 +88,7 @@ def test_two_threads_evaluate_at_once(tmp_path: Path):
     trace = pl.DataFrame(records(PRECISION_DATA / "trace.jsonl"))
     expected = {
         "precision": by_file(PRECISION, tmp_path)["metrics"],
-        "quality": evalspec.run(REPO / "specs/rag-quality-report.yaml").to_dict()["metrics"],
+        "quality": evalspec_rs.run(REPO / "specs/rag-quality-report.yaml").to_dict()["metrics"],
     }
     results: dict = {}
     started = threading.Barrier(2)
@@ -98,8 +98,8 @@ def test_two_threads_evaluate_at_once(tmp_path: Path):
         results[name] = [call().to_dict()["metrics"] for _ in range(5)]
 
     threads = [
-        threading.Thread(target=work, args=("precision", lambda: evalspec.run(PRECISION, datasets={"trace": trace}))),
-        threading.Thread(target=work, args=("quality", lambda: evalspec.run(REPO / "specs/rag-quality-report.yaml"))),
+        threading.Thread(target=work, args=("precision", lambda: evalspec_rs.run(PRECISION, datasets={"trace": trace}))),
+        threading.Thread(target=work, args=("quality", lambda: evalspec_rs.run(REPO / "specs/rag-quality-report.yaml"))),
     ]
     for thread in threads:
         thread.start()
@@ -110,7 +110,7 @@ def test_two_threads_evaluate_at_once(tmp_path: Path):
 
 def test_paths_and_records_mix(tmp_path: Path):
     trace = records(PRECISION_DATA / "trace.jsonl")
-    report = evalspec.run(
+    report = evalspec_rs.run(
         PRECISION,
         datasets={"gold": PRECISION_DATA / "gold.jsonl", "trace": trace},
         out=tmp_path / "mem",
@@ -125,7 +125,7 @@ def test_dataframes_equal_files(frame: str, tmp_path: Path):
     make = pd.DataFrame if frame == "pandas" else pl.DataFrame
     gold = make(records(PRECISION_DATA / "gold.jsonl"))
     trace = make(records(PRECISION_DATA / "trace.jsonl"))
-    report = evalspec.run(PRECISION, datasets={"gold": gold, "trace": trace}, out=tmp_path / "mem", formats=["items"])
+    report = evalspec_rs.run(PRECISION, datasets={"gold": gold, "trace": trace}, out=tmp_path / "mem", formats=["items"])
     assert strip_dataset_files(report.to_dict()) == by_file(PRECISION, tmp_path)
 
 
@@ -145,7 +145,7 @@ def test_dataframes_without_pyarrow(frame: str, tmp_path: Path, monkeypatch):
     gold = make(records(PRECISION_DATA / "gold.jsonl"))
     trace = make(records(PRECISION_DATA / "trace.jsonl"))
     monkeypatch.setattr(builtins, "__import__", no_pyarrow)
-    report = evalspec.run(PRECISION, datasets={"gold": gold, "trace": trace}, out=tmp_path / "mem", formats=["items"])
+    report = evalspec_rs.run(PRECISION, datasets={"gold": gold, "trace": trace}, out=tmp_path / "mem", formats=["items"])
     monkeypatch.undo()
     assert strip_dataset_files(report.to_dict()) == by_file(PRECISION, tmp_path)
 
@@ -154,7 +154,7 @@ def test_a_json_array_dataset_in_memory(tmp_path: Path):
     spec = REPO / "specs/rag-quality-report.yaml"
     data = REPO / "specs/data/rag-quality-report"
     qaset = pd.DataFrame(records(data / "qaset.json"))
-    report = evalspec.run(spec, datasets={"qaset": qaset, "trace": records(data / "trace.jsonl")}, out=tmp_path / "mem", formats=["items"])
+    report = evalspec_rs.run(spec, datasets={"qaset": qaset, "trace": records(data / "trace.jsonl")}, out=tmp_path / "mem", formats=["items"])
     assert strip_dataset_files(report.to_dict()) == by_file(spec, tmp_path)
     assert report.to_dict()["datasets"]["qaset"]["format"] == "json"
     assert (tmp_path / "mem/report.md").read_bytes() == (tmp_path / "from-files/report.md").read_bytes()
@@ -165,11 +165,11 @@ def test_runs_in_memory(tmp_path: Path):
     runs_dir = REPO / "specs/data/operational/runs"
     runs = {p.stem: pl.DataFrame(records(p)) for p in sorted(runs_dir.glob("*.jsonl"))}
     assert list(runs) == ["seed-1", "seed-2", "seed-3"]
-    report = evalspec.run(spec, datasets={"trace": runs}, out=tmp_path / "mem", formats=["items"])
+    report = evalspec_rs.run(spec, datasets={"trace": runs}, out=tmp_path / "mem", formats=["items"])
     assert strip_dataset_files(report.to_dict()) == by_file(spec, tmp_path)
     # Running again with other runs replaces the files written before.
     two = {k: runs[k] for k in ("seed-1", "seed-2")}
-    again = evalspec.run(spec, datasets={"trace": two}, out=tmp_path / "mem")
+    again = evalspec_rs.run(spec, datasets={"trace": two}, out=tmp_path / "mem")
     assert list(again.to_dict()["datasets"]["trace"]["runs"]) == ["seed-1", "seed-2"]
 
 
@@ -188,7 +188,7 @@ def test_values_are_read_as_json_would_hold_them(tmp_path: Path):
         "missing": float("nan"),
         "na": pd.NA,
     }
-    from evalspec._records import as_table
+    from evalspec_rs._records import as_table
 
     table = as_table(gold, "gold", "jsonl")
     assert table.to_pylist()[0]["extra"] == {  # type: ignore[union-attr]
@@ -218,20 +218,20 @@ def test_values_are_read_as_json_would_hold_them(tmp_path: Path):
 )
 def test_records_that_cannot_be_json_raise_before_scoring(value, error, message, tmp_path: Path):
     with pytest.raises(error) as raised:
-        evalspec.run(PRECISION, datasets={"gold": value}, out=tmp_path / "out")
+        evalspec_rs.run(PRECISION, datasets={"gold": value}, out=tmp_path / "out")
     assert message in str(raised.value)
 
 
 def test_trec_datasets_need_a_path(tmp_path: Path):
     with pytest.raises(ValueError, match="dataset `qrels` is read as trec_qrels"):
-        evalspec.run(REPO / "specs/trec.yaml", datasets={"qrels": [{"query": "1"}]})
+        evalspec_rs.run(REPO / "specs/trec.yaml", datasets={"qrels": [{"query": "1"}]})
 
 
 def test_records_break_the_data_contract_like_files(tmp_path: Path):
     gold = records(PRECISION_DATA / "gold.jsonl")
     gold[1]["answerable"] = "yes"
-    with pytest.raises(evalspec.DataError) as error:
-        evalspec.run(PRECISION, datasets={"gold": gold}, out=tmp_path / "out")
+    with pytest.raises(evalspec_rs.DataError) as error:
+        evalspec_rs.run(PRECISION, datasets={"gold": gold}, out=tmp_path / "out")
     assert error.value.file == str(tmp_path / "out/inputs/gold.jsonl")
     assert error.value.line == 2
     assert "answerable" in str(error.value)

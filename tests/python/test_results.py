@@ -13,8 +13,8 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
-import evalspec
-from evalspec.pytest import assert_gates
+import evalspec_rs
+from evalspec_rs.pytest import assert_gates
 from conftest import REPO
 
 PRECISION = REPO / "specs/rag-precision.yaml"
@@ -33,7 +33,7 @@ def wrong_citations() -> list:
 
 
 def test_metrics_as_frames_in_each_library():
-    report = evalspec.run(PRECISION)
+    report = evalspec_rs.run(PRECISION)
     frame = report.to_pandas()
     assert list(frame["metric"]) == list(report.metrics)
     assert frame.set_index("metric")["value"].to_dict() == pytest.approx(report.metrics)
@@ -45,7 +45,7 @@ def test_metrics_as_frames_in_each_library():
 
 
 def test_gates_slices_and_labels_tables():
-    report = evalspec.run(JUDGE)
+    report = evalspec_rs.run(JUDGE)
     gates = report.to_pandas("gates")
     assert list(gates["gate"]) == [g.name for g in report.gates]
     failed = gates[gates["status"] == "fail"]
@@ -62,21 +62,21 @@ def test_gates_slices_and_labels_tables():
 
 
 def test_items_rows_with_fields_and_matchers(tmp_path: Path):
-    in_memory = evalspec.run(PRECISION, datasets={"trace": wrong_citations()}, items=True)
+    in_memory = evalspec_rs.run(PRECISION, datasets={"trace": wrong_citations()}, items=True)
     items = in_memory.to_pandas("items")
     assert len(items) == in_memory.to_dict()["scored"]
     assert {"key", "line", "fields", "matchers"} <= set(items.columns)
     # The same rows as items.jsonl written by the command's --format items.
-    written = evalspec.run(PRECISION, datasets={"trace": wrong_citations()}, out=tmp_path / "out",
+    written = evalspec_rs.run(PRECISION, datasets={"trace": wrong_citations()}, out=tmp_path / "out",
                            formats=["items"])
     assert written.to_arrow("items").equals(in_memory.to_arrow("items"))
     assert in_memory.to_polars("items").height == len(items)
     with pytest.raises(ValueError, match="items=True"):
-        evalspec.run(PRECISION).to_pandas("items")
+        evalspec_rs.run(PRECISION).to_pandas("items")
 
 
 def test_offenders_table():
-    report = evalspec.run(PRECISION, datasets={"trace": wrong_citations()})
+    report = evalspec_rs.run(PRECISION, datasets={"trace": wrong_citations()})
     offenders = report.to_pandas("offenders")
     listed = report.to_dict()["offenders"]["items"]
     assert list(offenders["key"]) == [o["key"] for o in listed] and len(listed) >= 1
@@ -84,10 +84,10 @@ def test_offenders_table():
 
 
 def test_a_diff_as_frames(tmp_path: Path):
-    old = evalspec.run(PRECISION, out=tmp_path / "old", formats=["items"])
-    new = evalspec.run(PRECISION, datasets={"trace": wrong_citations()}, out=tmp_path / "new",
+    old = evalspec_rs.run(PRECISION, out=tmp_path / "old", formats=["items"])
+    new = evalspec_rs.run(PRECISION, datasets={"trace": wrong_citations()}, out=tmp_path / "new",
                        formats=["items"])
-    changed = evalspec.diff(old, new)
+    changed = evalspec_rs.diff(old, new)
     metrics = changed.to_pandas().set_index("metric")
     assert metrics.loc["precision", "old"] == 1.0 and metrics.loc["precision", "new"] < 1.0
     assert "change_p_value" in metrics.columns
@@ -110,7 +110,7 @@ class _Cells(HTMLParser):
 
 
 def test_the_notebook_view_is_html_with_the_verdict_and_reasons():
-    report = evalspec.run(PRECISION, datasets={"trace": wrong_citations()})
+    report = evalspec_rs.run(PRECISION, datasets={"trace": wrong_citations()})
     html = report._repr_html_()
     cells = _Cells()
     cells.feed(html)
@@ -122,7 +122,7 @@ def test_the_notebook_view_is_html_with_the_verdict_and_reasons():
     # Data is escaped: a claim cannot inject markup.
     traces = wrong_citations()
     traces[0]["qid"] = traces[0]["qid"]  # keys stay; the spec's name is the only free text
-    diff_html = evalspec.diff(evalspec.run(PRECISION), report)._repr_html_()
+    diff_html = evalspec_rs.diff(evalspec_rs.run(PRECISION), report)._repr_html_()
     parsed = _Cells()
     parsed.feed(diff_html)
     assert "regressed" in " ".join(parsed.text)
@@ -136,7 +136,7 @@ def test_assert_gates_fails_a_test_with_the_reasons():
     assert message.startswith("rag-precision 1.0.0: ")
     assert "precision: too many shipped answers are wrong or badly cited" in message
     assert "against 0.8" in message
-    with pytest.raises(evalspec.SpecError):
+    with pytest.raises(evalspec_rs.SpecError):
         assert_gates(REPO / "tests/fixtures/broken/err_unknown_name_suggests.yaml")
 
 
@@ -146,20 +146,20 @@ def test_inputs_data_scientists_have():
 
     gold = records(PRECISION_DATA / "gold.jsonl")
     trace = records(PRECISION_DATA / "trace.jsonl")
-    expected = evalspec.run(PRECISION).to_dict()["metrics"]
-    hf = evalspec.run(PRECISION, datasets={"gold": datasets.Dataset.from_list(gold),
+    expected = evalspec_rs.run(PRECISION).to_dict()["metrics"]
+    hf = evalspec_rs.run(PRECISION, datasets={"gold": datasets.Dataset.from_list(gold),
                                            "trace": datasets.Dataset.from_list(trace)})
     assert hf.to_dict()["metrics"] == expected
-    lazy = evalspec.run(PRECISION, datasets={"trace": pl.DataFrame(trace).lazy()})
+    lazy = evalspec_rs.run(PRECISION, datasets={"trace": pl.DataFrame(trace).lazy()})
     assert lazy.to_dict()["metrics"] == expected
-    scanned = evalspec.run(PRECISION, datasets={"trace": ds.dataset(pa.Table.from_pylist(trace))})
+    scanned = evalspec_rs.run(PRECISION, datasets={"trace": ds.dataset(pa.Table.from_pylist(trace))})
     assert scanned.to_dict()["metrics"] == expected
 
 
 def test_a_messy_pandas_frame_is_a_data_error_located_by_row(tmp_path: Path):
     gold = records(PRECISION_DATA / "gold.jsonl")
     gold[1]["answerable"] = "yes"  # a bool column with a string: no Arrow column holds both
-    with pytest.raises(evalspec.DataError) as error:
-        evalspec.run(PRECISION, datasets={"gold": pd.DataFrame(gold)}, out=tmp_path / "out")
+    with pytest.raises(evalspec_rs.DataError) as error:
+        evalspec_rs.run(PRECISION, datasets={"gold": pd.DataFrame(gold)}, out=tmp_path / "out")
     assert error.value.line == 2
     assert "answerable" in str(error.value)

@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import evalspec
+import evalspec_rs
 
-PACKAGE = Path(evalspec.__file__).parent
+PACKAGE = Path(evalspec_rs.__file__).parent
 
 
 def test_the_wheel_ships_stubs_and_py_typed():
@@ -19,7 +19,7 @@ def test_the_wheel_ships_stubs_and_py_typed():
 
 
 def test_stubs_match_the_runtime():
-    done = subprocess.run([sys.executable, "-m", "mypy.stubtest", "evalspec", "--concise",
+    done = subprocess.run([sys.executable, "-m", "mypy.stubtest", "evalspec_rs", "--concise",
                            "--ignore-missing-stub"], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -28,26 +28,26 @@ def test_a_program_using_the_api_type_checks(tmp_path: Path):
     program = tmp_path / "use_evalspec.py"
     program.write_text(
         """
-import evalspec
+import evalspec_rs
 import pandas
 
-report: evalspec.Report = evalspec.run(
+report: evalspec_rs.Report = evalspec_rs.run(
     "spec.yaml", datasets={"trace": "t.jsonl", "gold": [{"qid": "q1"}]}, params={"k": 10},
     out="eval-out", formats=["junit"],
 )
 passed: bool = report.passed
 precision: float = report.metrics["precision"]
 reasons: list[str] = [r for g in report.gates for r in g.reasons]
-plan: evalspec.Plan = evalspec.check("spec.yaml")
-changes: evalspec.Diff = evalspec.diff(report, "old-out")
+plan: evalspec_rs.Plan = evalspec_rs.check("spec.yaml")
+changes: evalspec_rs.Diff = evalspec_rs.diff(report, "old-out")
 try:
-    evalspec.check("spec.yaml")
-except evalspec.SpecError as error:
+    evalspec_rs.check("spec.yaml")
+except evalspec_rs.SpecError as error:
     where: tuple[str | None, int | None, int | None] = (error.file, error.line, error.column)
 """
     )
     bad = tmp_path / "misuse.py"
-    bad.write_text('import evalspec\nevalspec.run("spec.yaml", outt="x")\nx: int = evalspec.check("s").text\n')
+    bad.write_text('import evalspec_rs\nevalspec_rs.run("spec.yaml", outt="x")\nx: int = evalspec_rs.check("s").text\n')
     mypy = [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--ignore-missing-imports"]
     done = subprocess.run([*mypy, str(program)], capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 0, done.stdout
@@ -60,7 +60,7 @@ except evalspec.SpecError as error:
 def test_the_package_and_the_action_script_pass_mypy_strict():
     """The sources in the repository (the wheel's .py files are these)."""
     repo = Path(__file__).resolve().parents[2]
-    sources = sorted(str(p.relative_to(repo)) for p in (repo / "python/evalspec").glob("*.py"))
+    sources = sorted(str(p.relative_to(repo)) for p in (repo / "python/evalspec_rs").glob("*.py"))
     sources.append("scripts/action/comment.py")
     assert len(sources) >= 8
     done = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", f"--cache-dir={os.devnull}", *sources],

@@ -1,9 +1,9 @@
-"""evalspec: declarative YAML eval specs compiled into deterministic quality gates
+"""evalspec_rs: declarative YAML eval specs compiled into deterministic quality gates
 for RAG pipelines, from Python.
 
-    import evalspec
+    import evalspec_rs
 
-    report = evalspec.run("specs/rag-precision.yaml", params={"k": 3})
+    report = evalspec_rs.run("specs/rag-precision.yaml", params={"k": 3})
     report.passed, report.metrics["precision"], report.failed_gates
 
 The engine is the `evalspec` command's, in-process: `run` writes the same reports
@@ -22,7 +22,7 @@ from ._errors import (
 )
 from ._evalspec import __version__
 
-# Public classes print as `evalspec.Report`, `evalspec.SpecError`, ...
+# Public classes print as `evalspec_rs.Report`, `evalspec_rs.SpecError`, ...
 _public: type
 for _public in (Diff, Gate, Plan, Report, SliceValue, Diagnostic, EvalspecError, SpecError, DataError,
                 GateFailure, InternalError):

@@ -1,6 +1,6 @@
 """Gates as tests: a failing gate fails the test, its reasons the assertion message.
 
-    from evalspec.pytest import assert_gates
+    from evalspec_rs.pytest import assert_gates
 
     def test_precision_gate():
         assert_gates("specs/rag-precision.yaml", datasets={"trace": traces})
@@ -9,7 +9,7 @@
     def test_specs(spec):
         assert_gates(spec)
 
-`assert_gates` takes a spec (and `evalspec.run`'s arguments) or a `Report`
+`assert_gates` takes a spec (and `evalspec_rs.run`'s arguments) or a `Report`
 already run; it returns the report, so a test can go on to check its metrics.
 A spec that does not compile, or data that cannot be scored, is an error of the
 test (`SpecError`, `DataError`), not a failure.

@@ -1,5 +1,5 @@
 # Type stubs of the public API (the implementation is in _api.py, _errors.py and
-# _records.py; `python -m mypy.stubtest evalspec` holds the two together).
+# _records.py; `python -m mypy.stubtest evalspec_rs` holds the two together).
 import os
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Union

@@ -1,4 +1,4 @@
-"""`python -m evalspec ...` is the `evalspec` command."""
+"""`python -m evalspec_rs ...` is the `evalspec` command."""
 
 from ._cli import main
 

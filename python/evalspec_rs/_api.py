@@ -112,7 +112,7 @@ class SliceValue(NamedTuple):
 
 
 class Report:
-    """The result of `evalspec.run`: report.json's content, and how the run ended."""
+    """The result of `evalspec_rs.run`: report.json's content, and how the run ended."""
 
     def __init__(
         self,
@@ -233,7 +233,7 @@ class Report:
         spec = self._data.get("spec", {})
         result = "pass" if self.passed else "FAIL"
         return (
-            f"<evalspec.Report {spec.get('name')} {spec.get('version')}: {result}, "
+            f"<evalspec_rs.Report {spec.get('name')} {spec.get('version')}: {result}, "
             f"{len(self._data['gates'])} gates, {self._data.get('scored')} items>"
         )
 
@@ -259,7 +259,7 @@ class Plan:
         return self.text
 
     def __repr__(self) -> str:
-        return f"<evalspec.Plan {self.text.splitlines()[0] if self.text else ''}>"
+        return f"<evalspec_rs.Plan {self.text.splitlines()[0] if self.text else ''}>"
 
 
 class Diff:
@@ -313,7 +313,7 @@ class Diff:
         return self.text
 
     def __repr__(self) -> str:
-        return f"<evalspec.Diff regressed={self.regressed} unchanged={self.unchanged}>"
+        return f"<evalspec_rs.Diff regressed={self.regressed} unchanged={self.unchanged}>"
 
 
 # -------------------------------------------------------------------------- functions
@@ -341,7 +341,7 @@ def run(
 
     `datasets` maps names to paths (as `--dataset NAME=PATH`) or to data in memory:
     a pyarrow Table, a pandas or polars DataFrame, anything with
-    `__arrow_c_stream__`, a list of dicts (see `evalspec._records`). DataFrames go to
+    `__arrow_c_stream__`, a list of dicts (see `evalspec_rs._records`). DataFrames go to
     the engine through the Arrow C stream interface, without a copy to a file.
     `params` maps names to values (`--param`), `formats` adds reports (`--format`),
     `baseline` is a prior run (a report.json, its folder, or a `Report`); `threads`,
