@@ -29,7 +29,7 @@ from ._errors import (
     SpecError,
     diagnostics_of,
 )
-from . import _tables
+from . import _tables, _trackers
 from ._records import as_table, is_path, write_dataset
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -241,6 +241,38 @@ class Report:
         """The verdict, the gates that did not pass and why, the metrics with
         their intervals, the slices: what a notebook shows for a report."""
         return _tables.report_html(self._data)
+
+    def flat_metrics(self) -> Dict[str, float]:
+        """Every number of the report under a name trackers accept: the metrics,
+        `slices/SLICE/VALUE/METRIC`, and `passed` (1 or 0); metrics without a
+        value are left out. `wandb.log(report.flat_metrics())` logs them to W&B."""
+        return _trackers.flat_metrics(self._data)
+
+    def log_to_mlflow(self, *, artifacts: bool = True) -> Dict[str, Any]:
+        """Logs the report to MLflow's active run (one is started when none is):
+        `flat_metrics()` as metrics, the spec's params as params, the spec, its
+        lock, the datasets' digests, the run id and each gate's status as tags,
+        and (with `artifacts`) the reports in `out` (report.json alone without
+        it) under `evalspec/`. Returns what was logged."""
+        mlflow = _tables._module("mlflow", "log_to_mlflow()")
+        metrics = self.flat_metrics()
+        params, tags = _trackers.params_and_tags(self._data)
+        started = mlflow.active_run() is None
+        run = mlflow.start_run() if started else mlflow.active_run()
+        try:
+            mlflow.log_metrics(metrics)
+            if params:
+                mlflow.log_params(params)
+            mlflow.set_tags(tags)
+            if artifacts:
+                if self.out is not None:
+                    mlflow.log_artifacts(os.fspath(self.out), artifact_path="evalspec")
+                else:
+                    mlflow.log_text(self._text, "evalspec/report.json")
+        finally:
+            if started:
+                mlflow.end_run()
+        return {"run_id": run.info.run_id, "metrics": metrics, "params": params, "tags": tags}
 
 
 class Plan:

@@ -163,3 +163,36 @@ def test_a_messy_pandas_frame_is_a_data_error_located_by_row(tmp_path: Path):
         evalspec_rs.run(PRECISION, datasets={"gold": pd.DataFrame(gold)}, out=tmp_path / "out")
     assert error.value.line == 2
     assert "answerable" in str(error.value)
+
+
+def test_flat_metrics_have_names_trackers_accept():
+    report = evalspec_rs.run(REPO / "specs/operational.yaml")
+    flat = report.flat_metrics()
+    assert flat["passed"] in (0.0, 1.0)
+    names_ok = __import__("re").compile(r"^[A-Za-z0-9_\-.:/ ]+$")
+    assert all(names_ok.match(name) for name in flat), list(flat)
+    assert all(isinstance(v, float) for v in flat.values())
+    # Per-run metric names (`…@seed-1`) keep their run, in allowed characters.
+    assert any("seed-1" in name for name in flat), list(flat)
+    judge = evalspec_rs.run(JUDGE).flat_metrics()
+    billing = next(s for s in evalspec_rs.run(JUDGE).slices if s.value == "billing")
+    assert judge["slices/category/billing/pass_rate"] == billing.metrics["pass_rate"]
+
+
+def test_log_to_mlflow_in_a_local_file_store(tmp_path: Path, monkeypatch):
+    mlflow = pytest.importorskip("mlflow")
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
+    mlflow.set_tracking_uri((tmp_path / "mlruns").as_uri())
+    report = evalspec_rs.run(JUDGE, out=tmp_path / "out")
+    logged = report.log_to_mlflow()
+    run = mlflow.get_run(logged["run_id"])
+    assert run.data.metrics == pytest.approx(report.flat_metrics())
+    assert run.data.params == {k: str(v) for k, v in report.to_dict()["params"].items()}
+    assert run.data.tags["evalspec.spec"] == "llm-judge"
+    assert run.data.tags["evalspec.passed"] == ("true" if report.passed else "false")
+    for gate in report.gates:
+        assert run.data.tags[f"evalspec.gate.{gate.name}"] == gate.status
+    client = mlflow.tracking.MlflowClient()
+    artifacts = {a.path for a in client.list_artifacts(logged["run_id"], "evalspec")}
+    assert "evalspec/report.json" in artifacts
+    assert mlflow.active_run() is None  # the run it started is ended
