@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -358,3 +359,42 @@ def test_a_long_diff_is_cut_to_fit_a_comment():
     text = comment.body("s.yaml", "| a | b |\n" * 20_000)
     assert len(text) <= comment.LIMIT + 100
     assert text.endswith("… (cut: the whole diff is diff.md in the uploaded reports)\n")
+
+
+def _install_step(tmp_path: Path, env: Dict[str, str], action_path: Path = REPO) -> subprocess.CompletedProcess:
+    """scripts/action/install.sh as the action runs it, with `install` empty."""
+    temp = tmp_path / "runner"
+    temp.mkdir()
+    (temp / "github-path").write_text("")
+    step_env = dict(os.environ, RUNNER_TEMP=str(temp), GITHUB_ACTION_PATH=str(action_path),
+                    GITHUB_PATH=str(temp / "github-path"), INPUT_INSTALL="", **env)
+    step_env.pop("VIRTUAL_ENV", None)
+    return subprocess.run(["bash", str(REPO / "scripts/action/install.sh")], env=step_env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_the_install_step_takes_the_prebuilt_wheel_of_its_version(tmp_path: Path, wheel: str):
+    # An index holding only the released wheel (pip's --find-links, offline).
+    index = tmp_path / "index"
+    index.mkdir()
+    shutil.copy(wheel, index)
+    done = _install_step(tmp_path, {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(index)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "building the action's source" not in done.stdout
+    version = re.search(r'^version = "(.*)"$', (REPO / "python/Cargo.toml").read_text(), re.M)
+    assert version and done.stdout.strip().endswith(version.group(1))
+    assert (tmp_path / "runner/github-path").read_text().strip().endswith("evalspec-venv/bin")
+
+
+def test_without_a_prebuilt_wheel_the_install_step_builds_the_source(tmp_path: Path):
+    # No wheel in the index: the action's own source is installed instead (here a
+    # stand-in tree whose build fails at once, so the test needs no Rust build).
+    source = tmp_path / "action"
+    (source / "python").mkdir(parents=True)
+    (source / "python/Cargo.toml").write_text('[package]\nname = "x"\nversion = "9.9.9"\n')
+    (source / "pyproject.toml").write_text("[build-system]\nrequires = []\nbuild-backend = \"no_such_backend\"\n")
+    empty = tmp_path / "empty-index"
+    empty.mkdir()
+    done = _install_step(tmp_path, {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(empty)}, action_path=source)
+    assert "::notice::no prebuilt evalspec-rs 9.9.9 wheel for this runner" in done.stdout
+    assert done.returncode != 0  # the stand-in source cannot be built
