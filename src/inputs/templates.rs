@@ -209,6 +209,17 @@ fn markup_formatter(
     let forbidden = |c: char| {
         (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{fffe}' | '\u{ffff}')
     };
+    // Markdown (no auto-escaping, a `.md` template): every value that is not
+    // marked safe is made inert there (no HTML, no @mention, no hidden
+    // character), so data cannot hide gates or notify anyone.
+    let markdown = *state.auto_escape() == minijinja::AutoEscape::None
+        && (state.name().ends_with(".md") || state.name().ends_with(".md.j2"));
+    if markdown && !value.is_safe() {
+        if let Some(text) = value.as_str() {
+            let text = crate::base::markup::escape_markdown(text);
+            return minijinja::escape_formatter(out, state, &Value::from(text));
+        }
+    }
     match value.as_str() {
         Some(text)
             if *state.auto_escape() != minijinja::AutoEscape::None && text.contains(forbidden) =>
@@ -376,6 +387,20 @@ mod tests {
             "a\\|b # FAKE x\\u{1b}"
         );
         assert_eq!(md(Value::from(3)), "3");
+    }
+
+    #[test]
+    fn markdown_templates_make_data_inert() {
+        let mut env = environment(Vec::new());
+        env.add_template("t.md.j2", "{{ x }}|{{ x | md }}|{{ '<b>' | safe }}")
+            .unwrap();
+        let out = env
+            .get_template("t.md.j2")
+            .unwrap()
+            .render(minijinja::context! { x => "<!-- @all \u{202e}" })
+            .unwrap();
+        let inert = "&lt;!-- &#64;all \\u{202e}";
+        assert_eq!(out, format!("{inert}|{inert}|<b>"));
     }
 
     #[test]

@@ -420,3 +420,45 @@ fn an_earlier_runs_reports_do_not_stay_beside_a_new_set() {
         ["item-values.jsonl", "notes.txt", "report.json", "report.md"]
     );
 }
+
+#[test]
+fn data_cannot_hide_gates_mention_anyone_or_forge_a_marker_in_markdown() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let hostile = "<!-- evalspec-diff: other --><img src=x> @all \u{202e}gnp";
+    let items = |ok: bool| {
+        format!(
+            "{}\n{}\n",
+            serde_json::json!({"id": hostile, "x": 1, "c": hostile, "ok": ok}),
+            serde_json::json!({"id": "b", "x": 2, "c": "plain", "ok": ok}),
+        )
+    };
+    std::fs::write(root.join("items.jsonl"), items(true)).unwrap();
+    std::fs::write(
+        root.join("spec.yaml"),
+        "name: t\nversion: 1.0.0\ndatasets:\n  items: {format: jsonl, path: items.jsonl, key: id}\n\
+         slices:\n  c: items.c\nfields:\n  ok: items.ok\nlabels:\n  - OK: ok\n  - BAD: true\n\
+         metrics:\n  m: {expr: ratio(items.ok), by: c, better: higher}\n\
+         gates:\n  g: {metric: m, by: c, threshold: 1}\nreports: [markdown, summary, items]\n",
+    )
+    .unwrap();
+    let old = evalspec(root, &["run", "spec.yaml", "--out", "old"]);
+    assert!(old.code <= 1, "{}", old.stderr);
+    std::fs::write(root.join("items.jsonl"), items(false)).unwrap();
+    let new = evalspec(root, &["run", "spec.yaml", "--out", "new"]);
+    assert!(new.code <= 1, "{}", new.stderr);
+    let diff = evalspec(root, &["diff", "old", "new", "--format", "md"]);
+    assert!(diff.code <= 1, "{}", diff.stderr);
+    let summary = std::fs::read_to_string(root.join("new/summary.md")).unwrap();
+    let report = std::fs::read_to_string(root.join("new/report.md")).unwrap();
+    for (what, text) in [
+        ("summary.md", &summary),
+        ("report.md", &report),
+        ("diff", &diff.stdout),
+    ] {
+        assert!(text.contains("&lt;!-- evalspec-diff"), "{what}:\n{text}");
+        for raw in ["<!-- evalspec-diff: other", "<img", "@all", "\u{202e}"] {
+            assert!(!text.contains(raw), "{what} has {raw:?}:\n{text}");
+        }
+    }
+}
