@@ -462,3 +462,34 @@ fn data_cannot_hide_gates_mention_anyone_or_forge_a_marker_in_markdown() {
         }
     }
 }
+
+#[test]
+fn threads_are_capped_whatever_is_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    project(root, "  - markdown\n");
+    let items: String = (0..3000)
+        .map(|i| format!("{{\"id\":\"k{i}\",\"x\":{i}}}\n"))
+        .collect();
+    std::fs::write(root.join("items.jsonl"), items).unwrap();
+    let check = evalspec(root, &["check", "spec.yaml", "--threads", "100000"]);
+    assert_eq!(check.code, 0, "{}", check.stderr);
+    assert!(check.stdout.contains("threads: 256"), "{}", check.stdout);
+    let started = std::time::Instant::now();
+    let run = evalspec(
+        root,
+        &["run", "spec.yaml", "--out", "out", "--threads", "100000"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    assert!(started.elapsed().as_secs() < 30);
+    let one = evalspec(
+        root,
+        &["run", "spec.yaml", "--out", "one", "--threads", "1"],
+    );
+    assert_eq!(one.code, 0, "{}", one.stderr);
+    assert_eq!(
+        std::fs::read(root.join("out/item-values.jsonl")).unwrap(),
+        std::fs::read(root.join("one/item-values.jsonl")).unwrap()
+    );
+}
