@@ -64,6 +64,20 @@ pub fn builtin_template(format: ReportFormat) -> Option<&'static str> {
     }
 }
 
+/// Whether `path` is a regular file inside `folder`, symbolic links resolved
+/// (a file of `/proc`, a link out of the folder or a FIFO is not).
+pub fn is_inside(path: &Path, folder: &Path) -> bool {
+    let folder = match folder.as_os_str().is_empty() {
+        true => Path::new("."),
+        false => folder,
+    };
+    let (Ok(path), Ok(folder)) = (std::fs::canonicalize(path), std::fs::canonicalize(folder))
+    else {
+        return false;
+    };
+    path.starts_with(&folder) && std::fs::metadata(&path).is_ok_and(|m| m.is_file())
+}
+
 /// Whether a loaded name stays inside its folder: relative, no `..`.
 fn is_contained(name: &str) -> bool {
     Path::new(name)
@@ -170,7 +184,16 @@ fn environment(dirs: Vec<PathBuf>) -> Environment<'static> {
             ));
         }
         for dir in &dirs {
-            match std::fs::read_to_string(dir.join(name)) {
+            let path = dir.join(name);
+            // An include that a link leads out of the folder is refused.
+            if path.exists() && !is_inside(&path, dir) {
+                let problem = TemplateLoadProblem::Outside { name: name.into() };
+                return Err(minijinja::Error::new(
+                    ErrorKind::InvalidOperation,
+                    problem.text(),
+                ));
+            }
+            match std::fs::read_to_string(&path) {
                 Ok(source) => return Ok(Some(source)),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                 Err(e) => {

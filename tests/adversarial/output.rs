@@ -493,3 +493,34 @@ fn threads_are_capped_whatever_is_asked() {
         std::fs::read(root.join("one/item-values.jsonl")).unwrap()
     );
 }
+
+#[test]
+fn templates_come_from_the_spec_folder_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("project");
+    std::fs::create_dir_all(root.join("t")).unwrap();
+    std::fs::write(dir.path().join("secret.md"), "TOKEN=hunter2\n").unwrap();
+    std::os::unix::fs::symlink(dir.path().join("secret.md"), root.join("t/link.md")).unwrap();
+    std::fs::write(root.join("t/inc.md"), "{% include 'link.md' %}\n").unwrap();
+    for template in [
+        "../secret.md",
+        "/proc/self/environ",
+        "t/link.md",
+        "t/inc.md",
+    ] {
+        project(
+            &root,
+            &format!("  - {{template: \"{template}\", path: out.md}}\n"),
+        );
+        let out = evalspec(&root, &["run", "spec.yaml", "--out", "out"]);
+        assert_eq!(out.code, 2, "{template}: {}", out.stderr);
+        assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+        assert!(!out.stderr.contains("hunter2"), "{}", out.stderr);
+        assert!(!root.join("out/out.md").exists(), "{template}");
+    }
+    // A template inside the folder still renders.
+    std::fs::write(root.join("t/ok.md"), "{{ spec.name }}\n").unwrap();
+    project(&root, "  - {template: t/ok.md, path: out.md}\n");
+    let out = evalspec(&root, &["run", "spec.yaml", "--out", "out"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+}
