@@ -277,3 +277,21 @@ fn a_lock_or_an_item_of_the_wrong_shape_says_so() {
         );
     }
 }
+
+#[test]
+fn check_and_explain_show_terminal_escapes_of_the_spec_not_send_them() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("spec.yaml"),
+        "name: \"t\\e[2J\\rFAKE\"\nversion: 1.0.0\ndatasets:\n  gold: {format: jsonl, path: gold.jsonl, key: id}\n\
+         metrics:\n  n: {expr: count(), description: \"x\\e]0;pwned\\a\"}\n",
+    )
+    .unwrap();
+    for command in ["check", "explain"] {
+        let out = crate::support::evalspec(dir.path(), &[command, "spec.yaml"]);
+        assert_eq!(out.code, 0, "{command}: {}", out.stderr);
+        assert!(!out.stdout.contains('\u{1b}'), "{command} sent an escape");
+        assert!(!out.stdout.contains('\u{7}'), "{command} sent a bell");
+        assert!(out.stdout.contains(r"\u{1b}"), "{command}: {}", out.stdout);
+    }
+}
