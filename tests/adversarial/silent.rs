@@ -401,3 +401,17 @@ fn a_field_in_no_record_is_warned_about_where_it_is_read() {
     let out = evalspec(dir.path(), &["run", "spec.yaml", "--out", "out"]);
     assert!(out.stderr.contains("field `scroe`"), "{}", out.stderr);
 }
+
+#[test]
+fn percentiles_are_numpys_to_the_last_bit() {
+    let items = "{\"id\":\"a\",\"x\":0.3}\n{\"id\":\"b\",\"x\":0.7}\n{\"id\":\"c\",\"x\":1.9}\n";
+    let spec = "name: t\nversion: 1.0.0\ndatasets:\n  items: {format: jsonl, path: items.jsonl, key: id}\n\
+                metrics:\n  p: percentile(items.x, 90)\n";
+    let (dir, out) = run_spec(spec, items);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/report.json")).unwrap())
+            .unwrap();
+    // numpy.percentile([0.3, 0.7, 1.9], 90)
+    assert_eq!(report["metrics"]["p"], 1.66);
+}
