@@ -295,3 +295,28 @@ fn check_and_explain_show_terminal_escapes_of_the_spec_not_send_them() {
         assert!(out.stdout.contains(r"\u{1b}"), "{command}: {}", out.stdout);
     }
 }
+
+#[test]
+fn a_special_file_is_never_quoted() {
+    let dir = tempfile::tempdir().unwrap();
+    for (extends, expected) in [
+        ("/proc/self/environ", "not a regular file"),
+        (".", "cannot read spec `.`"),
+    ] {
+        std::fs::write(
+            dir.path().join("spec.yaml"),
+            format!(
+                "name: t\nversion: 1.0.0\nextends: \"{extends}\"\ndatasets:\n  gold: {{format: jsonl, path: gold.jsonl, key: id}}\n"
+            ),
+        )
+        .unwrap();
+        let out = crate::support::evalspec_with_env(
+            dir.path(),
+            &[("EVALSPEC_TEST_SECRET", "hunter2")],
+            &["check", "spec.yaml"],
+        );
+        assert_eq!(out.code, 2, "{extends}: {}", out.stderr);
+        assert!(out.stderr.contains(expected), "{extends}: {}", out.stderr);
+        assert!(!out.stderr.contains("hunter2"), "{}", out.stderr);
+    }
+}
