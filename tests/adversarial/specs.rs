@@ -320,3 +320,30 @@ fn a_special_file_is_never_quoted() {
         assert!(!out.stderr.contains("hunter2"), "{}", out.stderr);
     }
 }
+
+#[test]
+fn build_metadata_is_no_version_bump() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = |version: &str, description: &str| {
+        std::fs::write(
+            dir.path().join("spec.yaml"),
+            format!(
+                "name: t\nversion: {version}\ndescription: {description}\ndatasets:\n  gold: {{format: jsonl, path: gold.jsonl, key: id}}\n"
+            ),
+        )
+        .unwrap();
+    };
+    spec("1.0.0", "first");
+    let freeze = |dir: &std::path::Path| {
+        crate::support::evalspec(dir, &["freeze", "spec.yaml", "--reason", "review"])
+    };
+    assert_eq!(freeze(dir.path()).code, 0);
+    spec("1.0.0+build.7", "edited");
+    let out = freeze(dir.path());
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("bump `version`"), "{}", out.stderr);
+    // A component past 64 bits is a higher version, not a lower one.
+    spec("18446744073709551616.0.0", "edited");
+    let out = freeze(dir.path());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+}
