@@ -347,3 +347,29 @@ fn build_metadata_is_no_version_bump() {
     let out = freeze(dir.path());
     assert_eq!(out.code, 0, "{}", out.stderr);
 }
+
+#[test]
+fn a_template_of_any_name_is_pinned_and_a_link_loop_does_not_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir(root.join("t")).unwrap();
+    std::fs::write(root.join("t/r.md"), "{{ spec.name }}\n").unwrap();
+    std::os::unix::fs::symlink(root.join("t"), root.join("t/loop")).unwrap();
+    std::fs::write(root.join("gold.jsonl"), "{\"id\":\"a\"}\n").unwrap();
+    std::fs::write(
+        root.join("spec.yaml"),
+        "name: t\nversion: 1.0.0\ndatasets:\n  gold: {format: jsonl, path: gold.jsonl, key: id}\n\
+         metrics:\n  n: count()\nreports:\n  - {template: t/r.md, path: r.md}\n",
+    )
+    .unwrap();
+    let freeze = crate::support::evalspec(root, &["freeze", "spec.yaml"]);
+    assert_eq!(freeze.code, 0, "{}", freeze.stderr);
+    assert_eq!(
+        crate::support::evalspec(root, &["verify", "spec.yaml"]).code,
+        0
+    );
+    std::fs::write(root.join("t/r.md"), "{{ spec.name }} edited\n").unwrap();
+    let verify = crate::support::evalspec(root, &["verify", "spec.yaml"]);
+    assert_eq!(verify.code, 2, "{}{}", verify.stdout, verify.stderr);
+    assert!(verify.stderr.contains("r.md"), "{}", verify.stderr);
+}
