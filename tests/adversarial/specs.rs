@@ -373,3 +373,20 @@ fn a_template_of_any_name_is_pinned_and_a_link_loop_does_not_hang() {
     assert_eq!(verify.code, 2, "{}{}", verify.stdout, verify.stderr);
     assert!(verify.stderr.contains("r.md"), "{}", verify.stderr);
 }
+
+#[test]
+fn a_broken_metric_is_not_also_said_to_lack_its_by() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("spec.yaml"),
+        "name: t\nversion: 1.0.0\ndatasets:\n  items: {format: jsonl, path: items.jsonl, key: id}\n\
+         slices:\n  c: items.c\nmetrics:\n  precision: {expr: 'ratio(items.x + )', by: c, better: higher}\n\
+         gates:\n  g: {metric: precision, by: c, threshold: 0.5}\n",
+    )
+    .unwrap();
+    let out = crate::support::evalspec(dir.path(), &["check", "spec.yaml"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("syntax error"), "{}", out.stderr);
+    assert!(!out.stderr.contains("not computed by"), "{}", out.stderr);
+    assert!(out.stderr.contains("1 error"), "{}", out.stderr);
+}
