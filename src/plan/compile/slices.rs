@@ -142,7 +142,8 @@ pub fn gate_by(
         let declared = &spec.metrics[m.0].by;
         for (name, slice) in decl.by.iter().zip(&slices) {
             let declares = declared.iter().any(|d| d.text == name.text);
-            if !by.contains(slice) && !(declares && by_of(m).is_none_or(|b| b.is_empty())) {
+            let unknown = declares && by_of(m).is_none_or(|b| b.is_empty());
+            if !(by.contains(slice) || unknown) {
                 let kind = SliceError::MetricNotBy {
                     gate: gate.clone(),
                     metric: spec.metrics[m.0].name.text.clone(),
