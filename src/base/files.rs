@@ -28,6 +28,14 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
             format!("it is larger than {} MiB", MAX_TEXT_BYTES >> 20),
         ));
     }
+    // A "file" of size 0 that has content is the kernel's (`/proc/self/environ`,
+    // `/sys/…`): never read as text, so that no error quotes it.
+    if file_type.is_file() && meta.len() == 0 && !bytes.is_empty() {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            "it is not a regular file (a file of /proc or /sys)",
+        ));
+    }
     String::from_utf8(bytes).map_err(|e| {
         let bytes = e.as_bytes();
         let valid = &bytes[..e.utf8_error().valid_up_to()];

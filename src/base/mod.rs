@@ -11,6 +11,7 @@ pub mod diagnostic;
 pub mod events;
 pub mod exact_sum;
 pub mod files;
+pub mod markup;
 pub mod natural;
 pub mod parallel;
 pub mod python;

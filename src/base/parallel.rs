@@ -12,11 +12,21 @@ pub fn map_in_parallel<T: Send>(threads: usize, n: usize, f: impl Fn(usize) -> T
     }
     let f = &f;
     let parts: Vec<Vec<T>> = std::thread::scope(|scope| {
+        let share = move |t: usize| (t..n).step_by(threads).map(f).collect::<Vec<T>>();
+        // A thread the system cannot start (`ulimit -u`): its share is
+        // computed here instead, never a panic.
         let handles: Vec<_> = (0..threads)
-            .map(|t| scope.spawn(move || (t..n).step_by(threads).map(f).collect::<Vec<T>>()))
+            .map(|t| {
+                std::thread::Builder::new()
+                    .spawn_scoped(scope, move || share(t))
+                    .map_err(|_| t)
+            })
             .collect();
         (handles.into_iter())
-            .map(|h| h.join().expect("computations in parallel do not panic"))
+            .map(|h| match h {
+                Ok(h) => h.join().expect("computations in parallel do not panic"),
+                Err(t) => share(t),
+            })
             .collect()
     });
     let mut parts: Vec<_> = parts.into_iter().map(Vec::into_iter).collect();

@@ -10,11 +10,13 @@ pub fn explain(args: &cli::CheckArgs) -> i32 {
                 Ok(physical) => physical,
                 Err(diagnostic) => return fail(&[diagnostic]),
             };
-            print(&format!(
+            let text = format!(
                 "{}{}",
                 explain_text(&plan),
                 physical.describe(&plan)
-            ));
+            );
+            // Control characters from the spec are shown, not sent (as `run` does).
+            print(&crate::base::diagnostic::escape_controls(&text));
             exit::PASS
         }
         Err(diagnostics) => fail(&diagnostics),

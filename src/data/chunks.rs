@@ -124,24 +124,26 @@ pub(super) fn read_ranges<S: Send, R: Send>(
             scope.spawn(|| progress.show(dataset, size));
         }
         let hasher = apart.then(|| scope.spawn(|| hash_file(dataset)));
+        let work = move || {
+            let mut read = Vec::new();
+            loop {
+                let i = next_range.fetch_add(1, AtomicOrdering::Relaxed);
+                if i >= ranges.len() {
+                    return read;
+                }
+                read.push((i, read_one(i)));
+            }
+        };
+        // Threads the system cannot start (`ulimit -u`) are done without: the
+        // others take their ranges, and with none this thread reads them all.
         let workers: Vec<_> = (0..threads.clamp(1, ranges.len().max(1)))
-            .map(|_| {
-                scope.spawn(move || {
-                    let mut read = Vec::new();
-                    loop {
-                        let i = next_range.fetch_add(1, AtomicOrdering::Relaxed);
-                        if i >= ranges.len() {
-                            return read;
-                        }
-                        read.push((i, read_one(i)));
-                    }
-                })
-            })
+            .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, work).ok())
             .collect();
         let mut chunks: Vec<_> = workers
             .into_iter()
             .flat_map(|w| w.join().expect("chunk readers do not panic"))
             .collect();
+        chunks.extend(work());
         chunks.sort_unstable_by_key(|&(i, _)| i);
         let sha = hasher.map(|h| h.join().expect("hashing does not panic"));
         progress.finish();

@@ -331,8 +331,10 @@ fn record(dataset: &DatasetPlan, mut group: Group) -> Record {
             (Arc::from("judgements"), Value::Object(judgements)),
         ]
     } else {
+        // `+ 0.0` makes -0 equal 0: trec_eval ties them (then by docno).
         group.entries.sort_by(|a, b| {
-            b.1.total_cmp(&a.1)
+            (b.1 + 0.0)
+                .total_cmp(&(a.1 + 0.0))
                 .then_with(|| b.0.as_bytes().cmp(a.0.as_bytes()))
         });
         let (docs, scores): (Vec<Value>, Vec<Value>) = group

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value as Json};
 
+use crate::base::markup::escape_markdown;
 use crate::diff::page::{self, Page, TEXT_LIST};
 use crate::diff::{ItemChanges, Move};
 use crate::inputs::prior_items::ItemValue;
@@ -145,10 +146,12 @@ pub fn markdown(out: &mut Page, items: &ItemChanges) {
         for list in group.lists {
             let share = out.room().saturating_sub(HEADINGS * left) / left.max(1);
             left -= 1;
+            // Keys, labels and names are data: inert in a PR comment.
+            let entries = list.entries.map(|e| escape_markdown(&e));
             out.list(
-                &list.markdown,
+                &escape_markdown(&list.markdown),
                 "  ",
-                list.entries,
+                entries,
                 list.len,
                 usize::MAX,
                 share,

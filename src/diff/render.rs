@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value as Json};
 
+use crate::base::markup::escape_markdown;
 use crate::diff::item_lists;
 use crate::diff::page::{Page, MARKDOWN_LIMIT};
 use crate::diff::{Comparison, Direction, MetricChange, DEFAULT_SIGNIFICANCE};
@@ -224,15 +225,22 @@ const SPEC_DIFF_ROOM: usize = 10_000;
 /// Markdown for a pull-request comment, of at most [`MARKDOWN_LIMIT`]
 /// characters: rows and lists that do not fit are left out, and say so.
 pub fn markdown(c: &Comparison) -> String {
+    // Every name, path and value comes from the reports: inert in a PR
+    // comment (no HTML, no @mention, no hidden character).
+    let md = escape_markdown;
     let mut out = Page::new(Some(MARKDOWN_LIMIT));
     let _ = writeln!(out, "### evalspec diff\n");
-    let _ = writeln!(out, "`{}` → `{}`\n", c.old, c.new);
-    let _ = writeln!(out, "**Spec:** {}\n", spec_line(c));
+    let _ = writeln!(out, "`{}` → `{}`\n", md(&c.old), md(&c.new));
+    let _ = writeln!(out, "**Spec:** {}\n", md(&spec_line(c)));
     if c.spec.version_changed() {
+        let (old, new) = (&c.spec.old, &c.spec.new);
         let _ = writeln!(
             out,
             "> ⚠ The runs used different specs ({} {} → {} {}); changes may come from the spec.\n",
-            c.spec.old.name, c.spec.old.version, c.spec.new.name, c.spec.new.version
+            md(&old.name),
+            md(&old.version),
+            md(&new.name),
+            md(&new.version)
         );
     }
     if c.unchanged() {
@@ -243,11 +251,11 @@ pub fn markdown(c: &Comparison) -> String {
         let _ = writeln!(out, "| param | old | new |");
         let _ = writeln!(out, "|---|---|---|");
         for p in &c.params {
-            let cell = |v: &Option<Json>| param(v).replace('|', "\\|");
+            let cell = |v: &Option<Json>| md(&param(v).replace('|', "\\|"));
             let _ = writeln!(
                 out,
                 "| {} | `{}` | `{}` |",
-                p.name,
+                md(&p.name),
                 cell(&p.old),
                 cell(&p.new)
             );
@@ -271,7 +279,7 @@ pub fn markdown(c: &Comparison) -> String {
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} | {mark}{noise} |",
-            m.name,
+            md(&m.name),
             show(&m.old),
             show(&m.new),
             delta(m),
@@ -288,7 +296,7 @@ pub fn markdown(c: &Comparison) -> String {
             let _ = writeln!(
                 out,
                 "| {} | {} | {}{} |",
-                g.name,
+                md(&g.name),
                 g.old.map_or("—", GateStatus::keyword),
                 g.new.map_or("—", GateStatus::keyword),
                 if g.regressed() { " ✗" } else { "" }
@@ -313,9 +321,14 @@ pub fn markdown(c: &Comparison) -> String {
     if let Some(unified) = &c.spec.unified {
         // Opened only with room for some of it, so that it is always closed.
         if out.room() > 200 {
-            out.close("\n<details><summary>Spec diff</summary>\n\n```diff\n");
-            let _ = write!(out, "{unified}");
-            out.close("```\n</details>\n");
+            // A fence longer than any run of backticks in the specs, so that
+            // their text cannot close it.
+            let fence = "`".repeat(longest_backticks(unified).max(2) + 1);
+            out.close(&format!(
+                "\n<details><summary>Spec diff</summary>\n\n{fence}diff\n"
+            ));
+            let _ = write!(out, "{}", md(unified));
+            out.close(&format!("{fence}\n</details>\n"));
             more(&mut out, "lines of the spec diff");
         } else {
             out.left_out();
@@ -330,6 +343,11 @@ pub fn markdown(c: &Comparison) -> String {
         out.close("\n**Regressed.**\n");
     }
     out.finish()
+}
+
+/// The longest run of backticks in `text`.
+fn longest_backticks(text: &str) -> usize {
+    text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }
 
 /// Says how many lines of a table or block were left out, if any.

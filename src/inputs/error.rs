@@ -37,6 +37,12 @@ pub enum InputError {
         path: String,
         looked_for: String,
     },
+    /// A template path that leads out of the spec's folder (`..`, an absolute
+    /// path, a symbolic link), or to something that is not a file.
+    TemplateOutside {
+        path: String,
+        folder: String,
+    },
     TemplateNameTwice {
         name: String,
         first_dir: String,
@@ -140,6 +146,7 @@ impl Kind for InputError {
             E::DatasetNoPath { .. } => "dataset_no_path",
             E::RunFiles { problem, .. } => problem.code(),
             E::TemplateNotFound { .. } => "template_not_found",
+            E::TemplateOutside { .. } => "template_outside_spec_folder",
             E::TemplateNameTwice { .. } => "template_name_twice",
             E::ReportFileTwice { .. } => "report_file_twice",
             E::ReportOutsideOut { .. } => "report_outside_out",
@@ -188,6 +195,10 @@ impl Kind for InputError {
                 "template `{path}` not found (looked for `{looked_for}`)"
             ))
             .help("template paths are relative to the spec file"),
+            E::TemplateOutside { path, folder } => Words::new(format!(
+                "template `{path}` is not a file inside the spec's folder `{folder}`"
+            ))
+            .help("a report renders templates from the spec's folder only (what else it could read might be a secret): move the template beside the spec"),
             E::TemplateNameTwice { name, first_dir, second_dir } => Words::new(format!(
                 "two templates are named `{name}` (in `{first_dir}` and `{second_dir}`)"
             ))

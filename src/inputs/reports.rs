@@ -72,6 +72,7 @@ pub fn resolve(spec: &Spec, formats: &[ReportFormat]) -> (ReportFiles, Templates
                 }
             }
             ReportKind::Template(path) => {
+                let spec_dir = dir.clone();
                 let full = dir.join(&path);
                 let (Some(dir), Some(name)) =
                     (full.parent(), full.file_name().and_then(|n| n.to_str()))
@@ -87,6 +88,15 @@ pub fn resolve(spec: &Spec, formats: &[ReportFormat]) -> (ReportFiles, Templates
                     files.errors.push(located(InputError::TemplateNotFound {
                         looked_for: full.display().to_string(),
                         path,
+                    }));
+                    continue;
+                }
+                // Inside the spec's folder, links resolved: never
+                // `/proc/self/environ` or `../../secret` in a report.
+                if !templates::is_inside(&full, &spec_dir) {
+                    files.errors.push(located(InputError::TemplateOutside {
+                        path,
+                        folder: spec_dir.display().to_string(),
                     }));
                     continue;
                 }

@@ -64,6 +64,20 @@ pub fn builtin_template(format: ReportFormat) -> Option<&'static str> {
     }
 }
 
+/// Whether `path` is a regular file inside `folder`, symbolic links resolved
+/// (a file of `/proc`, a link out of the folder or a FIFO is not).
+pub fn is_inside(path: &Path, folder: &Path) -> bool {
+    let folder = match folder.as_os_str().is_empty() {
+        true => Path::new("."),
+        false => folder,
+    };
+    let (Ok(path), Ok(folder)) = (std::fs::canonicalize(path), std::fs::canonicalize(folder))
+    else {
+        return false;
+    };
+    path.starts_with(&folder) && std::fs::metadata(&path).is_ok_and(|m| m.is_file())
+}
+
 /// Whether a loaded name stays inside its folder: relative, no `..`.
 fn is_contained(name: &str) -> bool {
     Path::new(name)
@@ -170,7 +184,16 @@ fn environment(dirs: Vec<PathBuf>) -> Environment<'static> {
             ));
         }
         for dir in &dirs {
-            match std::fs::read_to_string(dir.join(name)) {
+            let path = dir.join(name);
+            // An include that a link leads out of the folder is refused.
+            if path.exists() && !is_inside(&path, dir) {
+                let problem = TemplateLoadProblem::Outside { name: name.into() };
+                return Err(minijinja::Error::new(
+                    ErrorKind::InvalidOperation,
+                    problem.text(),
+                ));
+            }
+            match std::fs::read_to_string(&path) {
                 Ok(source) => return Ok(Some(source)),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                 Err(e) => {
@@ -209,6 +232,17 @@ fn markup_formatter(
     let forbidden = |c: char| {
         (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{fffe}' | '\u{ffff}')
     };
+    // Markdown (no auto-escaping, a `.md` template): every value that is not
+    // marked safe is made inert there (no HTML, no @mention, no hidden
+    // character), so data cannot hide gates or notify anyone.
+    let markdown = *state.auto_escape() == minijinja::AutoEscape::None
+        && (state.name().ends_with(".md") || state.name().ends_with(".md.j2"));
+    if markdown && !value.is_safe() {
+        if let Some(text) = value.as_str() {
+            let text = crate::base::markup::escape_markdown(text);
+            return minijinja::escape_formatter(out, state, &Value::from(text));
+        }
+    }
     match value.as_str() {
         Some(text)
             if *state.auto_escape() != minijinja::AutoEscape::None && text.contains(forbidden) =>
@@ -376,6 +410,20 @@ mod tests {
             "a\\|b # FAKE x\\u{1b}"
         );
         assert_eq!(md(Value::from(3)), "3");
+    }
+
+    #[test]
+    fn markdown_templates_make_data_inert() {
+        let mut env = environment(Vec::new());
+        env.add_template("t.md.j2", "{{ x }}|{{ x | md }}|{{ '<b>' | safe }}")
+            .unwrap();
+        let out = env
+            .get_template("t.md.j2")
+            .unwrap()
+            .render(minijinja::context! { x => "<!-- @all \u{202e}" })
+            .unwrap();
+        let inert = "&lt;!-- &#64;all \\u{202e}";
+        assert_eq!(out, format!("{inert}|{inert}|<b>"));
     }
 
     #[test]

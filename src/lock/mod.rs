@@ -168,7 +168,9 @@ pub fn freeze(plan: &Plan, reason: Option<&str>) -> Result<Frozen, Diagnostic> {
         changes = drift.iter().map(Drift::summary).collect();
         // A new evalspec's built-in templates change report bytes, not what the
         // spec means: re-freezing for them alone may keep the version.
-        if plan.spec_version == old.version && !drift.iter().all(Drift::is_builtin) {
+        // Equal in precedence is no bump: `1.0.0+build` is `1.0.0`.
+        let same = semver_order(&plan.spec_version, &old.version) == std::cmp::Ordering::Equal;
+        if same && !drift.iter().all(Drift::is_builtin) {
             let kind = LockError::VersionNotBumped {
                 name: plan.spec_name.clone(),
                 frozen: old.version.clone(),
@@ -233,17 +235,27 @@ pub fn freeze(plan: &Plan, reason: Option<&str>) -> Result<Frozen, Diagnostic> {
 /// metadata (`+…`) is ignored.
 fn semver_order(a: &str, b: &str) -> std::cmp::Ordering {
     use std::cmp::Ordering;
-    fn split(version: &str) -> (Vec<u64>, Option<&str>) {
+    fn split(version: &str) -> (Vec<&str>, Option<&str>) {
         let version = version.split('+').next().unwrap_or("");
         let (core, pre) = match version.split_once('-') {
             Some((core, pre)) => (core, Some(pre)),
             None => (version, None),
         };
-        let core = core.split('.').map(|p| p.parse().unwrap_or(0)).collect();
-        (core, pre)
+        (core.split('.').collect(), pre)
     }
+    /// Digits compared as numbers of any length (`18446744073709551616`
+    /// past `9`, which a u64 cannot hold).
+    fn numeric(x: &str, y: &str) -> Ordering {
+        let (x, y) = (x.trim_start_matches('0'), y.trim_start_matches('0'));
+        x.len().cmp(&y.len()).then_with(|| x.cmp(y))
+    }
+    let is_number = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     let ((core_a, pre_a), (core_b, pre_b)) = (split(a), split(b));
-    core_a.cmp(&core_b).then_with(|| match (pre_a, pre_b) {
+    let core = (core_a.iter().zip(&core_b))
+        .map(|(x, y)| numeric(x, y))
+        .find(|o| *o != Ordering::Equal)
+        .unwrap_or(core_a.len().cmp(&core_b.len()));
+    core.then_with(|| match (pre_a, pre_b) {
         (None, None) => Ordering::Equal,
         (None, Some(_)) => Ordering::Greater,
         (Some(_), None) => Ordering::Less,
@@ -255,11 +267,11 @@ fn semver_order(a: &str, b: &str) -> std::cmp::Ordering {
                     (None, Some(_)) => return Ordering::Less,
                     (Some(_), None) => return Ordering::Greater,
                     (Some(x), Some(y)) => {
-                        let order = match (x.parse::<u64>(), y.parse::<u64>()) {
-                            (Ok(x), Ok(y)) => x.cmp(&y),
-                            (Ok(_), Err(_)) => Ordering::Less,
-                            (Err(_), Ok(_)) => Ordering::Greater,
-                            (Err(_), Err(_)) => x.cmp(y),
+                        let order = match (is_number(x), is_number(y)) {
+                            (true, true) => numeric(x, y),
+                            (true, false) => Ordering::Less,
+                            (false, true) => Ordering::Greater,
+                            (false, false) => x.cmp(y),
                         };
                         if order != Ordering::Equal {
                             return order;
@@ -320,6 +332,17 @@ mod tests {
             lock_path(Path::new("specs/rag.yaml")),
             PathBuf::from("specs/rag.yaml.lock")
         );
+    }
+
+    #[test]
+    fn versions_past_64_bits_keep_their_order() {
+        use std::cmp::Ordering::{Equal, Greater};
+        assert_eq!(semver_order("18446744073709551616.0.0", "9.0.0"), Greater);
+        assert_eq!(
+            semver_order("1.0.0-18446744073709551616", "1.0.0-9"),
+            Greater
+        );
+        assert_eq!(semver_order("1.0.0+build", "1.0.0"), Equal);
     }
 
     #[test]

@@ -103,6 +103,16 @@ pub fn current(plan: &Plan, base: &Path) -> Result<Pins, Diagnostic> {
     let mut templates = Vec::new();
     for dir in &plan.template_dirs {
         template_files(dir, &mut templates).map_err(|e| read_error(dir, &e))?;
+        // The templates the spec names, whatever their extension (a `t.md`
+        // edited after freezing is drift too).
+        for report in &plan.reports {
+            if let ReportPlanKind::Template(name) = &report.kind {
+                let path = dir.join(name);
+                if path.is_file() {
+                    templates.push(path);
+                }
+            }
+        }
     }
     templates.sort();
     templates.dedup();
@@ -153,11 +163,13 @@ fn read_error(path: &Path, error: &std::io::Error) -> Diagnostic {
 }
 
 /// Every template a spec's template folder offers to `include`: `*.j2`, `*.jinja`,
-/// `*.jinja2`, at any depth.
+/// `*.jinja2`, at any depth. Links to folders are not followed (a link to a
+/// folder above would loop forever; an include through it is refused).
 fn template_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.is_dir() {
+        let entry = entry?;
+        let path = entry.path();
+        if entry.file_type()?.is_dir() {
             template_files(&path, out)?;
         } else if matches!(
             path.extension().and_then(|e| e.to_str()),

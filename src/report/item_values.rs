@@ -104,7 +104,8 @@ fn write_batched(
         }
         std::thread::scope(|scope| {
             for (part, rows) in rendering.iter_mut().zip(parts) {
-                scope.spawn(move || render(rows, part));
+                // A thread the system cannot start is an error, not a panic.
+                std::thread::Builder::new().spawn_scoped(scope, move || render(rows, part))?;
             }
             write_parts(out, &mut rendered)
         })?;

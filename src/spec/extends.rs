@@ -106,6 +106,10 @@ fn lexically_normal(path: &Path) -> PathBuf {
             other => out.push(other),
         }
     }
+    // `extends: "."` names the spec's folder: shown as `.`, not as nothing.
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
     out
 }
 

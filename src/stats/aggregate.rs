@@ -549,7 +549,10 @@ pub fn percentile_of(n: u64, mut nth: impl FnMut(u64) -> f64, q: f64) -> Option<
         return None;
     }
     let p = q / 100.0;
-    let virtual_index = (n as f64 * p - p).clamp(0.0, (n - 1) as f64);
+    // numpy's own product for `linear`, `(n - 1)·p`: `n·p − p` is the same
+    // number in exact arithmetic, not in floats (90th of 3 values: 1.8 vs
+    // 1.8000000000000003).
+    let virtual_index = ((n - 1) as f64 * p).clamp(0.0, (n - 1) as f64);
     let below = virtual_index.floor();
     let gamma = virtual_index - below;
     let lo = nth(below as u64);
@@ -573,6 +576,14 @@ fn finite(x: f64) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn percentiles_are_numpys_to_the_last_bit() {
+        // numpy.percentile([0.3, 0.7, 1.9], 90) == 1.66
+        assert_eq!(percentile(&[0.3, 0.7, 1.9], 90.0), Some(1.66));
+        assert_eq!(percentile(&[1.0, 2.0, 3.0, 4.0], 50.0), Some(2.5));
+        assert_eq!(percentile(&[5.0], 99.0), Some(5.0));
+    }
 
     const FUNCTIONS: [AggregateFn; 10] = [
         AggregateFn::Count,

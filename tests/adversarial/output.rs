@@ -420,3 +420,107 @@ fn an_earlier_runs_reports_do_not_stay_beside_a_new_set() {
         ["item-values.jsonl", "notes.txt", "report.json", "report.md"]
     );
 }
+
+#[test]
+fn data_cannot_hide_gates_mention_anyone_or_forge_a_marker_in_markdown() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let hostile = "<!-- evalspec-diff: other --><img src=x> @all \u{202e}gnp";
+    let items = |ok: bool| {
+        format!(
+            "{}\n{}\n",
+            serde_json::json!({"id": hostile, "x": 1, "c": hostile, "ok": ok}),
+            serde_json::json!({"id": "b", "x": 2, "c": "plain", "ok": ok}),
+        )
+    };
+    std::fs::write(root.join("items.jsonl"), items(true)).unwrap();
+    std::fs::write(
+        root.join("spec.yaml"),
+        "name: t\nversion: 1.0.0\ndatasets:\n  items: {format: jsonl, path: items.jsonl, key: id}\n\
+         slices:\n  c: items.c\nfields:\n  ok: items.ok\nlabels:\n  - OK: ok\n  - BAD: true\n\
+         metrics:\n  m: {expr: ratio(items.ok), by: c, better: higher}\n\
+         gates:\n  g: {metric: m, by: c, threshold: 1}\nreports: [markdown, summary, items]\n",
+    )
+    .unwrap();
+    let old = evalspec(root, &["run", "spec.yaml", "--out", "old"]);
+    assert!(old.code <= 1, "{}", old.stderr);
+    std::fs::write(root.join("items.jsonl"), items(false)).unwrap();
+    let new = evalspec(root, &["run", "spec.yaml", "--out", "new"]);
+    assert!(new.code <= 1, "{}", new.stderr);
+    let diff = evalspec(root, &["diff", "old", "new", "--format", "md"]);
+    assert!(diff.code <= 1, "{}", diff.stderr);
+    let summary = std::fs::read_to_string(root.join("new/summary.md")).unwrap();
+    let report = std::fs::read_to_string(root.join("new/report.md")).unwrap();
+    for (what, text) in [
+        ("summary.md", &summary),
+        ("report.md", &report),
+        ("diff", &diff.stdout),
+    ] {
+        assert!(text.contains("&lt;!-- evalspec-diff"), "{what}:\n{text}");
+        for raw in ["<!-- evalspec-diff: other", "<img", "@all", "\u{202e}"] {
+            assert!(!text.contains(raw), "{what} has {raw:?}:\n{text}");
+        }
+    }
+}
+
+#[test]
+fn threads_are_capped_whatever_is_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    project(root, "  - markdown\n");
+    let items: String = (0..3000)
+        .map(|i| format!("{{\"id\":\"k{i}\",\"x\":{i}}}\n"))
+        .collect();
+    std::fs::write(root.join("items.jsonl"), items).unwrap();
+    let check = evalspec(root, &["check", "spec.yaml", "--threads", "100000"]);
+    assert_eq!(check.code, 0, "{}", check.stderr);
+    assert!(check.stdout.contains("threads: 256"), "{}", check.stdout);
+    let started = std::time::Instant::now();
+    let run = evalspec(
+        root,
+        &["run", "spec.yaml", "--out", "out", "--threads", "100000"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    assert!(started.elapsed().as_secs() < 30);
+    let one = evalspec(
+        root,
+        &["run", "spec.yaml", "--out", "one", "--threads", "1"],
+    );
+    assert_eq!(one.code, 0, "{}", one.stderr);
+    assert_eq!(
+        std::fs::read(root.join("out/item-values.jsonl")).unwrap(),
+        std::fs::read(root.join("one/item-values.jsonl")).unwrap()
+    );
+}
+
+#[test]
+fn templates_come_from_the_spec_folder_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("project");
+    std::fs::create_dir_all(root.join("t")).unwrap();
+    std::fs::write(dir.path().join("secret.md"), "TOKEN=hunter2\n").unwrap();
+    std::os::unix::fs::symlink(dir.path().join("secret.md"), root.join("t/link.md")).unwrap();
+    std::fs::write(root.join("t/inc.md"), "{% include 'link.md' %}\n").unwrap();
+    for template in [
+        "../secret.md",
+        "/proc/self/environ",
+        "t/link.md",
+        "t/inc.md",
+    ] {
+        project(
+            &root,
+            &format!("  - {{template: \"{template}\", path: out.md}}\n"),
+        );
+        let out = evalspec(&root, &["run", "spec.yaml", "--out", "out"]);
+        assert_eq!(out.code, 2, "{template}: {}", out.stderr);
+        assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+        assert!(!out.stderr.contains("hunter2"), "{}", out.stderr);
+        assert!(!root.join("out/out.md").exists(), "{template}");
+    }
+    // A template inside the folder still renders.
+    std::fs::write(root.join("t/ok.md"), "{{ spec.name }}\n").unwrap();
+    project(&root, "  - {template: t/ok.md, path: out.md}\n");
+    let out = evalspec(&root, &["run", "spec.yaml", "--out", "out"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+}

@@ -401,3 +401,58 @@ fn a_field_in_no_record_is_warned_about_where_it_is_read() {
     let out = evalspec(dir.path(), &["run", "spec.yaml", "--out", "out"]);
     assert!(out.stderr.contains("field `scroe`"), "{}", out.stderr);
 }
+
+#[test]
+fn percentiles_are_numpys_to_the_last_bit() {
+    let items = "{\"id\":\"a\",\"x\":0.3}\n{\"id\":\"b\",\"x\":0.7}\n{\"id\":\"c\",\"x\":1.9}\n";
+    let spec = "name: t\nversion: 1.0.0\ndatasets:\n  items: {format: jsonl, path: items.jsonl, key: id}\n\
+                metrics:\n  p: percentile(items.x, 90)\n";
+    let (dir, out) = run_spec(spec, items);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/report.json")).unwrap())
+            .unwrap();
+    // numpy.percentile([0.3, 0.7, 1.9], 90)
+    assert_eq!(report["metrics"]["p"], 1.66);
+}
+
+#[test]
+fn a_score_of_minus_zero_ties_zero_as_in_trec_eval() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("qrels.txt"), "q1 0 d1 1\n").unwrap();
+    std::fs::write(
+        dir.path().join("run.txt"),
+        "q1 Q0 d1 1 0 t\nq1 Q0 d2 2 -0.0 t\n",
+    )
+    .unwrap();
+    let spec = support::repo_root().join("specs/trec.yaml");
+    let out = evalspec(
+        dir.path(),
+        &[
+            "run",
+            spec.to_str().unwrap(),
+            "--dataset",
+            "qrels=qrels.txt",
+            "--dataset",
+            "run=run.txt",
+            "--out",
+            "out",
+        ],
+    );
+    assert!(out.code <= 1, "{}", out.stderr);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/report.json")).unwrap())
+            .unwrap();
+    // Tied, the docno breaks it descending: d2 first, d1 second (trec_eval: 0.5).
+    assert_eq!(report["metrics"]["map"], 0.5);
+    // order_by("-score") ties them too: the first of equal keys stays first.
+    let items = "{\"id\":\"a\",\"l\":[{\"d\":\"y\",\"score\":-0.0},{\"d\":\"x\",\"score\":0}]}\n";
+    let spec = "name: t\nversion: 1.0.0\ndatasets:\n  items: {format: jsonl, path: items.jsonl, key: id}\n\
+                fields:\n  first: 'order_by(items.l, [\"-score\"])[0].d'\nmetrics:\n  x: ratio(first == \"y\")\n";
+    let (dir, out) = run_spec(spec, items);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/report.json")).unwrap())
+            .unwrap();
+    assert_eq!(report["metrics"]["x"], 1.0);
+}

@@ -277,3 +277,116 @@ fn a_lock_or_an_item_of_the_wrong_shape_says_so() {
         );
     }
 }
+
+#[test]
+fn check_and_explain_show_terminal_escapes_of_the_spec_not_send_them() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("spec.yaml"),
+        "name: \"t\\e[2J\\rFAKE\"\nversion: 1.0.0\ndatasets:\n  gold: {format: jsonl, path: gold.jsonl, key: id}\n\
+         metrics:\n  n: {expr: count(), description: \"x\\e]0;pwned\\a\"}\n",
+    )
+    .unwrap();
+    for command in ["check", "explain"] {
+        let out = crate::support::evalspec(dir.path(), &[command, "spec.yaml"]);
+        assert_eq!(out.code, 0, "{command}: {}", out.stderr);
+        assert!(!out.stdout.contains('\u{1b}'), "{command} sent an escape");
+        assert!(!out.stdout.contains('\u{7}'), "{command} sent a bell");
+        assert!(out.stdout.contains(r"\u{1b}"), "{command}: {}", out.stdout);
+    }
+}
+
+#[test]
+fn a_special_file_is_never_quoted() {
+    let dir = tempfile::tempdir().unwrap();
+    for (extends, expected) in [
+        ("/proc/self/environ", "not a regular file"),
+        (".", "cannot read spec `.`"),
+    ] {
+        std::fs::write(
+            dir.path().join("spec.yaml"),
+            format!(
+                "name: t\nversion: 1.0.0\nextends: \"{extends}\"\ndatasets:\n  gold: {{format: jsonl, path: gold.jsonl, key: id}}\n"
+            ),
+        )
+        .unwrap();
+        let out = crate::support::evalspec_with_env(
+            dir.path(),
+            &[("EVALSPEC_TEST_SECRET", "hunter2")],
+            &["check", "spec.yaml"],
+        );
+        assert_eq!(out.code, 2, "{extends}: {}", out.stderr);
+        assert!(out.stderr.contains(expected), "{extends}: {}", out.stderr);
+        assert!(!out.stderr.contains("hunter2"), "{}", out.stderr);
+    }
+}
+
+#[test]
+fn build_metadata_is_no_version_bump() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = |version: &str, description: &str| {
+        std::fs::write(
+            dir.path().join("spec.yaml"),
+            format!(
+                "name: t\nversion: {version}\ndescription: {description}\ndatasets:\n  gold: {{format: jsonl, path: gold.jsonl, key: id}}\n"
+            ),
+        )
+        .unwrap();
+    };
+    spec("1.0.0", "first");
+    let freeze = |dir: &std::path::Path| {
+        crate::support::evalspec(dir, &["freeze", "spec.yaml", "--reason", "review"])
+    };
+    assert_eq!(freeze(dir.path()).code, 0);
+    spec("1.0.0+build.7", "edited");
+    let out = freeze(dir.path());
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("bump `version`"), "{}", out.stderr);
+    // A component past 64 bits is a higher version, not a lower one.
+    spec("18446744073709551616.0.0", "edited");
+    let out = freeze(dir.path());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+}
+
+#[test]
+fn a_template_of_any_name_is_pinned_and_a_link_loop_does_not_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir(root.join("t")).unwrap();
+    std::fs::write(root.join("t/r.md"), "{{ spec.name }}\n").unwrap();
+    std::os::unix::fs::symlink(root.join("t"), root.join("t/loop")).unwrap();
+    std::fs::write(root.join("gold.jsonl"), "{\"id\":\"a\"}\n").unwrap();
+    std::fs::write(
+        root.join("spec.yaml"),
+        "name: t\nversion: 1.0.0\ndatasets:\n  gold: {format: jsonl, path: gold.jsonl, key: id}\n\
+         metrics:\n  n: count()\nreports:\n  - {template: t/r.md, path: r.md}\n",
+    )
+    .unwrap();
+    let freeze = crate::support::evalspec(root, &["freeze", "spec.yaml"]);
+    assert_eq!(freeze.code, 0, "{}", freeze.stderr);
+    assert_eq!(
+        crate::support::evalspec(root, &["verify", "spec.yaml"]).code,
+        0
+    );
+    std::fs::write(root.join("t/r.md"), "{{ spec.name }} edited\n").unwrap();
+    let verify = crate::support::evalspec(root, &["verify", "spec.yaml"]);
+    assert_eq!(verify.code, 2, "{}{}", verify.stdout, verify.stderr);
+    assert!(verify.stderr.contains("r.md"), "{}", verify.stderr);
+}
+
+#[test]
+fn a_broken_metric_is_not_also_said_to_lack_its_by() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("spec.yaml"),
+        "name: t\nversion: 1.0.0\ndatasets:\n  items: {format: jsonl, path: items.jsonl, key: id}\n\
+         slices:\n  c: items.c\nmetrics:\n  precision: {expr: 'ratio(items.x + )', by: c, better: higher}\n\
+         gates:\n  g: {metric: precision, by: c, threshold: 0.5}\n",
+    )
+    .unwrap();
+    let out = crate::support::evalspec(dir.path(), &["check", "spec.yaml"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("syntax error"), "{}", out.stderr);
+    assert!(!out.stderr.contains("not computed by"), "{}", out.stderr);
+    assert!(out.stderr.contains("1 error"), "{}", out.stderr);
+}

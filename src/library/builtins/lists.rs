@@ -137,10 +137,11 @@ pub(super) fn order_by(a: &[&Value]) -> Result<Value, RuntimeErrorKind> {
                 order.then_with(|| {
                     let o = match (a, b) {
                         (Value::BigInt(a), Value::BigInt(b)) => a.cmp(b),
-                        (a, b) if a.as_f64().is_some() && b.as_f64().is_some() => a
-                            .as_f64()
-                            .unwrap_or(0.0)
-                            .total_cmp(&b.as_f64().unwrap_or(0.0)),
+                        // `+ 0.0`: -0 and 0 tie, as in trec_eval.
+                        (a, b) if a.as_f64().is_some() && b.as_f64().is_some() => {
+                            let number = |v: &Value| v.as_f64().unwrap_or(0.0) + 0.0;
+                            number(a).total_cmp(&number(b))
+                        }
                         (Value::String(a), Value::String(b)) => a.cmp(b),
                         _ => std::cmp::Ordering::Equal,
                     };

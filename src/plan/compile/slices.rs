@@ -137,8 +137,13 @@ pub fn gate_by(
     read.dedup();
     for m in read {
         let by = by_of(m).cloned().unwrap_or_default();
+        // A metric that did not compile has no `by` yet: what it declares
+        // decides (its own error says what is wrong with it).
+        let declared = &spec.metrics[m.0].by;
         for (name, slice) in decl.by.iter().zip(&slices) {
-            if !by.contains(slice) {
+            let declares = declared.iter().any(|d| d.text == name.text);
+            let unknown = declares && by_of(m).is_none_or(|b| b.is_empty());
+            if !(by.contains(slice) || unknown) {
                 let kind = SliceError::MetricNotBy {
                     gate: gate.clone(),
                     metric: spec.metrics[m.0].name.text.clone(),
