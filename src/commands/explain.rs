@@ -10,11 +10,7 @@ pub fn explain(args: &cli::CheckArgs) -> i32 {
                 Ok(physical) => physical,
                 Err(diagnostic) => return fail(&[diagnostic]),
             };
-            let text = format!(
-                "{}{}",
-                explain_text(&plan),
-                physical.describe(&plan)
-            );
+            let text = format!("{}{}", explain_text(&plan), physical.describe(&plan));
             // Control characters from the spec are shown, not sent (as `run` does).
             print(&crate::base::diagnostic::escape_controls(&text));
             exit::PASS
