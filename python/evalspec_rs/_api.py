@@ -81,6 +81,12 @@ class Gate:
         return self._data.get("message")
 
     @property
+    def failed_by(self) -> List[Dict[str, Any]]:
+        """The paired tests that failed the gate (`significance`): each
+        `metric`, `slice`, `value`, `run` and Holm-adjusted `p_adjusted`."""
+        return [dict(t) for t in self._data.get("failed_by") or []]
+
+    @property
     def reasons(self) -> List[str]:
         """Why a gate did not pass, one sentence each."""
         return list(self._data.get("reasons") or [])
@@ -308,6 +314,13 @@ class Diff:
         """A gate went from pass to fail or a metric got worse beyond its tolerance
         (what makes `--fail-on-regression` exit 1)."""
         return bool(self._data["regressed"])
+
+    @property
+    def failed_by(self) -> List[Dict[str, Any]]:
+        """What made the diff regress: each metric test (`metric`, `slice`,
+        `value`, `run`, Holm-adjusted `p_adjusted`) and each gate that went from
+        pass to fail (`gate`)."""
+        return [dict(t) for t in self._data.get("failed_by") or []]
 
     @property
     def unchanged(self) -> bool:

@@ -196,3 +196,15 @@ def test_log_to_mlflow_in_a_local_file_store(tmp_path: Path, monkeypatch):
     artifacts = {a.path for a in client.list_artifacts(logged["run_id"], "evalspec")}
     assert "evalspec/report.json" in artifacts
     assert mlflow.active_run() is None  # the run it started is ended
+
+
+def test_a_diff_and_a_gate_name_the_tests_that_failed_the_build(tmp_path: Path):
+    old = evalspec_rs.run(PRECISION, out=tmp_path / "old", formats=["items"])
+    new = evalspec_rs.run(PRECISION, datasets={"trace": wrong_citations()}, out=tmp_path / "new",
+                          formats=["items"])
+    changed = evalspec_rs.diff(old, new)
+    assert changed.regressed
+    assert changed.failed_by == changed.to_dict()["failed_by"] and changed.failed_by
+    assert {"gate": "precision"} in changed.failed_by
+    # A gate that passed was failed by no test.
+    assert all(g.failed_by == [] for g in new.gates if g.status == "pass")
