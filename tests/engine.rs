@@ -149,8 +149,9 @@ fn table(path: &Path) -> Table {
     Table::new(schema, batches).unwrap()
 }
 
-#[test]
-fn tables_in_memory_score_as_their_files_do() {
+/// The Parquet fixture's rows as tables in memory, and what the command
+/// writes over the same rows read from the files.
+fn parquet_tables_and_the_commands_files() -> (Options, Vec<(String, Vec<u8>)>) {
     let root = repo_root();
     let (gold, trace) = (
         format!("{PARQUET}/gold.parquet"),
@@ -165,32 +166,50 @@ fn tables_in_memory_score_as_their_files_do() {
     let options = Options::new()
         .table("gold", table(&root.join(&gold)))
         .table("trace", table(&root.join(&trace)));
+    (options, expected)
+}
+
+/// Asserts that a run over tables wrote the command's bytes but where they
+/// name the datasets: items.jsonl to the byte, item-values.jsonl and
+/// report.json but for the datasets' names and the run id (the digest of
+/// report.json's bytes, which name them).
+fn assert_same_but_dataset_names(
+    got: &[(String, Vec<u8>)],
+    expected: &[(String, Vec<u8>)],
+    what: &str,
+) {
+    let file =
+        |f: &[(String, Vec<u8>)], name: &str| f.iter().find(|(n, _)| n == name).unwrap().1.clone();
+    assert!(
+        file(got, "items.jsonl") == file(expected, "items.jsonl"),
+        "items.jsonl, {what}"
+    );
+    let values = |f: &[(String, Vec<u8>)]| {
+        let text = String::from_utf8(file(f, "item-values.jsonl")).unwrap();
+        let (header, rows) = text.split_once('\n').unwrap();
+        let mut header: serde_json::Value = serde_json::from_str(header).unwrap();
+        assert!(header["run_id"].is_string());
+        header.as_object_mut().unwrap().remove("run_id");
+        (header, rows.to_string())
+    };
+    assert!(values(got) == values(expected), "item-values.jsonl, {what}");
+    let report = |f: &[(String, Vec<u8>)]| {
+        let mut json: serde_json::Value = serde_json::from_slice(&file(f, "report.json")).unwrap();
+        json.as_object_mut().unwrap().remove("datasets");
+        json.as_object_mut().unwrap().remove("run_id");
+        json
+    };
+    assert_eq!(report(got), report(expected), "report.json, {what}");
+}
+
+#[test]
+fn tables_in_memory_score_as_their_files_do() {
+    let (options, expected) = parquet_tables_and_the_commands_files();
     let spec = compile(options);
     for threads in [1, 3] {
         let evaluation = spec.evaluate(Resources::threads(threads)).unwrap();
-        let got = written(&evaluation);
-        // The items and their values are the files' to the byte; report.json
-        // differs only where it names the datasets' files, and so does the
-        // run id of the report and its item values.
-        for name in ["items.jsonl", "item-values.jsonl"] {
-            let file = |f: &[(String, Vec<u8>)]| {
-                let bytes = f.iter().find(|(n, _)| n == name).unwrap().1.clone();
-                let text = String::from_utf8(bytes).unwrap();
-                match text.find(",\"run_id\":\"") {
-                    Some(at) => format!("{}{}", &text[..at], &text[at + 76..]),
-                    None => text,
-                }
-            };
-            assert!(file(&got) == file(&expected), "{name}, {threads} threads");
-        }
-        let report = |f: &[(String, Vec<u8>)]| {
-            let bytes = &f.iter().find(|(n, _)| n == "report.json").unwrap().1;
-            let mut json: serde_json::Value = serde_json::from_slice(bytes).unwrap();
-            json.as_object_mut().unwrap().remove("datasets");
-            json.as_object_mut().unwrap().remove("run_id");
-            json
-        };
-        assert_eq!(report(&got), report(&expected), "{threads} threads");
+        let what = format!("{threads} threads");
+        assert_same_but_dataset_names(&written(&evaluation), &expected, &what);
         let json: serde_json::Value = serde_json::from_str(&evaluation.report_json()).unwrap();
         assert_eq!(json["datasets"]["gold"]["path"], "<gold>");
     }
@@ -254,20 +273,7 @@ fn buckets_of_tables_in_memory_merge_into_the_commands_bytes() {
     // An Arrow source through the whole distributed path: each bucket
     // evaluated over the tables, encoded, decoded, merged in another order,
     // finished; the bytes are the command's over the same rows as Parquet.
-    let root = repo_root();
-    let (gold, trace) = (
-        format!("{PARQUET}/gold.parquet"),
-        format!("{PARQUET}/trace.parquet"),
-    );
-    let expected = command_run(&[
-        "--dataset",
-        &format!("gold={gold}"),
-        "--dataset",
-        &format!("trace={trace}"),
-    ]);
-    let options = Options::new()
-        .table("gold", table(&root.join(&gold)))
-        .table("trace", table(&root.join(&trace)));
+    let (options, expected) = parquet_tables_and_the_commands_files();
     let spec = compile(options);
     let resources = Resources::threads(2);
     let of = 3;
@@ -288,27 +294,5 @@ fn buckets_of_tables_in_memory_merge_into_the_commands_bytes() {
         whole.merge(state).unwrap();
     }
     let got = written(&spec.finish(whole, resources).unwrap());
-    let file =
-        |f: &[(String, Vec<u8>)], name: &str| f.iter().find(|(n, _)| n == name).unwrap().1.clone();
-    assert!(file(&got, "items.jsonl") == file(&expected, "items.jsonl"));
-    // item-values.jsonl names its report.json by the digest of its bytes
-    // (`run_id`), which differ where they name the datasets' files.
-    let values = |f: &[(String, Vec<u8>)]| {
-        let text = String::from_utf8(file(f, "item-values.jsonl")).unwrap();
-        let (header, rows) = text.split_once('\n').unwrap();
-        let mut header: serde_json::Value = serde_json::from_str(header).unwrap();
-        assert!(header["run_id"].is_string());
-        header.as_object_mut().unwrap().remove("run_id");
-        (header, rows.to_string())
-    };
-    assert!(values(&got) == values(&expected), "item-values.jsonl");
-    // report.json differs only where it names the datasets' files.
-    let report = |f: &[(String, Vec<u8>)]| {
-        let mut json: serde_json::Value = serde_json::from_slice(&file(f, "report.json")).unwrap();
-        // The datasets' names, and the digest of the report's bytes.
-        json.as_object_mut().unwrap().remove("datasets");
-        json.as_object_mut().unwrap().remove("run_id");
-        json
-    };
-    assert_eq!(report(&got), report(&expected));
+    assert_same_but_dataset_names(&got, &expected, &format!("{of} buckets"));
 }
