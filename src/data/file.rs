@@ -23,7 +23,31 @@ pub(super) fn open_error(dataset: &DatasetPlan, error: &std::io::Error) -> Diagn
 }
 
 pub(super) fn open(dataset: &DatasetPlan) -> Result<File, Diagnostic> {
+    refuse_pseudo_file(dataset)?;
     File::open(&dataset.path).map_err(|e| open_error(dataset, &e))
+}
+
+/// A kernel pseudo-file given as a dataset is an error before any of it is read.
+pub(super) fn refuse_pseudo_file(dataset: &DatasetPlan) -> Result<(), Diagnostic> {
+    if !is_pseudo_file(&dataset.path) {
+        return Ok(());
+    }
+    let error = std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        "it is not a regular file (a file of /proc or /sys)",
+    );
+    Err(open_error(dataset, &error))
+}
+
+/// A "file" of size 0 that has content is the kernel's (`/proc/self/environ`):
+/// never read as data, so that no error quotes its first line.
+fn is_pseudo_file(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    let empty_file = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0);
+    empty_file
+        && File::open(path)
+            .and_then(|mut f| f.read(&mut [0u8; 1]))
+            .is_ok_and(|n| n > 0)
 }
 
 /// A buffered reader over `range` of the dataset's file.

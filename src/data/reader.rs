@@ -112,6 +112,7 @@ fn read_in_chunks<S: Send>(
     let size = std::fs::metadata(&dataset.path)
         .map_err(|e| open_error(dataset, &e))?
         .len();
+    crate::data::file::refuse_pseudo_file(dataset)?;
     let chunks = chunk_count(threads, per_thread, size);
     let ahead = ahead.filter(|ahead| ahead.size == size);
     match dataset.format {

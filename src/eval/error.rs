@@ -181,6 +181,19 @@ impl Kind for EvalError {
                 let item = item
                     .as_ref()
                     .map_or_else(|| "(no key)".to_string(), |k| format!("`{k}`"));
+                // Labels are evaluated as a chain of `if`s: a condition that is
+                // not a bool is the label's, not an `if` the user never wrote.
+                let what = match (within, error.kind.as_ref()) {
+                    (
+                        Within::Derived(name),
+                        crate::library::error::RuntimeErrorKind::IfConditionNotBool { found },
+                    ) if name == "label" => format!(
+                        "the condition of a label must be a bool, found {} {}",
+                        found.type_name(),
+                        found.preview()
+                    ),
+                    _ => error.to_string(),
+                };
                 let within = match within {
                     Within::Derived(name) => format!("in `{name}`"),
                     Within::Aggregate(text) => format!("in `{text}`"),
@@ -188,7 +201,7 @@ impl Kind for EvalError {
                     Within::Slice(name) => format!("in slice `{name}`"),
                 };
                 Words::new(format!(
-                    "item {item} ({}): {within}: {error}",
+                    "item {item} ({}): {within}: {what}",
                     sources.join(", ")
                 ))
                 .help("fix the data, or guard the expression (`??`, `if`, `is_list`, …)")

@@ -47,7 +47,11 @@ pub fn write_reports(
             ReportPlanKind::Template(name) => {
                 let context =
                     context.get_or_insert_with(|| template_context(plan, outcome, &report));
-                Content::Bytes(templates.render(name, context.clone())?.into_bytes())
+                let mut text = templates.render(name, context.clone())?;
+                if name == "evalspec/summary.md.j2" {
+                    text = cap_summary(text);
+                }
+                Content::Bytes(text.into_bytes())
             }
         };
         rendered.push((out.path().join(&output.file), content));
@@ -74,4 +78,43 @@ fn template_context(plan: &Plan, outcome: &Outcome, report: &Report) -> minijinj
         context["items"] = Json::Array(items_json(outcome));
     }
     minijinja::Value::from(minijinja::value::Serde(&context))
+}
+
+/// GitHub shows a step summary of at most 1 MiB, and fails the step past it:
+/// summary.md is cut below that, at a line, its open `<details>` closed.
+pub const SUMMARY_LIMIT: usize = 1_000_000;
+
+fn cap_summary(text: String) -> String {
+    if text.len() <= SUMMARY_LIMIT {
+        return text;
+    }
+    let note =
+        "\n_Cut to fit a step summary (1 MiB): report.md and report.json have everything._\n";
+    let room = SUMMARY_LIMIT - note.len() - 64;
+    let mut end = crate::base::source::floor_char_boundary(&text, room);
+    end = text[..end].rfind('\n').map_or(end, |i| i + 1);
+    let kept = &text[..end];
+    let open = kept.matches("<details>").count();
+    let closed = kept.matches("</details>").count();
+    let mut out = kept.to_string();
+    for _ in closed..open {
+        out.push_str("\n</details>\n");
+    }
+    out.push_str(note);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_summary_is_cut_at_a_line_with_its_details_closed() {
+        let long = format!("<details>\n{}", "| a | b |\n".repeat(200_000));
+        let cut = cap_summary(long);
+        assert!(cut.len() <= SUMMARY_LIMIT, "{}", cut.len());
+        assert!(cut.ends_with("have everything._\n"));
+        assert!(cut.contains("| a | b |\n\n</details>\n"));
+        assert_eq!(cap_summary("short\n".into()), "short\n");
+    }
 }

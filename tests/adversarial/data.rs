@@ -263,3 +263,29 @@ fn integer_ids_beyond_two_to_the_53_stay_distinct_and_join_exactly() {
         out.stderr
     );
 }
+
+#[test]
+fn a_kernel_file_is_never_read_as_data_nor_quoted() {
+    let dir = tempfile::tempdir().unwrap();
+    for format in ["csv", "jsonl"] {
+        std::fs::write(
+            dir.path().join("spec.yaml"),
+            format!(
+                "name: t\nversion: 1.0.0\ndatasets:\n  items: {{format: {format}, path: /proc/self/environ, key: id}}\nmetrics:\n  n: count()\n"
+            ),
+        )
+        .unwrap();
+        let out = crate::support::evalspec_with_env(
+            dir.path(),
+            &[("EVALSPEC_TEST_SECRET", "hunter2")],
+            &["run", "spec.yaml", "--out", "out"],
+        );
+        assert_eq!(out.code, 2, "{format}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("not a regular file"),
+            "{format}: {}",
+            out.stderr
+        );
+        assert!(!out.stderr.contains("hunter2"), "{}", out.stderr);
+    }
+}

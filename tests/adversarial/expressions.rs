@@ -118,3 +118,28 @@ fn an_empty_expression_is_a_located_error() {
     check_refuses(&spec_with_field("\"\""), "spec.yaml:6:");
     check_refuses(&spec_with_field("\" \""), "spec.yaml:6:");
 }
+
+#[test]
+fn a_label_that_is_not_a_bool_says_so_without_an_if() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("items.jsonl"),
+        "{\"id\":\"a\",\"x\":\"s\"}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("spec.yaml"),
+        "name: t\nversion: 1.0.0\ndatasets:\n  items: {format: jsonl, path: items.jsonl, key: id}\n\
+         labels:\n  - OK: items.x\n  - BAD: true\nmetrics:\n  n: count()\n",
+    )
+    .unwrap();
+    let out = crate::support::evalspec(dir.path(), &["run", "spec.yaml", "--out", "out"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("the condition of a label must be a bool, found string \"s\""),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("condition of `if`"), "{}", out.stderr);
+}

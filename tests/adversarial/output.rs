@@ -524,3 +524,38 @@ fn templates_come_from_the_spec_folder_only() {
     let out = evalspec(&root, &["run", "spec.yaml", "--out", "out"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
 }
+
+#[test]
+fn summary_md_fits_a_github_step_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let items: String = (0..12_000)
+        .map(|i| {
+            format!(
+                "{{\"id\":\"k{i}\",\"c\":\"value-{i}-{}\",\"ok\":false}}\n",
+                "x".repeat(40)
+            )
+        })
+        .collect();
+    std::fs::write(root.join("items.jsonl"), items).unwrap();
+    std::fs::write(
+        root.join("spec.yaml"),
+        "name: t\nversion: 1.0.0\ndatasets:\n  items: {format: jsonl, path: items.jsonl, key: id}\n\
+         slices:\n  c: items.c\nmetrics:\n  m: {expr: ratio(items.ok), by: c, better: higher}\n\
+         gates:\n  g: {metric: m, by: c, threshold: 1}\nreports: [summary]\n",
+    )
+    .unwrap();
+    let out = evalspec(root, &["run", "spec.yaml", "--out", "out"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let summary = std::fs::read_to_string(root.join("out/summary.md")).unwrap();
+    assert!(summary.len() <= 1_000_000, "{}", summary.len());
+    assert!(
+        summary.contains("Cut to fit a step summary"),
+        "{}",
+        &summary[..200]
+    );
+    assert_eq!(
+        summary.matches("<details>").count(),
+        summary.matches("</details>").count()
+    );
+}
