@@ -370,3 +370,38 @@ fn explain_says_what_each_metric_and_gate_computes() {
     ok(&out);
     insta::assert_snapshot!(out.stdout);
 }
+
+#[test]
+fn freeze_verify_and_init_errors_say_what_did_not_happen() {
+    // Their closing line is theirs, not `run`'s "nothing was scored".
+    let dir = project();
+    let last_line = |out: &Output| {
+        out.stderr
+            .trim_end()
+            .lines()
+            .last()
+            .unwrap_or("")
+            .to_string()
+    };
+    let again = evalspec(dir.path(), &["init", "p"]);
+    assert_eq!(again.code, 2);
+    assert!(
+        last_line(&again).ends_with("; nothing was written"),
+        "{}",
+        again.stderr
+    );
+    let unfrozen = evalspec(dir.path(), &["verify", "p/evalspec.yaml"]);
+    assert_eq!(unfrozen.code, 2);
+    assert_eq!(
+        last_line(&unfrozen),
+        "1 error; the spec was not verified against its lock"
+    );
+    ok(&evalspec(dir.path(), &["freeze", "p/evalspec.yaml"]));
+    edit(&dir.path().join("p/evalspec.yaml"), "0.", "0.0");
+    let unbumped = evalspec(dir.path(), &["freeze", "p/evalspec.yaml"]);
+    assert_eq!(unbumped.code, 2, "{}", unbumped.stderr);
+    assert_eq!(last_line(&unbumped), "1 error; nothing was frozen");
+    for out in [&again, &unfrozen, &unbumped] {
+        assert!(!out.stderr.contains("nothing was scored"), "{}", out.stderr);
+    }
+}

@@ -382,7 +382,9 @@ pub fn render_unwritten(diagnostics: &[Diagnostic]) -> String {
     )
 }
 
-fn render_all_then(diagnostics: &[Diagnostic], consequence: &str) -> String {
+/// Renders several diagnostics with a closing count of errors that says what
+/// follows from them (`1 error; nothing was frozen`).
+pub fn render_all_then(diagnostics: &[Diagnostic], consequence: &str) -> String {
     let mut out = String::new();
     for diagnostic in diagnostics {
         out.push_str(&diagnostic.render());

@@ -1,13 +1,16 @@
 //! `evalspec freeze SPEC`: pin the spec, its bases, templates and datasets in a lock.
 
-use crate::commands::{cli, compile, exit, fail, print};
+use crate::commands::{cli, compile, exit, fail_then, print};
+
+/// What a failed `freeze` leaves: the lock as it was.
+const NOT_FROZEN: &str = "nothing was frozen";
 use crate::inputs::Overrides;
 use crate::lock;
 
 pub fn freeze(args: &cli::FreezeArgs) -> i32 {
     let plan = match compile(&args.spec, &Overrides::default()) {
         Ok((plan, _)) => plan,
-        Err(diagnostics) => return fail(&diagnostics),
+        Err(diagnostics) => return fail_then(NOT_FROZEN, &diagnostics),
     };
     match lock::freeze(&plan, args.reason.as_deref()) {
         Ok(lock::Frozen::UpToDate(path)) => {
@@ -32,6 +35,6 @@ pub fn freeze(args: &cli::FreezeArgs) -> i32 {
             ));
             exit::PASS
         }
-        Err(d) => fail(&[d]),
+        Err(d) => fail_then(NOT_FROZEN, &[d]),
     }
 }

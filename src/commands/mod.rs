@@ -111,6 +111,17 @@ pub fn fail(diagnostics: &[Diagnostic]) -> i32 {
     exit::ERROR
 }
 
+/// As [`fail`], for a command that scores nothing: its closing line says what
+/// did not happen instead (`1 error; nothing was frozen`).
+pub fn fail_then(consequence: &str, diagnostics: &[Diagnostic]) -> i32 {
+    let text = match json_messages() {
+        true => crate::base::diagnostic::render_json(diagnostics),
+        false => crate::base::diagnostic::render_all_then(diagnostics, consequence),
+    };
+    let _ = std::io::stderr().write_all(text.as_bytes());
+    exit::ERROR
+}
+
 /// How diagnostics are written: `human` or `json` (`--message-format`), set
 /// once by [`dispatch`] for the command it runs.
 pub(crate) fn json_messages() -> bool {

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::base::diagnostic::{render_all, Diagnostic};
+use crate::base::diagnostic::Diagnostic;
 use crate::commands::error::CommandError;
 use crate::commands::exit;
 
@@ -15,11 +15,15 @@ pub const FILES: [(&str, &str); 4] = [
     ("data/traces.jsonl", include_str!("traces.jsonl")),
 ];
 
+/// What a refused `init` says.
+const NOTHING_WRITTEN: &str = "nothing was written";
+/// What a failed write says (files written before the failed one stay).
+const NOT_WHOLE: &str = "the sample was not written whole";
+
 pub fn init(dir: &Path) -> i32 {
     let clashes = existing(dir);
     if !clashes.is_empty() {
-        let _ = std::io::Write::write_all(&mut std::io::stderr(), render_all(&clashes).as_bytes());
-        return exit::ERROR;
+        return super::fail_then(NOTHING_WRITTEN, &clashes);
     }
     for (name, text) in FILES {
         let path = dir.join(name);
@@ -28,8 +32,7 @@ pub fn init(dir: &Path) -> i32 {
                 path: path.display().to_string(),
                 error: e.to_string(),
             });
-            let _ = std::io::Write::write_all(&mut std::io::stderr(), render_all(&[d]).as_bytes());
-            return exit::ERROR;
+            return super::fail_then(NOT_WHOLE, &[d]);
         }
     }
     let spec = dir.join("evalspec.yaml");
